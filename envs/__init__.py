@@ -1,0 +1,31 @@
+"""The tau2 world: pinned task versions, tau2 environments and the fast replay engine."""
+
+from envs._data import TauDataError, cache_dir, resolve_file, sha256_file
+from envs._pinned import COMMITS, DOMAINS, TASK_VERSIONS, Domain, TaskVersion, pinned_sha256
+from envs._tasks import (
+    TaskRef,
+    TaskSet,
+    UnknownTaskError,
+    check_domain,
+    environment_constructor,
+    load_task_set,
+)
+
+__all__ = [
+    "COMMITS",
+    "DOMAINS",
+    "TASK_VERSIONS",
+    "Domain",
+    "TaskRef",
+    "TaskSet",
+    "TaskVersion",
+    "TauDataError",
+    "UnknownTaskError",
+    "cache_dir",
+    "check_domain",
+    "environment_constructor",
+    "load_task_set",
+    "pinned_sha256",
+    "resolve_file",
+    "sha256_file",
+]

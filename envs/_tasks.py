@@ -1,0 +1,129 @@
+"""Task versions: a domain at a task version gives tau2 ``Task`` objects, the policy and an environment."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import ValidationError
+from tau2.data_model.tasks import Task
+from tau2.environment.environment import Environment
+
+from envs._data import TauDataError, resolve_file
+from envs._pinned import DOMAINS, Domain, TaskVersion
+
+
+class UnknownTaskError(KeyError):
+    """A task id that the task version does not have."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it one plain line
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class TaskRef:
+    """One task of one domain at one task version: the key of every row and cache."""
+
+    domain: Domain
+    version: TaskVersion
+    task_id: str
+
+
+@dataclass(frozen=True, eq=False)
+class TaskSet:
+    """The tasks and policy of one domain at one task version."""
+
+    domain: Domain
+    version: TaskVersion
+    tasks_path: Path
+    policy_path: Path
+    tasks: tuple[Task, ...]
+    policy: str
+    raw_tasks: tuple[dict, ...] = field(repr=False, default=())
+    by_id: dict[str, Task] = field(repr=False, init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_id", {t.id: t for t in self.tasks})
+
+    def task_ids(self) -> list[str]:
+        return [t.id for t in self.tasks]
+
+    def task(self, task_id: str) -> Task:
+        if task_id not in self.by_id:
+            raise UnknownTaskError(
+                f"unknown task id {task_id!r} for {self.domain} {self.version} "
+                f"({len(self.tasks)} tasks, ids {self.tasks[0].id}…{self.tasks[-1].id})"
+            )
+        return self.by_id[task_id]
+
+    def environment_constructor(self) -> Callable[..., Environment]:
+        return environment_constructor(self.domain, self.policy)
+
+
+def check_domain(domain: str) -> Domain:
+    if domain not in DOMAINS:
+        raise TauDataError(f"unknown domain {domain!r}; expected one of {list(DOMAINS)}")
+    return domain  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=16)
+def _load(domain: Domain, version: TaskVersion, tasks_file: str | None, policy_file: str | None) -> TaskSet:
+    tasks_path = resolve_file(version, domain, "tasks.json", tasks_file)
+    policy_path = resolve_file(version, domain, "policy.md", policy_file)
+    raw = json.loads(tasks_path.read_text(encoding="utf-8"))
+    tasks = []
+    for item in raw:
+        try:
+            tasks.append(Task.model_validate(item))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise TauDataError(
+                f"{tasks_path}: task {item.get('id')!r} is not a valid tau2 Task "
+                f"({'.'.join(map(str, first['loc']))}: {first['msg']})"
+            ) from None
+    return TaskSet(
+        domain=domain,
+        version=version,
+        tasks_path=tasks_path,
+        policy_path=policy_path,
+        tasks=tuple(tasks),
+        policy=policy_path.read_text(encoding="utf-8"),
+        raw_tasks=tuple(raw),
+    )
+
+
+def load_task_set(
+    domain: str,
+    version: str,
+    tasks_file: str | Path | None = None,
+    policy_file: str | Path | None = None,
+) -> TaskSet:
+    """Load one domain at one task version (``tau2`` or ``tau3``), verified against its pins."""
+    if version not in ("tau2", "tau3"):
+        raise TauDataError(f"unknown task version {version!r}; expected 'tau2' or 'tau3'")
+    return _load(
+        check_domain(domain),
+        version,  # type: ignore[arg-type]
+        None if tasks_file is None else str(tasks_file),
+        None if policy_file is None else str(policy_file),
+    )
+
+
+def environment_constructor(domain: str, policy: str | None = None) -> Callable[..., Environment]:
+    """A constructor for tau2's real environment of ``domain``; ``policy`` overrides the policy text."""
+    check_domain(domain)
+    if domain == "airline":
+        from tau2.domains.airline.environment import get_environment
+    else:
+        from tau2.domains.retail.environment import get_environment
+
+    def make(db=None, solo_mode: bool = False) -> Environment:
+        env = get_environment(db=db, solo_mode=solo_mode)
+        if policy is not None:
+            env.policy = policy
+        return env
+
+    return make

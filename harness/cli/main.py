@@ -1,0 +1,52 @@
+"""Entry point of the ``harness`` console script.
+
+Verb modules import tau2 lazily inside their commands, so ``harness --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from harness._quiet import quiet_imports, set_log_level
+from harness.cli import rescore as rescore_cmd
+from harness.cli import versions as versions_cmd
+
+quiet_imports()
+
+app = typer.Typer(
+    name="harness",
+    help="Run and score tau2-bench agents single-gold and multi-gold (policy loopholes).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root(
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show tau2's DEBUG logging."),
+) -> None:
+    set_log_level(verbose)
+
+
+app.add_typer(versions_cmd.app, name="versions")
+rescore_cmd.register(app)
+
+
+def main() -> None:
+    # Before anything imports tau2: its import-time warnings go through loguru.
+    set_log_level(any(a in ("-v", "--verbose") for a in sys.argv[1:]))
+    from envs import TauDataError, UnknownTaskError
+    from harness.errors import HarnessInputError
+
+    try:
+        app()
+    except (TauDataError, HarnessInputError, UnknownTaskError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""The Parquet store: schemas, atomic writes and idempotent upserts.
+
+Every table is written to a temporary name in the destination folder and renamed, so a reader
+never sees a half-written file. Analysis reads runs only through this module.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    from envs.versions import VersionDiff
+
+# --- schemas (documented in the README; tests/test_store.py checks they agree) -----------------
+
+TRIALS_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),  # sha256[:16] of the source file (rescore) or the sweep id
+        ("trajectory_id", pa.string()),  # run_id + ":" + simulation id: the row's identity
+        ("simulation_id", pa.string()),
+        ("source_file", pa.string()),
+        ("source_sha256", pa.string()),
+        ("domain", pa.string()),
+        ("task_version", pa.string()),
+        ("task_id", pa.string()),
+        ("trial", pa.int64()),
+        ("seed", pa.int64()),
+        ("agent_model", pa.string()),
+        ("agent_implementation", pa.string()),
+        ("user_model", pa.string()),
+        ("termination_reason", pa.string()),
+        ("recorded_reward", pa.float64()),
+        ("reward", pa.float64()),  # single-gold reward we computed; null when it cannot be
+        ("multi_gold_reward", pa.float64()),  # max over gold and its variants
+        ("status", pa.string()),  # ok | no_judge | replay_divergence | error
+        ("reason", pa.string()),
+        ("duration_s", pa.float64()),
+        ("agent_cost", pa.float64()),
+        ("user_cost", pa.float64()),
+        ("n_messages", pa.int64()),
+        ("messages_json", pa.string()),  # the full tau2 message list, as JSON
+    ]
+)
+
+SCORES_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("trajectory_id", pa.string()),
+        ("task_id", pa.string()),
+        ("gold_id", pa.string()),  # "gold" for the single gold
+        ("reward", pa.float64()),
+        ("reward_basis", pa.string()),  # comma-separated tau2 RewardType values
+        ("db_match", pa.bool_()),
+        ("communicate", pa.float64()),
+        ("nl_assertion", pa.float64()),
+        ("action", pa.float64()),
+        ("env_assertion", pa.float64()),
+        ("status", pa.string()),
+        ("reason", pa.string()),
+        ("replay_normalised", pa.int64()),  # tool outputs equal only after version-noise normalisation
+    ]
+)
+
+VERSIONS_DIFF_SCHEMA = pa.schema(
+    [
+        ("domain", pa.string()),
+        ("task_id", pa.string()),
+        ("field", pa.string()),
+        ("changed", pa.bool_()),
+        ("old_version", pa.string()),
+        ("new_version", pa.string()),
+        ("old_value", pa.string()),
+        ("new_value", pa.string()),
+    ]
+)
+
+TABLES = {"trials": TRIALS_SCHEMA, "scores": SCORES_SCHEMA}
+TABLE_KEYS = {"trials": ["trajectory_id"], "scores": ["trajectory_id", "gold_id"]}
+
+
+def atomic_write_table(table: pa.Table, dest: Path) -> None:
+    """Write ``table`` to ``dest`` via a temporary file in the same folder, then rename."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
+    columns = {name: [row.get(name) for row in rows] for name in schema.names}
+    return pa.Table.from_pydict(columns, schema=schema)
+
+
+def read_table(run_dir: Path, name: str) -> pd.DataFrame:
+    path = Path(run_dir) / f"{name}.parquet"
+    if not path.exists():
+        return to_table([], TABLES[name]).to_pandas()
+    return pq.read_table(path).to_pandas()
+
+
+def upsert_rows(run_dir: Path, name: str, rows: Iterable[dict]) -> pa.Table:
+    """Replace rows with the same key and add new ones; the result is sorted by key.
+
+    Writing the same rows twice yields the same table, so rescoring is idempotent.
+    """
+    schema, keys = TABLES[name], TABLE_KEYS[name]
+    new = to_table(list(rows), schema)
+    path = Path(run_dir) / f"{name}.parquet"
+    if path.exists():
+        old = pq.read_table(path).cast(schema)
+        new_keys = set(zip(*(new.column(k).to_pylist() for k in keys), strict=True))
+        old_keys = list(zip(*(old.column(k).to_pylist() for k in keys), strict=True))
+        keep = pa.array([k not in new_keys for k in old_keys], type=pa.bool_())
+        new = pa.concat_tables([old.filter(keep), new])
+    new = new.sort_by([(k, "ascending") for k in keys])
+    atomic_write_table(new, path)
+    return new
+
+
+def write_disagreements(run_dir: Path) -> pd.DataFrame:
+    """The ``disagreements`` view: trials whose recorded reward differs from ours, or cannot be checked."""
+    trials = read_table(run_dir, "trials")
+    view = disagreements(trials)
+    atomic_write_table(pa.Table.from_pandas(view, preserve_index=False), Path(run_dir) / "disagreements.parquet")
+    return view
+
+
+def disagreements(trials: pd.DataFrame) -> pd.DataFrame:
+    cols = [
+        "run_id", "trajectory_id", "source_file", "task_id", "trial",
+        "recorded_reward", "reward", "status", "reason",
+    ]
+    both = trials["recorded_reward"].notna() & trials["reward"].notna()
+    differ = both & ((trials["recorded_reward"] - trials["reward"]).abs() > 1e-9)
+    view = trials.loc[differ, cols].copy()
+    view["kind"] = "reward_mismatch"
+    return view.reset_index(drop=True)
+
+
+def write_versions_diff(diff: VersionDiff, out: Path) -> None:
+    rows = [
+        {
+            "domain": r.domain,
+            "task_id": r.task_id,
+            "field": r.field,
+            "changed": r.changed,
+            "old_version": diff.old_version,
+            "new_version": diff.new_version,
+            "old_value": r.old,
+            "new_value": r.new,
+        }
+        for r in diff.rows
+    ]
+    atomic_write_table(to_table(rows, VERSIONS_DIFF_SCHEMA), Path(out))
