@@ -1,0 +1,282 @@
+"""The replay engine: tau2 tool calls on one shared database, with cost proportional to what they touch.
+
+tau2's ``EnvironmentEvaluator`` builds two fresh environments per trajectory (reading and validating
+``db.json`` each time) and hashes the whole database twice. Here each worker loads a domain's database
+once. Its top-level tables (``users``, ``flights``, ``reservations`` / ``products``, ``users``, ``orders``)
+are wrapped so that the first access to a record swaps in a deep copy and remembers the original.
+Tools reach records by key, so the tools' writes land on copies; after a replay the touched records
+are serialised and the originals are put back.
+
+Two replays are then equal in database terms exactly when the records touched by either serialise to
+the same JSON: tau2 hashes ``json.dumps(db.model_dump(), sort_keys=True, default=str)``, and records that
+neither replay touched are the pristine ones on both sides.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+from tau2.data_model.message import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from tau2.data_model.tasks import Action
+
+from envs._tasks import environment_constructor
+
+_MISSING: Any = object()
+
+# Pydantic validation errors embed a docs URL with the pydantic minor version
+# (https://errors.pydantic.dev/2.12/v/missing). A run recorded under one version and replayed under
+# another then differs in that URL alone. This is the only normalisation applied, and only after
+# an exact comparison has failed.
+_PYDANTIC_URL = re.compile(r"https://errors\.pydantic\.dev/\d+(?:\.\d+)*/")
+_PYDANTIC_URL_NORMAL = "https://errors.pydantic.dev/<version>/"
+
+
+class TrackedTable(dict):
+    """A database table whose records are copied on first touch, so the originals can be restored."""
+
+    def __init__(self, data: dict) -> None:
+        super().__init__(data)
+        self._undo: dict[str, Any] = {}
+
+    def _touch(self, key: Any) -> None:
+        if key in self._undo:
+            return
+        original = dict.get(self, key, _MISSING)
+        self._undo[key] = original
+        if original is not _MISSING:
+            dict.__setitem__(self, key, _deep_copy(original))
+
+    def __getitem__(self, key: Any) -> Any:
+        self._touch(key)
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        self._touch(key)
+        return dict.__contains__(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._touch(key)
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self._touch(key)
+        dict.__delitem__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._touch(key)
+        return dict.get(self, key, default)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        self._touch(key)
+        return dict.pop(self, key, *default)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        self._touch(key)
+        return dict.setdefault(self, key, default)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def touched(self) -> list[Any]:
+        return list(self._undo)
+
+    def restore(self) -> None:
+        for key, original in self._undo.items():
+            if original is _MISSING:
+                dict.pop(self, key, None)
+            else:
+                dict.__setitem__(self, key, original)
+        self._undo.clear()
+
+
+def _deep_copy(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_copy(deep=True)
+    return copy.deepcopy(value)
+
+
+def _record_json(value: Any) -> str | None:
+    """The record's share of tau2's database hash input."""
+    if value is _MISSING:
+        return None
+    dumped = value.model_dump() if isinstance(value, BaseModel) else value
+    return json.dumps(dumped, sort_keys=True, default=str)
+
+
+State = dict[tuple[str, str], str | None]
+
+
+@dataclass
+class ToolMismatch:
+    """A replayed tool output that differs from the recorded one (a real divergence)."""
+
+    index: int
+    tool_name: str
+    tool_call_id: str
+    expected: str
+    actual: str
+
+
+@dataclass
+class ReplayResult:
+    state: State  # the serialised records touched by the replay (None: absent)
+    mismatches: list[ToolMismatch] = field(default_factory=list)
+    normalised: int = 0  # outputs equal only after version-noise normalisation
+    errors: list[str] = field(default_factory=list)  # tool errors (gold replays)
+
+
+class TrajectoryStructureError(ValueError):
+    """The message list does not pair each tool call with its tool message (tau2 refuses it too)."""
+
+
+def tool_call_pairs(messages: Sequence[Message]) -> list[tuple[ToolCall, ToolMessage]]:
+    """Pair tool calls with their tool messages, with the same checks as tau2's ``set_state``."""
+    pairs: list[tuple[ToolCall, ToolMessage]] = []
+    i = 0
+    while i < len(messages):
+        message = messages[i]
+        i += 1
+        if isinstance(message, ToolMessage):
+            raise TrajectoryStructureError(
+                "Tool message not expected. Tool messages should always follow a tool call."
+            )
+        if isinstance(message, (AssistantMessage, UserMessage)) and message.is_tool_call():
+            for tc in message.tool_calls:
+                if i >= len(messages):
+                    raise TrajectoryStructureError("Tool message expected. Got None.")
+                tm = messages[i]
+                i += 1
+                if not isinstance(tm, ToolMessage):
+                    raise TrajectoryStructureError(f"Tool message expected. Got {type(tm)}")
+                if tc.id != tm.id:
+                    raise TrajectoryStructureError(f"Tool call id mismatch. Got {tc.id} and {tm.id}")
+                pairs.append((tc, tm))
+    return pairs
+
+
+def _loads(text: Any) -> Any:
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return text
+
+
+def _normalise(value: Any) -> Any:
+    if isinstance(value, str):
+        return _PYDANTIC_URL.sub(_PYDANTIC_URL_NORMAL, value)
+    if isinstance(value, list):
+        return [_normalise(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _normalise(v) for k, v in value.items()}
+    return value
+
+
+def outputs_match(actual: Any, expected: Any) -> tuple[bool, bool]:
+    """(equal, equal only after normalisation), comparing as tau2 does: parsed JSON, else raw text."""
+    a, e = _loads(actual), _loads(expected)
+    if a == e:
+        return True, False
+    if _normalise(a) == _normalise(e):
+        return True, True
+    return False, False
+
+
+class ReplayEngine:
+    """One domain's tau2 environment with a shared, restorable database (one per worker)."""
+
+    def __init__(self, domain: str) -> None:
+        self.domain = domain
+        self.env = environment_constructor(domain)()
+        self.db = self.env.tools.db
+        self.tables: dict[str, TrackedTable] = {}
+        for name, value in list(self.db.__dict__.items()):
+            if not isinstance(value, dict):
+                raise TypeError(f"{domain} database field {name!r} is not a keyed table")
+            tracked = TrackedTable(value)
+            self.db.__dict__[name] = tracked
+            self.tables[name] = tracked
+        if self.env.user_tools is not None:
+            raise TypeError(f"{domain} has user tools; the replay engine covers agent tools only")
+        self._pristine: State = {}
+        self._gold_cache: dict[str, ReplayResult] = {}
+
+    # -- replays ---------------------------------------------------------------------------------
+
+    def _collect_and_restore(self) -> State:
+        state: State = {}
+        try:
+            for name, table in self.tables.items():
+                for key in table.touched():
+                    state[(name, key)] = _record_json(dict.get(table, key, _MISSING))
+        finally:
+            for table in self.tables.values():
+                table.restore()
+        return state
+
+    def replay_trajectory(self, pairs: Iterable[tuple[ToolCall, ToolMessage]]) -> ReplayResult:
+        """Replay recorded tool calls and compare each output with the recorded one."""
+        mismatches: list[ToolMismatch] = []
+        normalised = 0
+        try:
+            for index, (tc, expected) in enumerate(pairs):
+                response = self.env.get_response(tc)
+                equal, was_normalised = outputs_match(response.content, expected.content)
+                normalised += was_normalised
+                if not equal:
+                    mismatches.append(
+                        ToolMismatch(index, tc.name, tc.id, str(expected.content), str(response.content))
+                    )
+        finally:
+            state = self._collect_and_restore()
+        return ReplayResult(state=state, mismatches=mismatches, normalised=normalised)
+
+    def replay_actions(self, actions: Sequence[Action]) -> ReplayResult:
+        """Replay gold actions as tau2 does (tool errors are not fatal), recording each error."""
+        errors: list[str] = []
+        try:
+            for action in actions:
+                try:
+                    self.env.make_tool_call(
+                        tool_name=action.name,
+                        requestor=action.requestor,
+                        **copy.deepcopy(action.arguments),
+                    )
+                except Exception as exc:  # noqa: BLE001 - tau2 swallows gold errors; we keep them
+                    errors.append(f"{action.name}: {exc}")
+        finally:
+            state = self._collect_and_restore()
+        return ReplayResult(state=state, errors=errors)
+
+    def gold_outcome(self, actions: Sequence[Action]) -> ReplayResult:
+        """The gold replay, cached by the content of the action list."""
+        key = json.dumps([a.model_dump(mode="json") for a in actions], sort_keys=True)
+        if key not in self._gold_cache:
+            self._gold_cache[key] = self.replay_actions(actions)
+        return self._gold_cache[key]
+
+    # -- comparison ------------------------------------------------------------------------------
+
+    def pristine(self, key: tuple[str, str]) -> str | None:
+        if key not in self._pristine:
+            name, record = key
+            self._pristine[key] = _record_json(dict.get(self.tables[name], record, _MISSING))
+        return self._pristine[key]
+
+    def states_equal(self, a: State, b: State) -> bool:
+        for key in a.keys() | b.keys():
+            left = a[key] if key in a else self.pristine(key)
+            right = b[key] if key in b else self.pristine(key)
+            if left != right:
+                return False
+        return True
+
+    def differing_records(self, a: State, b: State) -> list[str]:
+        keys = [k for k in a.keys() | b.keys() if (a.get(k, self.pristine(k)) != b.get(k, self.pristine(k)))]
+        return sorted(f"{name}/{record}" for name, record in keys)

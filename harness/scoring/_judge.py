@@ -1,0 +1,97 @@
+"""NL-assertion judges. tau2 grades tau3 retail on DB + NL_ASSERTION, which needs an LLM."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Protocol
+
+from pydantic import BaseModel, Field, ValidationError
+from tau2.data_model.message import Message
+
+
+class JudgeVerdict(BaseModel):
+    met: bool
+    checks: list[dict] = Field(default_factory=list)
+
+
+class Judge(Protocol):
+    """Decides whether a trajectory satisfies a task's natural-language assertions."""
+
+    name: str
+
+    def judge(self, messages: Sequence[Message], assertions: Sequence[str]) -> JudgeVerdict: ...
+
+
+class _Result(BaseModel):
+    expectedOutcome: str
+    reasoning: str = ""
+    metExpectation: bool
+
+
+class _Results(BaseModel):
+    results: list[_Result]
+
+
+# The prompt of tau2's NLAssertionsEvaluator, so that a judge model sees what tau2's judge sees.
+_SYSTEM = """
+TASK
+- You will be given a list of expected outcomes and a conversation that was collected during a test case run.
+- The conversation is between an agent and a customer.
+- Your job is to evaluate whether the agent satisfies each of the expected outcomes.
+- Grade each expected outcome individually.
+
+FORMAT
+- Your response should be a JSON object with the following fields:
+- `reasoning`: a short explanation for your classification
+- `metExpectation`: `true` if the agent satisfies the expected outcomes, `false` otherwise
+- `expectedOutcome`: repeat the expectation from the input that you are grading
+
+Example response structure:
+{
+    "results": [
+        {
+            "expectedOutcome": "<one of the expected outcomes from the input>",
+            "reasoning": "<reasoning trace>",
+            "metExpectation": <false or true>,
+        }
+    ]
+}
+"""
+
+
+class JudgeError(RuntimeError):
+    pass
+
+
+class LitellmJudge:
+    """An LLM judge through litellm; the model and its arguments come from config."""
+
+    def __init__(self, model: str, **llm_args: object) -> None:
+        self.name = model
+        self.model = model
+        self.llm_args = llm_args
+
+    def judge(self, messages: Sequence[Message], assertions: Sequence[str]) -> JudgeVerdict:
+        import litellm
+
+        conversation = "\n".join(f"{m.role}: {m.content}" for m in messages)
+        prompt = f"conversation:\n{conversation}\n\nexpectedOutcomes:\n{list(assertions)}\n"
+        response = litellm.completion(
+            model=self.model,
+            messages=[{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}],
+            **self.llm_args,
+        )
+        text = response.choices[0].message.content or ""
+        try:
+            parsed = _Results.model_validate(json.loads(text))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            raise JudgeError(f"judge {self.model} returned unparseable output: {exc}") from None
+        if len(parsed.results) != len(assertions):
+            raise JudgeError(
+                f"judge {self.model} graded {len(parsed.results)} of {len(assertions)} assertions"
+            )
+        return JudgeVerdict(
+            met=all(r.metExpectation for r in parsed.results),
+            checks=[r.model_dump() for r in parsed.results],
+        )

@@ -1,0 +1,156 @@
+"""Score one trajectory against one gold with tau2's semantics, on the replay engine.
+
+Mirrors ``tau2.evaluator.evaluator.evaluate_simulation(..., EvaluationType.ALL, ...)``:
+premature termination gives 0, no criteria gives 1, otherwise the reward is the product over the
+task's ``reward_basis`` of DB (and ENV_ASSERTION), ACTION, COMMUNICATE and NL_ASSERTION.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tau2.data_model.message import Message
+from tau2.data_model.simulation import SimulationRun, TerminationReason
+from tau2.data_model.tasks import Action, RewardType, Task
+from tau2.evaluator.evaluator_action import ActionEvaluator
+from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
+
+from envs.replay import ReplayEngine, ReplayResult, TrajectoryStructureError, tool_call_pairs
+from harness.scoring._judge import Judge, JudgeError
+
+GOLD_ID = "gold"
+_COMPLETED = {TerminationReason.AGENT_STOP, TerminationReason.USER_STOP}
+
+
+@dataclass
+class GoldScore:
+    """One trajectory scored against one gold (the single gold or a variant)."""
+
+    gold_id: str
+    reward: float | None
+    status: str = "ok"  # ok | no_judge | judge_error | replay_divergence | error
+    reason: str | None = None
+    reward_basis: list[str] = field(default_factory=list)
+    db_match: bool | None = None
+    communicate: float | None = None
+    action: float | None = None
+    nl_assertion: float | None = None
+    env_assertion: float | None = None
+    replay_normalised: int = 0
+
+
+@dataclass
+class PredictedReplay:
+    """The agent's side of the replay, shared by every gold the trajectory is scored against."""
+
+    result: ReplayResult | None
+    error: str | None = None
+
+
+def replay_prediction(engine: ReplayEngine, messages: Sequence[Message]) -> PredictedReplay:
+    try:
+        pairs = tool_call_pairs(messages)
+    except TrajectoryStructureError as exc:
+        return PredictedReplay(None, f"trajectory structure: {exc}")
+    result = engine.replay_trajectory(pairs)
+    if result.mismatches:
+        m = result.mismatches[0]
+        return PredictedReplay(
+            result,
+            f"replay divergence: tool call #{m.index} {m.tool_name} ({m.tool_call_id}) returned "
+            f"{m.actual[:160]!r}, recorded {m.expected[:160]!r}"
+            + (f" (+{len(result.mismatches) - 1} more)" if len(result.mismatches) > 1 else ""),
+        )
+    return PredictedReplay(result)
+
+
+def score_against_gold(
+    sim: SimulationRun,
+    task: Task,
+    engine: ReplayEngine,
+    predicted: PredictedReplay | None,
+    gold_id: str = GOLD_ID,
+    gold_actions: Sequence[Action] | None = None,
+    judge: Judge | None = None,
+) -> GoldScore:
+    """Score ``sim`` against ``task``'s gold, or against ``gold_actions`` when given (a variant)."""
+    criteria = task.evaluation_criteria
+    if sim.termination_reason not in _COMPLETED:
+        return GoldScore(
+            gold_id, 0.0, reason=f"terminated prematurely: {sim.termination_reason.value}"
+        )
+    if criteria is None:
+        return GoldScore(gold_id, 1.0, reason="no evaluation criteria")
+    basis = set(criteria.reward_basis)
+    basis_names = [b.value for b in criteria.reward_basis]
+    actions = list(criteria.actions) if gold_actions is None else list(gold_actions)
+    messages = sim.messages
+
+    normalised = 0
+    if criteria.actions is None and criteria.env_assertions is None and gold_actions is None:
+        db_match = True  # tau2 skips the replay entirely here
+    else:
+        if criteria.env_assertions or (task.initial_state is not None):
+            return GoldScore(
+                gold_id, None, "error", "env_assertions/initial_state are not supported by the replay engine",
+                basis_names,
+            )
+        if predicted is None:
+            predicted = replay_prediction(engine, messages)
+        if predicted.error is not None:
+            return GoldScore(gold_id, None, "replay_divergence", predicted.error, basis_names)
+        assert predicted.result is not None
+        normalised = predicted.result.normalised
+        gold = engine.gold_outcome(actions)
+        db_match = engine.states_equal(gold.state, predicted.result.state)
+
+    action_reward = _action_reward(task, messages, gold_actions)
+    communicate = CommunicateEvaluator.calculate_reward(task=task, full_trajectory=messages).reward
+
+    nl: float | None = None
+    status, reason = "ok", None
+    if RewardType.NL_ASSERTION in basis:
+        if judge is None:
+            status, reason = "no_judge", "NL_ASSERTION in reward basis and no judge configured"
+        elif not criteria.nl_assertions:
+            nl = 1.0
+        else:
+            try:
+                nl = 1.0 if judge.judge(messages, criteria.nl_assertions).met else 0.0
+            except JudgeError as exc:
+                status, reason = "judge_error", str(exc)
+
+    components: dict[RewardType, float | None] = {
+        RewardType.DB: 1.0 if db_match else 0.0,
+        RewardType.ENV_ASSERTION: 1.0,
+        RewardType.ACTION: action_reward,
+        RewardType.COMMUNICATE: communicate,
+        RewardType.NL_ASSERTION: nl,
+    }
+    reward: float | None = 1.0
+    for kind in basis:
+        value = components[kind]
+        reward = None if (reward is None or value is None) else reward * value
+    return GoldScore(
+        gold_id,
+        reward,
+        status,
+        reason,
+        basis_names,
+        db_match=db_match,
+        communicate=communicate,
+        action=action_reward,
+        nl_assertion=nl,
+        env_assertion=None,
+        replay_normalised=normalised,
+    )
+
+
+def _action_reward(task: Task, messages: Sequence[Message], gold_actions: Sequence[Action] | None) -> float:
+    if gold_actions is None:
+        return ActionEvaluator.calculate_reward(task=task, full_trajectory=list(messages)).reward
+    if not gold_actions:
+        return 1.0
+    checks = ActionEvaluator.evaluate_actions(list(messages), list(gold_actions))
+    return 1.0 if all(c.action_match for c in checks) else 0.0
