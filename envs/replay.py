@@ -237,6 +237,13 @@ class ReplayEngine:
             state = self._collect_and_restore()
         return ReplayResult(state=state, mismatches=mismatches, normalised=normalised)
 
+    def respond(self, tool_calls: Sequence[ToolCall]) -> list[ToolMessage]:
+        """Run tool calls as tau2's environment would answer them live, then restore the database."""
+        try:
+            return [self.env.get_response(tc) for tc in tool_calls]
+        finally:
+            self._collect_and_restore()
+
     def replay_actions(self, actions: Sequence[Action]) -> ReplayResult:
         """Replay gold actions as tau2 does (tool errors are not fatal), recording each error."""
         errors: list[str] = []

@@ -1,0 +1,168 @@
+"""``harness rescore`` as a user runs it: real files, real Parquet, bad inputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from harness import store
+from tests.conftest import REAL_RUNS, real_run
+
+WHISSLE = "whissle_airline_tau3_1trial.json"
+
+
+def harness(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli.main", *args], capture_output=True, text=True, timeout=600
+    )
+
+
+@pytest.fixture(scope="module")
+def all_runs(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    out = tmp_path_factory.mktemp("runs") / "all"
+    proc = harness("rescore", str(REAL_RUNS), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    return out, proc
+
+
+def test_whissle_detects_and_reproduces(tmp_path):
+    out = tmp_path / "whissle"
+    proc = harness("rescore", str(real_run(WHISSLE)), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "whissle_airline_tau3_1trial.json: tau3" in proc.stdout
+    assert "0 disagreements" in proc.stdout
+    trials = pd.read_parquet(out / "trials.parquet")
+    assert len(trials) == 50 and set(trials.domain) == {"airline"} and set(trials.task_version) == {"tau3"}
+    assert (trials.reward == trials.recorded_reward).all()
+    con = duckdb.connect()
+    n, mean = con.execute(
+        f"select count(*), avg(reward) from read_parquet('{out / 'scores.parquet'}') where gold_id='gold'"
+    ).fetchone()
+    assert n == 50 and abs(mean - trials.recorded_reward.mean()) < 1e-12
+
+
+def test_all_real_runs_summary(all_runs):
+    out, proc = all_runs
+    assert "toolorchestra_retail_tau2_1trial.json: tau2" in proc.stdout
+    assert "95 disagreements on tasks 0 1 2" in proc.stdout
+    assert "5 rewards null: no_judge" in proc.stdout
+    dis = pd.read_parquet(out / "disagreements.parquet")
+    assert len(dis) == 95 and set(dis.source_file.map(lambda p: Path(p).name)) == {
+        "toolorchestra_retail_tau2_1trial.json"
+    }
+    trials = pd.read_parquet(out / "trials.parquet")
+    nulls = trials[trials.reward.isna()]
+    assert len(nulls) == 5 and set(nulls.status) == {"no_judge"}
+
+
+def test_store_schema_matches_readme(all_runs):
+    out, _ = all_runs
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    for name, schema in store.TABLES.items():
+        on_disk = pq.read_schema(out / f"{name}.parquet")
+        assert on_disk.names == schema.names
+        for field in schema:
+            assert on_disk.field(field.name).type == field.type
+            documented = f"| `{field.name}` | {field.type} |"
+            assert documented in readme, f"README does not document {name}.{field.name} as {field.type}"
+
+
+def test_messages_are_stored_in_full(all_runs):
+    out, _ = all_runs
+    trials = pd.read_parquet(out / "trials.parquet")
+    row = trials[trials.source_file.str.endswith(WHISSLE)].iloc[0]
+    original = json.loads(real_run(WHISSLE).read_text())
+    sim = next(s for s in original["simulations"] if s["id"] == row.simulation_id)
+    assert json.loads(row.messages_json) == sim["messages"]
+
+
+def test_rescoring_twice_is_idempotent(tmp_path):
+    out = tmp_path / "twice"
+    for _ in range(2):
+        assert harness("rescore", str(real_run(WHISSLE)), "--out", str(out)).returncode == 0
+    first = pd.read_parquet(out / "trials.parquet")
+    assert len(first) == 50 and first.trajectory_id.is_unique
+    scores = pd.read_parquet(out / "scores.parquet")
+    assert len(scores) == 50 and not scores.duplicated(["trajectory_id", "gold_id"]).any()
+
+
+def test_ray_workers_give_same_rows(tmp_path):
+    out1, out2 = tmp_path / "one", tmp_path / "two"
+    assert harness("rescore", str(real_run(WHISSLE)), "--out", str(out1)).returncode == 0
+    proc = harness("rescore", str(real_run(WHISSLE)), "--out", str(out2), "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    a = pd.read_parquet(out1 / "scores.parquet")
+    b = pd.read_parquet(out2 / "scores.parquet")
+    pd.testing.assert_frame_equal(a, b)
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+def _whissle() -> dict:
+    return json.loads(real_run(WHISSLE).read_text())
+
+
+def _write(path: Path, data: object) -> Path:
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return path
+
+
+def _bad(tmp_path: Path, name: str):
+    d = _whissle()
+    if name == "malformed":
+        return _write(tmp_path / "f.json", "{not json"), "not valid JSON"
+    if name == "truncated":
+        text = real_run(WHISSLE).read_text()
+        return _write(tmp_path / "f.json", text[: len(text) // 2]), "not valid JSON (truncated file?)"
+    if name == "no_simulations":
+        del d["simulations"]
+        return _write(tmp_path / "f.json", d), "missing field 'simulations'"
+    if name == "unknown_task":
+        d["simulations"][3]["task_id"] = "777"
+        return _write(tmp_path / "f.json", d), f"simulation {d['simulations'][3]['id']}: unknown task id '777'"
+    if name == "domain_mismatch":
+        d["info"]["environment_info"]["domain_name"] = "retail"
+        return _write(tmp_path / "f.json", d), "domain mismatch"
+    raise AssertionError(name)
+
+
+@pytest.mark.parametrize("name", ["malformed", "truncated", "no_simulations", "unknown_task", "domain_mismatch"])
+def test_bad_input_one_line_error_no_file(tmp_path, name):
+    path, expected = _bad(tmp_path, name)
+    out = tmp_path / "out"
+    proc = harness("rescore", str(path), "--out", str(out))
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"error: {path}") and expected in lines[0], lines[0]
+    assert "Traceback" not in proc.stderr
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_skip_bad_keeps_an_error_row(tmp_path):
+    path, _ = _bad(tmp_path, "unknown_task")
+    out = tmp_path / "out"
+    proc = harness("rescore", str(path), "--out", str(out), "--skip-bad")
+    assert proc.returncode == 0, proc.stderr
+    trials = pd.read_parquet(out / "trials.parquet")
+    bad = trials[trials.status == "error"]
+    assert len(trials) == 50 and len(bad) == 1 and "unknown task id '777'" in bad.iloc[0].reason
+    assert bad.iloc[0].reward is None or pd.isna(bad.iloc[0].reward)
+
+
+def test_bad_task_version_flag(tmp_path):
+    proc = harness("rescore", str(real_run(WHISSLE)), "--out", str(tmp_path / "o"), "--task-version", "tau9")
+    assert proc.returncode == 2 and "--task-version: 'tau9'" in proc.stderr
+
+
+def test_missing_path(tmp_path):
+    proc = harness("rescore", str(tmp_path / "nope.json"), "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2 and "nope.json: no such file" in proc.stderr
