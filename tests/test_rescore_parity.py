@@ -81,7 +81,7 @@ def test_toolorchestra_recorded_rewards_belong_to_other_tasks():
 def test_nl_assertion_basis_without_judge_is_null_with_reason():
     rows = list(_scored("whissle_retail_tau3_5sims.json"))
     assert len(rows) == 5
-    for _run, _item, _sim, task, ours in rows:
+    for _run, _item, _sim, _task, ours in rows:
         gold = ours.single_gold
         assert "NL_ASSERTION" in gold.reward_basis
         assert gold.reward is None and gold.status == "no_judge" and "judge" in gold.reason
