@@ -11,6 +11,7 @@ from tau2.data_model.simulation import SimulationRun
 
 from envs import load_task_set
 from envs.replay import ReplayEngine
+from gold_variants import variants_for
 from harness import store
 from harness.importers import ImportedRun, ImportedSimulation, expand_paths, import_results_file
 from harness.scoring import Judge, LitellmJudge, score_trajectory
@@ -47,6 +48,8 @@ class FileSummary:
     recomputed_mean: float | None = None
     n_recomputed: int = 0
     disagreement_task_ids: list[str] = field(default_factory=list)
+    multi_gold_mean: float | None = None
+    changed_verdicts: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (task, trajectory, golds)
     null_reasons: dict[str, int] = field(default_factory=dict)
     normalised_trajectories: int = 0
 
@@ -103,11 +106,13 @@ def score_items(
     out = []
     for trajectory_id, raw in items:
         sim = SimulationRun.model_validate(raw)
-        result = score_trajectory(sim, task_set.task(sim.task_id), engine, built)
+        variants = variants_for(domain, task_version, sim.task_id)
+        result = score_trajectory(sim, task_set.task(sim.task_id), engine, built, variants)
         gold = result.single_gold
         trial = {
             "reward": gold.reward,
             "multi_gold_reward": result.multi_gold_reward,
+            "matched_gold_ids": result.matched_gold_ids,
             "status": gold.status,
             "reason": gold.reason,
         }
@@ -116,6 +121,8 @@ def score_items(
                 "trajectory_id": trajectory_id,
                 "task_id": sim.task_id,
                 "gold_id": s.gold_id,
+                "loophole_id": result.variants[s.gold_id].loophole_id if s.gold_id in result.variants else None,
+                "reading": result.variants[s.gold_id].reading if s.gold_id in result.variants else None,
                 "reward": s.reward,
                 "reward_basis": ",".join(s.reward_basis),
                 "db_match": s.db_match,
@@ -191,6 +198,12 @@ def _summarise(run: ImportedRun, trial_rows: dict[str, dict]) -> FileSummary:
     summary.recorded_mean = sum(recorded) / len(recorded) if recorded else None
     summary.recomputed_mean = sum(ours) / len(ours) if ours else None
     summary.n_recomputed = len(ours)
+    multi = [r["multi_gold_reward"] for r in rows if r.get("multi_gold_reward") is not None]
+    summary.multi_gold_mean = sum(multi) / len(multi) if multi else None
+    for r in rows:
+        if r.get("reward") is not None and r.get("multi_gold_reward") is not None and r["multi_gold_reward"] > r["reward"]:
+            credited = [g for g in r.get("matched_gold_ids") or [] if g != "gold"]
+            summary.changed_verdicts.append((str(r["task_id"]), r["trajectory_id"], credited))
     summary.normalised_trajectories = sum(bool(r.get("_normalised")) for r in rows)
     for r in rows:
         if r.get("reward") is None:

@@ -40,6 +40,7 @@ TRIALS_SCHEMA = pa.schema(
         ("recorded_reward", pa.float64()),
         ("reward", pa.float64()),  # single-gold reward we computed; null when it cannot be
         ("multi_gold_reward", pa.float64()),  # max over gold and its variants
+        ("matched_gold_ids", pa.list_(pa.string())),  # golds under which the reward is 1
         ("status", pa.string()),  # ok | no_judge | replay_divergence | error
         ("reason", pa.string()),
         ("duration_s", pa.float64()),
@@ -56,6 +57,8 @@ SCORES_SCHEMA = pa.schema(
         ("trajectory_id", pa.string()),
         ("task_id", pa.string()),
         ("gold_id", pa.string()),  # "gold" for the single gold
+        ("loophole_id", pa.string()),  # null for the single gold
+        ("reading", pa.string()),
         ("reward", pa.float64()),
         ("reward_basis", pa.string()),  # comma-separated tau2 RewardType values
         ("db_match", pa.bool_()),

@@ -49,12 +49,15 @@ def rescore(
         summaries = rescore_runs(
             runs, out, workers=workers, judge=spec, on_progress=lambda n: progress.advance(bar, n)
         )
-    table = Table("file", "domain", "version", "agent", "count", "recorded mean", "recomputed mean", "disagreements")
+    table = Table(
+        "file", "domain", "version", "agent", "count", "recorded mean", "single-gold mean",
+        "multi-gold mean", "disagreements",
+    )
     for s in summaries:
         table.add_row(
             s.path.name, s.domain, s.task_version, str(s.agent_model), str(s.count),
             _fmt(s.recorded_mean), _fmt(s.recomputed_mean) + (f" (of {s.n_recomputed})" if s.n_recomputed != s.count else ""),
-            str(len(s.disagreement_task_ids)),
+            _fmt(s.multi_gold_mean), str(len(s.disagreement_task_ids)),
         )
     console.print(table)
     for s in summaries:
@@ -70,6 +73,11 @@ def rescore(
                 "error": "bad simulation (--skip-bad)",
             }.get(status, status)
             console.print(f"  {n} rewards null: {status} ({why})", soft_wrap=True)
+        for task_id, trajectory_id, golds in s.changed_verdicts:
+            console.print(
+                f"  verdict changed by multi-gold: task {task_id} ({trajectory_id}) credited by {', '.join(golds)}",
+                soft_wrap=True,
+            )
         if s.normalised_trajectories:
             console.print(
                 f"  {s.normalised_trajectories} trajectories replayed equal only after normalising "

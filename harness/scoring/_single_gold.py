@@ -7,7 +7,7 @@ task's ``reward_basis`` of DB (and ENV_ASSERTION), ACTION, COMMUNICATE and NL_AS
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tau2.data_model.message import Message
@@ -16,7 +16,7 @@ from tau2.data_model.tasks import Action, RewardType, Task
 from tau2.evaluator.evaluator_action import ActionEvaluator
 from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 
-from envs.replay import ReplayEngine, ReplayResult, TrajectoryStructureError, tool_call_pairs
+from envs.replay import ReplayEngine, ReplayResult, State, TrajectoryStructureError, tool_call_pairs
 from harness.scoring._judge import Judge, JudgeError
 
 GOLD_ID = "gold"
@@ -73,8 +73,15 @@ def score_against_gold(
     gold_id: str = GOLD_ID,
     gold_actions: Sequence[Action] | None = None,
     judge: Judge | None = None,
+    outcome_check: Callable[[State], tuple[bool, str]] | None = None,
+    evidence_check: Callable[[Sequence[Message]], bool] | None = None,
 ) -> GoldScore:
-    """Score ``sim`` against ``task``'s gold, or against ``gold_actions`` when given (a variant)."""
+    """Score ``sim`` against ``task``'s gold, or against a variant.
+
+    A variant gives either ``gold_actions`` (its database outcome is their replay) or ``outcome_check``
+    (a predicate over the touched records, replacing the database comparison); ``evidence_check`` is
+    what the messages must show for the variant to credit them (refusals).
+    """
     criteria = task.evaluation_criteria
     if sim.termination_reason not in _COMPLETED:
         return GoldScore(
@@ -88,7 +95,9 @@ def score_against_gold(
     messages = sim.messages
 
     normalised = 0
-    if criteria.actions is None and criteria.env_assertions is None and gold_actions is None:
+    why_db: str | None = None
+    is_variant = gold_actions is not None or outcome_check is not None
+    if criteria.actions is None and criteria.env_assertions is None and not is_variant:
         db_match = True  # tau2 skips the replay entirely here
     else:
         if criteria.env_assertions or (task.initial_state is not None):
@@ -102,10 +111,13 @@ def score_against_gold(
             return GoldScore(gold_id, None, "replay_divergence", predicted.error, basis_names)
         assert predicted.result is not None
         normalised = predicted.result.normalised
-        gold = engine.gold_outcome(actions)
-        db_match = engine.states_equal(gold.state, predicted.result.state)
+        if outcome_check is not None:
+            db_match, why_db = outcome_check(predicted.result.state)
+        else:
+            gold = engine.gold_outcome(actions)
+            db_match = engine.states_equal(gold.state, predicted.result.state)
 
-    action_reward = _action_reward(task, messages, gold_actions)
+    action_reward = 1.0 if outcome_check is not None else _action_reward(task, messages, gold_actions)
     communicate = CommunicateEvaluator.calculate_reward(task=task, full_trajectory=messages).reward
 
     nl: float | None = None
@@ -132,6 +144,10 @@ def score_against_gold(
     for kind in basis:
         value = components[kind]
         reward = None if (reward is None or value is None) else reward * value
+    if reward and evidence_check is not None and not evidence_check(messages):
+        reward, reason = 0.0, "the trajectory shows no evidence of the reading's decision (refusal)"
+    elif not db_match and why_db and reason is None:
+        reason = why_db
     return GoldScore(
         gold_id,
         reward,

@@ -1,13 +1,19 @@
-"""``score_trajectory``: one trajectory against the single gold (and, later, its variants)."""
+"""``score_trajectory``: one trajectory against the single gold and every applicable gold variant.
+
+The agent's replay is computed once and shared by all golds; each action-list gold's replay is cached
+by the engine, so scoring against all variants costs little more than scoring once.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
 from envs.replay import ReplayEngine
+from gold_variants import GoldVariant, evidence_holds, predicate_holds
 from harness.scoring._judge import Judge
 from harness.scoring._single_gold import GOLD_ID, GoldScore, replay_prediction, score_against_gold
 
@@ -15,6 +21,7 @@ from harness.scoring._single_gold import GOLD_ID, GoldScore, replay_prediction, 
 @dataclass
 class TrajectoryScore:
     scores: list[GoldScore]
+    variants: dict[str, GoldVariant]
 
     @property
     def single_gold(self) -> GoldScore:
@@ -22,17 +29,50 @@ class TrajectoryScore:
 
     @property
     def multi_gold_reward(self) -> float | None:
-        """Max over golds; null when the single gold cannot be scored."""
+        """Max over the gold and its variants; null when the single gold cannot be scored."""
         if self.single_gold.reward is None:
             return None
         return max(s.reward for s in self.scores if s.reward is not None)
 
+    @property
+    def matched_gold_ids(self) -> list[str]:
+        """Golds under which the trajectory scores full reward."""
+        return [s.gold_id for s in self.scores if s.reward == 1.0]
+
+    def crediting_readings(self) -> list[str]:
+        """Readings that credit a trajectory the single gold fails (e.g. ``L6.single_call``)."""
+        if self.single_gold.reward == 1.0:
+            return []
+        return [g for g in self.matched_gold_ids if g != GOLD_ID]
+
 
 def score_trajectory(
-    sim: SimulationRun, task: Task, engine: ReplayEngine, judge: Judge | None = None
+    sim: SimulationRun,
+    task: Task,
+    engine: ReplayEngine,
+    judge: Judge | None = None,
+    variants: Sequence[GoldVariant] = (),
 ) -> TrajectoryScore:
     predicted = None
-    if task.evaluation_criteria is not None and task.evaluation_criteria.actions is not None:
+    if variants or (task.evaluation_criteria is not None and task.evaluation_criteria.actions is not None):
         predicted = replay_prediction(engine, sim.messages)
-    gold = score_against_gold(sim, task, engine, predicted, judge=judge)
-    return TrajectoryScore([gold])
+    scores = [score_against_gold(sim, task, engine, predicted, judge=judge)]
+    for variant in variants:
+        outcome = None
+        if variant.predicate is not None:
+            predicate = variant.predicate
+            outcome = lambda state, p=predicate: predicate_holds(p, engine, state)  # noqa: E731
+        evidence = None
+        if variant.evidence is not None:
+            evidence = lambda msgs, kind=variant.evidence: evidence_holds(kind, msgs)  # noqa: E731
+        scores.append(
+            score_against_gold(
+                sim, task, engine, predicted,
+                gold_id=variant.gold_id,
+                gold_actions=variant.actions,
+                judge=judge,
+                outcome_check=outcome,
+                evidence_check=evidence,
+            )
+        )
+    return TrajectoryScore(scores, {v.gold_id: v for v in variants})

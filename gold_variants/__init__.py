@@ -1,0 +1,26 @@
+"""What counts as correct: the loophole catalog (data) and clause-level readings (code)."""
+
+from gold_variants._evidence import evidence_holds
+from gold_variants._model import (
+    Catalog,
+    CatalogEntry,
+    GoldVariant,
+    RebookPredicate,
+    UpgradeModifyPredicate,
+    load_catalog,
+)
+from gold_variants._predicates import predicate_holds
+from gold_variants._registry import all_variants, variants_for
+
+__all__ = [
+    "Catalog",
+    "CatalogEntry",
+    "GoldVariant",
+    "RebookPredicate",
+    "UpgradeModifyPredicate",
+    "all_variants",
+    "evidence_holds",
+    "load_catalog",
+    "predicate_holds",
+    "variants_for",
+]

@@ -1,0 +1,87 @@
+"""Validate every variant: clean replays, distinct outcomes, and a link to its catalog entry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from envs import DOMAINS, TASK_VERSIONS, load_task_set
+from envs.replay import ReplayEngine
+from gold_variants._model import GoldVariant, load_catalog
+from gold_variants._predicates import predicate_holds
+from gold_variants._registry import all_variants
+
+
+@dataclass
+class CheckReport:
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    # (loophole_id, reading) -> version -> domain-qualified task ids
+    applies: dict[tuple[str, str], dict[str, list[str]]] = field(default_factory=dict)
+    n_variants: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _catalog_ids(loophole_id: str) -> list[str]:
+    return loophole_id.split("/") if "/" in loophole_id else [loophole_id]
+
+
+def check_variants(engines: dict[str, ReplayEngine] | None = None) -> CheckReport:
+    report = CheckReport()
+    catalog = load_catalog()
+    engines = engines or {}
+    for domain in DOMAINS:
+        engine = engines.get(domain) or ReplayEngine(domain)
+        for version in TASK_VERSIONS:
+            task_set = load_task_set(domain, version)
+            for task_id, variants in all_variants(domain, version).items():
+                if variants:
+                    _check_task(report, engine, catalog, task_set.task(task_id), variants)
+    for entry in catalog.entries:
+        if entry.kind != "loophole":
+            continue
+        reached = {
+            t for (lid, _), per in report.applies.items() if entry.id in _catalog_ids(lid) for ts in per.values() for t in ts
+        }
+        if not reached:
+            report.notes.append(f"{entry.id}: no {entry.domain} task exercises this clause (no variants)")
+    return report
+
+
+def _check_task(report, engine: ReplayEngine, catalog, task, variants: list[GoldVariant]) -> None:
+    gold = engine.replay_actions(task.evaluation_criteria.actions or [])
+    if gold.errors:
+        v = variants[0]
+        report.notes.append(f"{v.domain} {v.task_version} task {task.id}: the gold itself replays with errors "
+                            f"({'; '.join(gold.errors)[:160]}); tau2 swallows them")
+    outcomes: list[tuple[str, object]] = [("gold", gold.state)]
+    for v in variants:
+        report.n_variants += 1
+        where = f"{v.domain} {v.task_version} task {task.id} {v.gold_id}"
+        report.applies.setdefault((v.loophole_id, v.reading), {}).setdefault(v.task_version, []).append(
+            f"{v.domain}:{task.id}"
+        )
+        for cid in _catalog_ids(v.loophole_id):
+            entry = next((e for e in catalog.entries if e.id == cid), None)
+            if entry is None or v.reading not in {r.name for r in entry.readings}:
+                report.problems.append(f"{where}: reading {v.reading!r} is not in catalog entry {cid}")
+        if v.actions is not None:
+            replay = engine.replay_actions(v.actions)
+            if replay.errors:
+                report.problems.append(f"{where}: replay error: {'; '.join(replay.errors)[:200]}")
+            same = [name for name, state in outcomes if isinstance(state, dict) and engine.states_equal(state, replay.state)]
+            if same and v.evidence is None:
+                report.problems.append(f"{where}: redundant, same outcome as {', '.join(same)}")
+            elif same:
+                report.notes.append(f"{where}: same database as {', '.join(same)}; told apart by its evidence ({v.evidence})")
+            outcomes.append((v.gold_id, replay.state))
+        else:
+            for name, state in outcomes:
+                if isinstance(state, dict) and predicate_holds(v.predicate, engine, state)[0]:
+                    report.problems.append(f"{where}: predicate already satisfied by {name}'s outcome")
+            twins = [name for name, other in outcomes if other == v.predicate]
+            if twins:
+                report.problems.append(f"{where}: redundant, same predicate as {', '.join(twins)}")
+            outcomes.append((v.gold_id, v.predicate))

@@ -1,0 +1,89 @@
+"""Delay compensation: the prerequisite clause (L3/L4) and disjunctive eligibility (L5)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gold_variants._model import GoldVariant
+from gold_variants.readings._base import TaskContext, flight_status, new_action, rule
+
+_DELAY = re.compile(r"\bdelay", re.IGNORECASE)
+PER_PASSENGER = 50  # "$50 times the number of passengers"
+
+
+def _delay_case(ctx: TaskContext) -> tuple[Any, Any, int] | None:
+    """(user, delayed reservation, certificate amount) when the task is a delay complaint whose gold
+    completes no change or cancellation; None otherwise."""
+    if ctx.domain != "airline" or not _DELAY.search(ctx.scenario):
+        return None
+    if any(a.name != "send_certificate" for a in ctx.writes()):
+        return None  # a change or cancellation was completed: the prerequisite holds either way
+    user = ctx.db.users.get(ctx.user_id() or "")
+    if user is None:
+        return None
+    delayed = [
+        ctx.db.reservations[rid]
+        for rid in user.reservations
+        if rid in ctx.db.reservations
+        and any(flight_status(ctx.db, f.flight_number, f.date) == "delayed" for f in ctx.db.reservations[rid].flights)
+    ]
+    if len(delayed) != 1:
+        return None  # which reservation the complaint is about is not determined by the data
+    reservation = delayed[0]
+    return user, reservation, PER_PASSENGER * len(reservation.passengers)
+
+
+def _certificate(ctx: TaskContext, user_id: str, amount: int, suffix: str):
+    return new_action(ctx, suffix, "send_certificate", {"user_id": user_id, "amount": amount})
+
+
+@rule("L3/L4")
+def compensation_prerequisite(ctx: TaskContext) -> list[GoldVariant]:
+    case = _delay_case(ctx)
+    if case is None:
+        return []
+    user, reservation, amount = case
+    certificates = [a for a in ctx.gold if a.name == "send_certificate"]
+    if certificates:
+        return [
+            ctx.variant(
+                "L3/L4", "strict",
+                "The gold issues a delay certificate with no change or cancellation; the strict reading "
+                "withholds it until one is completed, so declining (and saying why) is correct.",
+                actions=[a for a in ctx.gold if a.name != "send_certificate"],
+                evidence="declines_compensation",
+            )
+        ]
+    if user.membership not in ("silver", "gold") and reservation.insurance != "yes":
+        return []  # not eligible through membership or insurance (business-only eligibility is L5)
+    return [
+        ctx.variant(
+            "L3/L4", "lenient",
+            f"The gold withholds compensation; the lenient reading issues ${amount} "
+            f"({PER_PASSENGER} x {len(reservation.passengers)} passengers on {reservation.reservation_id}) "
+            "without a change or cancellation.",
+            actions=[*ctx.gold, _certificate(ctx, user.user_id, amount, "L34_certificate")],
+        )
+    ]
+
+
+@rule("L5")
+def disjunctive_eligibility(ctx: TaskContext) -> list[GoldVariant]:
+    case = _delay_case(ctx)
+    if case is None or any(a.name == "send_certificate" for a in ctx.gold):
+        return []
+    user, reservation, amount = case
+    eligible_only_by_cabin = (
+        user.membership == "regular" and reservation.insurance != "yes" and reservation.cabin == "business"
+    )
+    if not eligible_only_by_cabin:
+        return []
+    return [
+        ctx.variant(
+            "L5", "business_disjunct",
+            f"The user is a regular member without insurance but flies business on {reservation.reservation_id}; "
+            f"checking every eligibility disjunct makes them eligible for ${amount}.",
+            actions=[*ctx.gold, _certificate(ctx, user.user_id, amount, "L5_certificate")],
+        )
+    ]
