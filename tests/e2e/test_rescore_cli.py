@@ -85,12 +85,16 @@ def test_messages_are_stored_in_full(all_runs):
 
 def test_rescoring_twice_is_idempotent(tmp_path):
     out = tmp_path / "twice"
+    frames = []
     for _ in range(2):
         assert harness("rescore", str(real_run(WHISSLE)), "--out", str(out)).returncode == 0
-    first = pd.read_parquet(out / "trials.parquet")
-    assert len(first) == 50 and first.trajectory_id.is_unique
-    scores = pd.read_parquet(out / "scores.parquet")
-    assert len(scores) == 50 and not scores.duplicated(["trajectory_id", "gold_id"]).any()
+        frames.append((pd.read_parquet(out / "trials.parquet"), pd.read_parquet(out / "scores.parquet")))
+    (t1, s1), (t2, s2) = frames
+    assert len(t2) == 50 and t2.trajectory_id.is_unique
+    assert not s2.duplicated(["trajectory_id", "gold_id"]).any()
+    assert (s2.gold_id == "gold").sum() == 50 and len(s2) > 50  # the gold plus the variants
+    pd.testing.assert_frame_equal(t1, t2)
+    pd.testing.assert_frame_equal(s1, s2)
 
 
 def test_ray_workers_give_same_rows(tmp_path):
@@ -166,3 +170,24 @@ def test_bad_task_version_flag(tmp_path):
 def test_missing_path(tmp_path):
     proc = harness("rescore", str(tmp_path / "nope.json"), "--out", str(tmp_path / "o"))
     assert proc.returncode == 2 and "nope.json: no such file" in proc.stderr
+
+
+def test_multi_gold_on_real_runs(all_runs):
+    out, proc = all_runs
+    trials = pd.read_parquet(out / "trials.parquet")
+    scores = pd.read_parquet(out / "scores.parquet")
+    scored = trials[trials.reward.notna()]
+    for _source, group in scored.groupby("source_file"):
+        assert group.multi_gold_reward.mean() >= group.reward.mean()
+    changed = scored[scored.multi_gold_reward > scored.reward]
+    assert len(changed) >= 1
+    for row in changed.itertuples():
+        credited = [g for g in row.matched_gold_ids if g != "gold"]
+        assert credited, row.trajectory_id
+        readings = scores[(scores.trajectory_id == row.trajectory_id) & scores.gold_id.isin(credited)]
+        assert readings.reading.notna().all() and (readings.reward == 1.0).all()
+        assert f"({row.trajectory_id}) credited by {', '.join(credited)}" in proc.stdout
+    # one row per trajectory x gold: the gold plus every applicable variant
+    per_traj = scores.groupby("trajectory_id").gold_id.apply(list)
+    assert all(g[0] == "gold" or "gold" in g for g in per_traj)
+    assert scores.duplicated(["trajectory_id", "gold_id"]).sum() == 0

@@ -1,0 +1,206 @@
+"""Every gold variant, enacted as a trajectory through tau2's real environment.
+
+A trajectory that enacts a variant's reading scores 0 against the single gold and 1 under multi-gold;
+one that enacts the gold scores 1 under both; a plausible wrong trajectory scores 0 under both.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
+from tau2.data_model.simulation import SimulationRun, TerminationReason
+
+from envs import environment_constructor, load_task_set
+from gold_variants import all_variants, variants_for
+from gold_variants.check import check_variants
+from harness.rescoring import engine_for
+from harness.scoring import score_trajectory
+
+LOOPHOLE_TASKS = ["2", "5", "13", "27", "29", "32", "45"]
+REFUSAL_TEXT = (
+    "I'm sorry, but I cannot make that change: basic economy flights cannot be modified, "
+    "and the policy does not allow it."
+)
+DECLINE_COMPENSATION_TEXT = (
+    "I understand. Our policy only allows a delay certificate if you change or cancel the "
+    "reservation, so I cannot offer compensation without that."
+)
+
+
+def _trajectory(
+    domain: str, task_id: str, calls: list[tuple[str, dict]], say: str = "Is there anything else?", version: str = "tau2"
+):
+    """Messages whose tool outputs come from tau2's real environment, then a closing message."""
+    env = environment_constructor(domain)()
+    messages: list = [UserMessage(role="user", content="Hello, I need help with my booking.")]
+    for i, (name, args) in enumerate(calls):
+        tc = ToolCall(id=f"call_{i}", name=name, arguments=copy.deepcopy(args), requestor="assistant")
+        messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tc]))
+        messages.append(env.get_response(tc))
+    # What the task requires the agent to tell the user (the COMMUNICATE part of the basis).
+    told = load_task_set(domain, version).task(task_id).evaluation_criteria.communicate_info or []
+    messages.append(AssistantMessage(role="assistant", content=" ".join([say, *told])))
+    return SimulationRun(
+        id=f"t-{task_id}", task_id=task_id, start_time="2025-01-01T00:00:00", end_time="2025-01-01T00:05:00",
+        duration=300.0, termination_reason=TerminationReason.AGENT_STOP, messages=messages,
+    )
+
+
+def _score(domain: str, version: str, sim: SimulationRun):
+    task = load_task_set(domain, version).task(sim.task_id)
+    return score_trajectory(sim, task, engine_for(domain), variants=variants_for(domain, version, sim.task_id))
+
+
+def _price(flight: str, date: str, cabin: str) -> int:
+    db = environment_constructor("airline")().tools.db
+    return db.flights[flight].dates[date].prices[cabin]
+
+
+def _predicate_calls(variant) -> list[tuple[str, dict]]:
+    """Concrete tool calls that enact a predicate variant's reading."""
+    p = variant.predicate
+    db = environment_constructor("airline")().tools.db
+    res = db.reservations[p.reservation_id]
+    if p.kind == "upgrade_modify":
+        payment = next(x.payment_id for x in res.payment_history if x.payment_id.startswith("credit_card"))
+        origin, destination = res.origin, res.destination
+        date = p.date or res.flights[0].date
+        legs = environment_constructor("airline")().tools.search_onestop_flight(origin, destination, date)[0]
+        new = [{"flight_number": leg.flight_number, "date": date} for leg in legs]
+        same = [{"flight_number": f.flight_number, "date": f.date} for f in res.flights]
+        upgrade = ("update_reservation_flights", {"reservation_id": res.reservation_id, "cabin": "economy",
+                                                   "flights": same, "payment_id": payment})
+        change = ("update_reservation_flights", {"reservation_id": res.reservation_id, "cabin": "economy",
+                                                  "flights": new, "payment_id": payment})
+        return [("get_reservation_details", {"reservation_id": res.reservation_id}), upgrade, change] if p.calls == 2 else [
+            ("get_reservation_details", {"reservation_id": res.reservation_id}), change]
+    # rebook
+    passengers = [x.model_dump() for x in res.passengers]
+    payment = res.payment_history[0].payment_id
+    if p.flights is not None:
+        flights = [{"flight_number": f, "date": d} for f, d in p.flights]
+        origin, destination, trip = res.origin, next(
+            db.flights[f].destination for f, _ in p.flights[:1]), res.flight_type
+        cabin = "economy"
+    else:
+        date = next(f.date for f in res.flights if f.origin == p.segment[0])
+        direct = environment_constructor("airline")().tools.search_direct_flight(p.segment[0], p.segment[1], date)[0]
+        flights = [{"flight_number": direct.flight_number, "date": date}]
+        origin, destination, trip, cabin = p.segment[0], p.segment[1], "one_way", "economy"
+    amount = sum(_price(f["flight_number"], f["date"], cabin) for f in flights) * len(passengers)
+    book = ("book_reservation", {
+        "user_id": p.user_id, "origin": origin, "destination": destination, "flight_type": trip, "cabin": cabin,
+        "flights": flights, "passengers": passengers, "payment_methods": _pay(db, p.user_id, payment, amount),
+        "total_baggages": 0, "nonfree_baggages": 0, "insurance": "no",
+    })
+    return [("get_reservation_details", {"reservation_id": res.reservation_id}),
+            ("cancel_reservation", {"reservation_id": res.reservation_id}), book]
+
+
+def _pay(db, user_id: str, preferred: str, amount: int) -> list[dict]:
+    """A credit card if the user has one (the preferred first), else gift cards by balance."""
+    methods = db.users[user_id].payment_methods
+    cards = sorted((m for m in methods if m.startswith("credit_card")), key=lambda m: m != preferred)
+    if cards:
+        return [{"payment_id": cards[0], "amount": amount}]
+    plan, left = [], amount
+    for pid in sorted((m for m in methods if m.startswith("gift_card")), key=lambda m: -methods[m].amount):
+        take = min(left, int(methods[pid].amount))
+        if take:
+            plan.append({"payment_id": pid, "amount": take})
+            left -= take
+    assert left == 0, "the user cannot pay for the rebooking"
+    return plan
+
+
+def _variant_cases():
+    for version in ("tau2", "tau3"):
+        for task_id, variants in all_variants("airline", version).items():
+            for v in variants:
+                yield pytest.param(version, task_id, v, id=f"{version}-{task_id}-{v.gold_id}")
+
+
+@pytest.mark.parametrize(("version", "task_id", "variant"), list(_variant_cases()))
+def test_enacting_a_variant_scores_zero_single_one_multi(version, task_id, variant):
+    if variant.actions is not None:
+        calls = [(a.name, a.arguments) for a in variant.actions]
+    else:
+        calls = _predicate_calls(variant)
+    say = {"refusal": REFUSAL_TEXT, "declines_compensation": DECLINE_COMPENSATION_TEXT}.get(
+        variant.evidence, "Your request is complete."
+    )
+    result = _score("airline", version, _trajectory("airline", task_id, calls, say, version))
+    assert result.single_gold.reward == 0.0, "the variant must differ from the gold"
+    assert result.multi_gold_reward == 1.0, [(s.gold_id, s.reward, s.reason) for s in result.scores]
+    assert variant.gold_id in result.crediting_readings()
+
+
+@pytest.mark.parametrize(("version", "task_id", "variant"), list(_variant_cases()))
+def test_negative_trajectory_still_scores_zero(version, task_id, variant):
+    """A plausible wrong trajectory: the refusal without saying so, or the workaround done wrong."""
+    if variant.evidence is not None:
+        calls = [(a.name, a.arguments) for a in variant.actions]
+        sim = _trajectory("airline", task_id, calls, "Okay.", version)  # did the reads, never declined
+    elif variant.actions is not None:
+        calls = [(a.name, a.arguments) for a in variant.actions]
+        # the reading's writes, but a certificate / update for the wrong amount or reservation
+        wrong = [(n, {**a, "amount": a["amount"] * 2}) if n == "send_certificate" else (n, a) for n, a in calls]
+        if wrong == calls:
+            wrong = calls[:-1]  # drop the final write
+        sim = _trajectory("airline", task_id, wrong, version=version)
+    else:
+        calls = _predicate_calls(variant)
+        sim = _trajectory("airline", task_id, calls[:-1], version=version)  # stop before the last step
+    result = _score("airline", version, sim)
+    assert variant.gold_id not in result.matched_gold_ids
+
+
+@pytest.mark.parametrize("version", ["tau2", "tau3"])
+@pytest.mark.parametrize("task_id", LOOPHOLE_TASKS)
+def test_enacting_the_gold_scores_one_under_both(version, task_id):
+    task = load_task_set("airline", version).task(task_id)
+    calls = [(a.name, a.arguments) for a in task.evaluation_criteria.actions]
+    result = _score("airline", version, _trajectory("airline", task_id, calls, version=version))
+    assert result.single_gold.reward == 1.0 and result.multi_gold_reward == 1.0
+
+
+@pytest.mark.parametrize("version", ["tau2", "tau3"])
+def test_every_loophole_task_has_a_variant(version):
+    for task_id in LOOPHOLE_TASKS:
+        assert variants_for("airline", version, task_id), (version, task_id)
+
+
+def test_tau3_gold_of_29_enacts_the_tau2_cancel_and_rebook_reading():
+    """The rule derives the tau2 variant from the clause; tau3's maintainers wrote that reading as gold."""
+    tau3_gold = load_task_set("airline", "tau3").task("29").evaluation_criteria.actions
+    sim = _trajectory("airline", "29", [(a.name, a.arguments) for a in tau3_gold])
+    result = _score("airline", "tau2", sim)
+    assert result.single_gold.reward == 0.0
+    assert "L16.cancel_and_rebook" in result.matched_gold_ids
+
+
+def test_tau2_gold_of_29_is_the_tau3_modify_in_place_variant():
+    tau2_gold = load_task_set("airline", "tau2").task("29").evaluation_criteria.actions
+    sim = _trajectory("airline", "29", [(a.name, a.arguments) for a in tau2_gold], version="tau3")
+    result = _score("airline", "tau3", sim)
+    assert result.single_gold.reward == 0.0 and "L16.modify_in_place" in result.matched_gold_ids
+
+
+def test_certificate_amounts_follow_the_database():
+    """The lenient tau3 variants price the certificate from the data; tau2's gold agrees."""
+    for task_id in ("2", "27"):
+        (lenient,) = [v for v in variants_for("airline", "tau3", task_id) if v.reading == "lenient"]
+        gold_cert = next(
+            a for a in load_task_set("airline", "tau2").task(task_id).evaluation_criteria.actions
+            if a.name == "send_certificate"
+        )
+        assert lenient.actions[-1].arguments == gold_cert.arguments
+
+
+def test_variants_check_passes():
+    report = check_variants({"airline": engine_for("airline"), "retail": engine_for("retail")})
+    assert report.ok, report.problems
+    assert any("R1: no retail task" in n for n in report.notes)
+    assert any("R2: no retail task" in n for n in report.notes)
