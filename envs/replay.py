@@ -188,6 +188,18 @@ def outputs_match(actual: Any, expected: Any) -> tuple[bool, bool]:
     return False, False
 
 
+def track_tables(db: Any) -> dict[str, TrackedTable]:
+    """Wrap every top-level table of a tau2 database in place; returns them by name."""
+    tables: dict[str, TrackedTable] = {}
+    for name, value in list(db.__dict__.items()):
+        if not isinstance(value, dict):
+            raise TypeError(f"database field {name!r} is not a keyed table")
+        tracked = value if isinstance(value, TrackedTable) else TrackedTable(value)
+        db.__dict__[name] = tracked
+        tables[name] = tracked
+    return tables
+
+
 class ReplayEngine:
     """One domain's tau2 environment with a shared, restorable database (one per worker)."""
 
@@ -195,13 +207,7 @@ class ReplayEngine:
         self.domain = domain
         self.env = environment_constructor(domain)()
         self.db = self.env.tools.db
-        self.tables: dict[str, TrackedTable] = {}
-        for name, value in list(self.db.__dict__.items()):
-            if not isinstance(value, dict):
-                raise TypeError(f"{domain} database field {name!r} is not a keyed table")
-            tracked = TrackedTable(value)
-            self.db.__dict__[name] = tracked
-            self.tables[name] = tracked
+        self.tables = track_tables(self.db)
         if self.env.user_tools is not None:
             raise TypeError(f"{domain} has user tools; the replay engine covers agent tools only")
         self._pristine: State = {}

@@ -68,6 +68,7 @@ def _trial_row(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
         "task_id": str(raw.get("task_id")) if raw.get("task_id") is not None else None,
         "trial": _int(raw.get("trial")),
         "seed": _int(raw.get("seed")),
+        "agent_name": run.agent_model,
         "agent_model": run.agent_model,
         "agent_implementation": run.agent_implementation,
         "user_model": run.user_model,
@@ -93,6 +94,43 @@ def _str(v: object) -> str | None:
     return None if v is None else str(v)
 
 
+def scored_rows(
+    sim: SimulationRun, domain: str, task_version: str, trajectory_id: str, engine: ReplayEngine, judge: Judge | None
+) -> tuple[dict, list[dict]]:
+    """Score one simulation against its gold and variants: the trial's reward fields and its score rows."""
+    task = load_task_set(domain, task_version).task(sim.task_id)
+    result = score_trajectory(sim, task, engine, judge, variants_for(domain, task_version, sim.task_id))
+    gold = result.single_gold
+    trial = {
+        "reward": gold.reward,
+        "multi_gold_reward": result.multi_gold_reward,
+        "matched_gold_ids": result.matched_gold_ids,
+        "status": gold.status,
+        "reason": gold.reason,
+    }
+    scores = [
+        {
+            "trajectory_id": trajectory_id,
+            "task_id": sim.task_id,
+            "gold_id": s.gold_id,
+            "loophole_id": result.variants[s.gold_id].loophole_id if s.gold_id in result.variants else None,
+            "reading": result.variants[s.gold_id].reading if s.gold_id in result.variants else None,
+            "reward": s.reward,
+            "reward_basis": ",".join(s.reward_basis),
+            "db_match": s.db_match,
+            "communicate": s.communicate,
+            "nl_assertion": s.nl_assertion,
+            "action": s.action,
+            "env_assertion": s.env_assertion,
+            "status": s.status,
+            "reason": s.reason,
+            "replay_normalised": s.replay_normalised,
+        }
+        for s in result.scores
+    ]
+    return trial, scores
+
+
 def score_items(
     domain: str, task_version: str, items: Sequence[tuple[str, dict]], judge: JudgeSpec | None
 ) -> list[tuple[str, dict, list[dict]]]:
@@ -101,41 +139,11 @@ def score_items(
 
     set_log_level(False)
     engine = engine_for(domain)
-    task_set = load_task_set(domain, task_version)
     built = judge.build() if judge else None
     out = []
     for trajectory_id, raw in items:
         sim = SimulationRun.model_validate(raw)
-        variants = variants_for(domain, task_version, sim.task_id)
-        result = score_trajectory(sim, task_set.task(sim.task_id), engine, built, variants)
-        gold = result.single_gold
-        trial = {
-            "reward": gold.reward,
-            "multi_gold_reward": result.multi_gold_reward,
-            "matched_gold_ids": result.matched_gold_ids,
-            "status": gold.status,
-            "reason": gold.reason,
-        }
-        scores = [
-            {
-                "trajectory_id": trajectory_id,
-                "task_id": sim.task_id,
-                "gold_id": s.gold_id,
-                "loophole_id": result.variants[s.gold_id].loophole_id if s.gold_id in result.variants else None,
-                "reading": result.variants[s.gold_id].reading if s.gold_id in result.variants else None,
-                "reward": s.reward,
-                "reward_basis": ",".join(s.reward_basis),
-                "db_match": s.db_match,
-                "communicate": s.communicate,
-                "nl_assertion": s.nl_assertion,
-                "action": s.action,
-                "env_assertion": s.env_assertion,
-                "status": s.status,
-                "reason": s.reason,
-                "replay_normalised": s.replay_normalised,
-            }
-            for s in result.scores
-        ]
+        trial, scores = scored_rows(sim, domain, task_version, trajectory_id, engine, built)
         out.append((trajectory_id, trial, scores))
     return out
 

@@ -33,6 +33,7 @@ TRIALS_SCHEMA = pa.schema(
         ("task_id", pa.string()),
         ("trial", pa.int64()),
         ("seed", pa.int64()),
+        ("agent_name", pa.string()),  # the sweep config's agent name (rescore: the agent model)
         ("agent_model", pa.string()),
         ("agent_implementation", pa.string()),
         ("user_model", pa.string()),
@@ -41,11 +42,12 @@ TRIALS_SCHEMA = pa.schema(
         ("reward", pa.float64()),  # single-gold reward we computed; null when it cannot be
         ("multi_gold_reward", pa.float64()),  # max over gold and its variants
         ("matched_gold_ids", pa.list_(pa.string())),  # golds under which the reward is 1
-        ("status", pa.string()),  # ok | no_judge | replay_divergence | error
+        ("status", pa.string()),  # ok | no_judge | judge_error | replay_divergence | infra_error | error
         ("reason", pa.string()),
         ("duration_s", pa.float64()),
         ("agent_cost", pa.float64()),
         ("user_cost", pa.float64()),
+        ("retries", pa.int64()),  # LLM calls retried in a sweep trial (null when rescored)
         ("n_messages", pa.int64()),
         ("messages_json", pa.string()),  # the full tau2 message list, as JSON
     ]
@@ -169,3 +171,40 @@ def write_versions_diff(diff: VersionDiff, out: Path) -> None:
         for r in diff.rows
     ]
     atomic_write_table(to_table(rows, VERSIONS_DIFF_SCHEMA), Path(out))
+
+
+# --- sweeps: append-only parts, compacted into the tables ---------------------------------------
+# A sweep writes each batch of finished trials as a new part (atomically). A crash loses at most the
+# trials in flight; compaction folds the parts into trials/scores by key (later parts win), so a
+# trial written twice (a resumed infra error, or a part folded in just before a crash) stays one row.
+
+
+def write_part(run_dir: Path, trial_rows: Sequence[dict], score_rows: Sequence[dict], seq: int) -> None:
+    parts = Path(run_dir) / "parts"
+    stamp = f"{seq:06d}-{os.getpid()}-{tempfile.mktemp(dir='', prefix='')[-6:]}"
+    # scores first: a part whose trials are missing only makes the resume rerun those trials
+    atomic_write_table(to_table(score_rows, SCORES_SCHEMA), parts / f"scores-{stamp}.parquet")
+    atomic_write_table(to_table(trial_rows, TRIALS_SCHEMA), parts / f"trials-{stamp}.parquet")
+
+
+def compact(run_dir: Path) -> None:
+    parts = Path(run_dir) / "parts"
+    if not parts.is_dir():
+        return
+    for name in ("scores", "trials"):
+        files = sorted(parts.glob(f"{name}-*.parquet"))
+        if not files:
+            continue
+        rows: list[dict] = []
+        for f in files:
+            rows += pq.read_table(f).cast(TABLES[name]).to_pylist()
+        latest = {tuple(r[k] for k in TABLE_KEYS[name]): r for r in rows}
+        upsert_rows(run_dir, name, latest.values())
+        for f in files:
+            f.unlink()
+
+
+def finished_keys(run_dir: Path, retry_statuses: Iterable[str] = ("infra_error",)) -> set[str]:
+    trials = read_table(run_dir, "trials")
+    keep = ~trials["status"].isin(list(retry_statuses))
+    return set(trials.loc[keep, "trajectory_id"])

@@ -11,6 +11,7 @@ import typer
 
 from harness._quiet import quiet_imports, set_log_level
 from harness.cli import rescore as rescore_cmd
+from harness.cli import sweep as sweep_cmd
 from harness.cli import variants as variants_cmd
 from harness.cli import versions as versions_cmd
 
@@ -35,6 +36,7 @@ def _root(
 app.add_typer(versions_cmd.app, name="versions")
 app.add_typer(variants_cmd.app, name="variants")
 rescore_cmd.register(app)
+sweep_cmd.register(app)
 
 
 def main() -> None:

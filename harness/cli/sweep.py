@@ -1,0 +1,69 @@
+"""``harness sweep CONFIG``: run a sweep on Ray, with progress, and print single- and multi-gold results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("sweep")(sweep)
+
+
+def sweep(
+    config_path: Path = typer.Argument(..., help="A sweep config (YAML)."),
+    workers: int | None = typer.Option(None, "--workers", min=1, help="Ray worker actors (default: from cores)."),
+) -> None:
+    """Run (or resume) the trials of a sweep config; the output directory is its Parquet store."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from harness.config import load_config
+    from harness.sweep import run_sweep
+
+    config = load_config(config_path)
+    console = Console(width=None if Console().is_terminal else 160)
+    console.print(f"sweep {config.name} ({config.sweep_id()}) → {config.output_dir()}", soft_wrap=True)
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=Console(stderr=True), transient=False,
+    ) as bar:
+        task = None
+
+        def update(p) -> None:  # type: ignore[no-untyped-def]
+            nonlocal task
+            done = sum(p.per_agent.values())
+            agents = " ".join(f"{a} {p.per_agent[a]}/{p.per_agent_total[a]}" for a in sorted(p.per_agent_total))
+            desc = f"{agents} | errors {p.errors} infra {p.infra_errors} retries {p.retries}"
+            if task is None:
+                task = bar.add_task(desc, total=p.total, completed=done)
+            bar.update(task, completed=done, description=desc)
+
+        out, progress = run_sweep(config, on_progress=update, workers=workers)
+    print_summary(console, out)
+
+
+def print_summary(console, out: Path) -> None:  # type: ignore[no-untyped-def]
+    from rich.table import Table
+
+    from harness import store
+
+    trials = store.read_table(out, "trials")
+    table = Table("agent", "domain", "version", "trials", "single-gold", "multi-gold", "infra errors", "errors")
+    for (agent, domain, version), g in trials.groupby(["agent_name", "domain", "task_version"]):
+        scored = g[g.reward.notna()]
+        table.add_row(
+            str(agent), str(domain), str(version), str(len(g)),
+            f"{scored.reward.mean():.3f}" if len(scored) else "n/a",
+            f"{scored.multi_gold_reward.mean():.3f}" if len(scored) else "n/a",
+            str(int((g.status == "infra_error").sum())), str(int((g.status == "error").sum())),
+        )
+    console.print(table)
+    console.print("infra errors are excluded from the means; running the sweep again retries them.", soft_wrap=True)

@@ -1,0 +1,89 @@
+"""The scripted roles: an agent that acts out a plan, and a user that states the task and confirms.
+
+The request says which role and plan through the model name (``scripted-agent``, ``scripted-agent:<gold_id>``
+for a gold variant's plan, falling back to the gold where the task has no such variant; ``scripted-user``) and which task through the ``X-Harness-Task`` header
+(``domain/version/task_id``) that the sweep runner sends with every completion.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from tau2.data_model.tasks import Action
+
+from envs import load_task_set
+from gold_variants import variants_for
+
+CONFIRM_WORDS = ("confirm", "proceed", "(yes/no)", "shall i", "would you like me to", "do you want me to")
+REFUSAL_TEXT = "I'm sorry, but I cannot do that: the policy does not allow this change."
+DECLINE_COMPENSATION_TEXT = (
+    "Our policy only allows a delay certificate if you change or cancel the reservation, so I cannot offer "
+    "compensation without that."
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    actions: tuple[Action, ...]
+    closing: str
+
+
+@lru_cache(maxsize=4096)
+def plan_for(task_ref: str, plan: str) -> Plan:
+    domain, version, task_id = task_ref.split("/", 2)
+    task = load_task_set(domain, version).task(task_id)
+    criteria = task.evaluation_criteria
+    told = list(criteria.communicate_info or []) if criteria else []
+    if plan == "gold":
+        actions = tuple(criteria.actions or []) if criteria else ()
+        return Plan(actions, " ".join(["Your request has been handled.", *told]))
+    variant = next((v for v in variants_for(domain, version, task_id) if v.gold_id == plan), None)
+    if variant is None or variant.actions is None:
+        return plan_for(task_ref, "gold")  # a task without this reading: the agent follows the gold
+    say = {"refusal": REFUSAL_TEXT, "declines_compensation": DECLINE_COMPENSATION_TEXT}.get(
+        variant.evidence or "", "Your request has been handled."
+    )
+    return Plan(tuple(variant.actions), " ".join([say, *told]))
+
+
+def _first_words(task_ref: str) -> str:
+    domain, version, task_id = task_ref.split("/", 2)
+    ins = load_task_set(domain, version).task(task_id).user_scenario.instructions
+    if isinstance(ins, str):
+        return ins
+    return "\n".join(p for p in (ins.reason_for_call, ins.known_info) if p)
+
+
+def agent_reply(body: dict, task_ref: str, plan: str, malformed: bool = False) -> dict[str, Any]:
+    """The next step of the plan: a tool call, or the closing message once every call is made."""
+    done = sum(len(m.get("tool_calls") or []) for m in body.get("messages", []) if m.get("role") == "assistant")
+    steps = plan_for(task_ref, plan)
+    if done < len(steps.actions):
+        action = steps.actions[done]
+        arguments = json.dumps(action.arguments)
+        if malformed:
+            arguments = arguments[:-1]  # truncated JSON, as a flaky provider sends it
+        return {
+            "content": None,
+            "tool_calls": [{
+                "id": f"call_{done}_{action.name}",
+                "type": "function",
+                "function": {"name": action.name, "arguments": arguments},
+            }],
+        }
+    return {"content": steps.closing}
+
+
+def user_reply(body: dict, task_ref: str) -> dict[str, Any]:
+    """Open with the reason for the call; say yes when asked to confirm; otherwise stop."""
+    messages = body.get("messages", [])
+    spoken = sum(1 for m in messages if m.get("role") == "assistant")  # the user's own turns, flipped
+    if spoken == 0:
+        return {"content": _first_words(task_ref)}
+    last = next((m.get("content") or "" for m in reversed(messages) if m.get("role") == "user"), "")
+    if any(w in last.lower() for w in CONFIRM_WORDS):
+        return {"content": "yes"}
+    return {"content": "Thank you, that is all. ###STOP###"}

@@ -1,0 +1,74 @@
+"""One trial through tau2's real ``Orchestrator``: build, run, return the trajectory. No I/O, no scoring."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from tau2.data_model.simulation import SimulationRun
+from tau2.orchestrator.orchestrator import Orchestrator
+
+from envs import environment_constructor, load_task_set
+from envs.pool import DatabasePool
+from harness.agents import RetryCounter, RetryingLLMAgent, RetryingUserSimulator, RetryPolicy
+from harness.config import ModelSpec
+
+
+@dataclass
+class TrialSpec:
+    """Everything a worker needs for one trial (picklable; secrets are resolved in the worker)."""
+
+    key: str
+    seed: int
+    domain: str
+    version: str
+    task_id: str
+    trial: int
+    agent_name: str
+    agent: ModelSpec
+    user: ModelSpec
+    max_steps: int
+    max_errors: int
+    retry: RetryPolicy
+    timeout_s: float
+    policy: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def llm_args(spec: ModelSpec, task_ref: str, timeout_s: float) -> dict[str, Any]:
+    args = dict(spec.args)
+    if spec.api_key_env:
+        args["api_key"] = os.environ.get(spec.api_key_env, "")
+    headers = dict(args.pop("extra_headers", {}) or {})
+    headers["X-Harness-Task"] = task_ref  # tracing for providers; the scripted server's task selector
+    args["extra_headers"] = headers
+    args.setdefault("timeout", timeout_s)
+    args["num_retries"] = 0  # our backoff decides (and counts) retries, not litellm's
+    return args
+
+
+def simulate(spec: TrialSpec, pool: DatabasePool, counter: RetryCounter) -> SimulationRun:
+    task = load_task_set(spec.domain, spec.version).task(spec.task_id)
+    task_ref = f"{spec.domain}/{spec.version}/{spec.task_id}"
+    with pool.database(spec.domain) as db:
+        environment = environment_constructor(spec.domain, spec.policy)(db=db)
+        agent = RetryingLLMAgent(
+            tools=environment.get_tools(),
+            domain_policy=environment.get_policy(),
+            llm=spec.agent.model,
+            llm_args=llm_args(spec.agent, task_ref, spec.timeout_s),
+            policy=spec.retry, counter=counter, seed=spec.seed,
+        )
+        user = RetryingUserSimulator(
+            tools=None,
+            instructions=str(task.user_scenario),
+            llm=spec.user.model,
+            llm_args=llm_args(spec.user, task_ref, spec.timeout_s),
+            policy=spec.retry, counter=counter, seed=spec.seed,
+        )
+        orchestrator = Orchestrator(
+            domain=spec.domain, agent=agent, user=user, environment=environment, task=task,
+            max_steps=spec.max_steps, max_errors=spec.max_errors, seed=spec.seed,
+        )
+        return orchestrator.run()

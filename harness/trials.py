@@ -1,0 +1,64 @@
+"""Trial keys: a config expands into (agent, domain, version, task, trial); sha256 gives seed and identity."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass
+
+from envs import load_task_set
+from gold_variants import load_catalog
+from harness.config import SweepConfig
+from harness.errors import HarnessInputError
+
+
+@dataclass(frozen=True)
+class TrialKey:
+    sweep_id: str
+    agent: str
+    domain: str
+    version: str
+    task_id: str
+    trial: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.sweep_id}/{self.agent}/{self.domain}/{self.version}/{self.task_id}/{self.trial}"
+
+    @property
+    def seed(self) -> int:
+        """Stable across runs and machines (never Python's ``hash()``)."""
+        return int(hashlib.sha256(self.key.encode()).hexdigest()[:8], 16) & 0x7FFFFFFF
+
+    @property
+    def task_ref(self) -> str:
+        return f"{self.domain}/{self.version}/{self.task_id}"
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def task_ids(config: SweepConfig, domain: str, version: str) -> list[str]:
+    task_set = load_task_set(domain, version)
+    if config.tasks == "all":
+        return task_set.task_ids()
+    if config.tasks == "loophole":
+        wanted = load_catalog().loophole_tasks(domain)
+        return [t for t in task_set.task_ids() if t in wanted]
+    missing = [t for t in config.tasks if t not in task_set.by_id]
+    if missing:
+        raise HarnessInputError(
+            f"field 'tasks': {domain} {version} has no task {missing[0]!r} ({len(task_set.tasks)} tasks)"
+        )
+    return [str(t) for t in config.tasks]
+
+
+def expand(config: SweepConfig) -> list[TrialKey]:
+    sweep_id = config.sweep_id()
+    keys = []
+    for agent in config.agents:
+        for domain in config.domains:
+            for version in config.task_versions:
+                for task_id in task_ids(config, domain, version):
+                    for trial in range(config.trials):
+                        keys.append(TrialKey(sweep_id, agent.name, domain, version, task_id, trial))
+    return keys

@@ -1,0 +1,83 @@
+"""Sweep configs: bad keys, values and files give one-line errors with the YAML line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.config import load_config, redact
+from harness.errors import HarnessInputError
+from harness.trials import TrialKey, expand
+
+GOOD = """\
+name: t
+agents:
+  - name: a
+    model: openai/gpt-4.1
+    args: {temperature: 0.0, api_key: sk-abc}
+user_simulator:
+  model: openai/gpt-4.1
+domains: [airline]
+tasks: ["1", "2"]
+trials: 2
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    return p
+
+
+def test_good_config_expands(tmp_path):
+    config = load_config(_write(tmp_path, GOOD))
+    keys = expand(config)
+    assert len(keys) == 4 and len({k.key for k in keys}) == 4
+    assert config.redacted()["agents"][0]["args"]["api_key"] == "***"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (GOOD.replace("trials: 2", "trials: 2\nbogus: 1"), "line 11: field 'bogus': unknown key"),
+        (GOOD.replace("trials: 2", "trials: 0"), "line 10: field 'trials': Input should be greater than or equal to 1"),
+        (GOOD.replace("domains: [airline]", "domains: [telecom]"), "line 8: field 'domains.0'"),
+        (GOOD.replace("    model: openai/gpt-4.1\n    args", "    args"), "line 3: field 'agents.0.model': Field required"),
+        (GOOD + "policy_overrides: {airline: nope.md}\n", "field 'policy_overrides.airline': file nope.md not found"),
+        (GOOD + "address: 10.0.0.1\n", "field 'address'"),
+        ("name: [unclosed\n", "not valid YAML"),
+    ],
+)
+def test_bad_config_one_line(tmp_path, text, expected):
+    path = _write(tmp_path, text)
+    with pytest.raises(HarnessInputError) as err:
+        load_config(path)
+    assert str(err.value).startswith(str(path)) and expected in str(err.value), str(err.value)
+
+
+def test_unknown_task_id(tmp_path):
+    config = load_config(_write(tmp_path, GOOD.replace('tasks: ["1", "2"]', 'tasks: ["1", "999"]')))
+    with pytest.raises(HarnessInputError, match="field 'tasks': airline tau2 has no task '999'"):
+        expand(config)
+
+
+def test_cli_bad_config_exit_code(tmp_path):
+    path = _write(tmp_path, GOOD.replace("trials: 2", "trials: -1"))
+    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "sweep", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.startswith(f"error: {path}: line 10: field 'trials'")
+
+
+def test_seed_is_sha256_of_key():
+    import hashlib
+
+    k = TrialKey("s", "a", "airline", "tau2", "1", 0)
+    assert k.seed == int(hashlib.sha256(b"s/a/airline/tau2/1/0").hexdigest()[:8], 16) & 0x7FFFFFFF
+
+
+def test_redact_nested():
+    assert redact({"args": {"api_key": "x", "nested": [{"auth_token": "y"}], "t": 1}}) == {
+        "args": {"api_key": "***", "nested": [{"auth_token": "***"}], "t": 1}
+    }
