@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from tau2.data_model.simulation import SimulationRun
@@ -48,13 +49,36 @@ def llm_args(spec: ModelSpec, task_ref: str, timeout_s: float) -> dict[str, Any]
     return args
 
 
+class SchemaOnceTool:
+    """A tau2 tool whose OpenAI schema is built once: tau2 rebuilds every tool's JSON schema with pydantic
+    on every LLM call (about 9 ms per airline call). The agent only reads the schema; tool calls go
+    through the environment, so the proxy is safe to share between trials of a domain."""
+
+    def __init__(self, tool: Any) -> None:
+        self._tool = tool
+        self.name = tool.name
+        self._schema = tool.openai_schema
+
+    @property
+    def openai_schema(self) -> dict:
+        return self._schema  # read-only by tau2 and litellm, which build new request payloads from it
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._tool, name)
+
+
+@lru_cache(maxsize=8)
+def _agent_tools(domain: str, policy: str | None) -> tuple[SchemaOnceTool, ...]:
+    return tuple(SchemaOnceTool(t) for t in environment_constructor(domain, policy)().get_tools())
+
+
 def simulate(spec: TrialSpec, pool: DatabasePool, counter: RetryCounter) -> SimulationRun:
     task = load_task_set(spec.domain, spec.version).task(spec.task_id)
     task_ref = f"{spec.domain}/{spec.version}/{spec.task_id}"
     with pool.database(spec.domain) as db:
         environment = environment_constructor(spec.domain, spec.policy)(db=db)
         agent = RetryingLLMAgent(
-            tools=environment.get_tools(),
+            tools=list(_agent_tools(spec.domain, spec.policy)),
             domain_policy=environment.get_policy(),
             llm=spec.agent.model,
             llm_args=llm_args(spec.agent, task_ref, spec.timeout_s),

@@ -91,6 +91,9 @@ class TrialWorker:
 
         quiet_imports()
         set_log_level(False)
+        from harness.scripted_llm import register_scripted_models
+
+        register_scripted_models()
         self.pool = DatabasePool()
         self.engines: dict = {}
         self.score_lock = threading.Lock()
@@ -99,6 +102,16 @@ class TrialWorker:
             from harness.scoring import LitellmJudge
 
             self.judge = LitellmJudge(judge["model"], **judge.get("args", {}))
+
+    def ready(self, domains: list[str], slots: int) -> bool:
+        """Load ``slots`` databases per domain (one per thread) before the sweep's clock starts."""
+        from contextlib import ExitStack
+
+        with ExitStack() as stack:
+            for domain in domains:
+                for _ in range(slots):
+                    stack.enter_context(self.pool.database(domain))
+        return True
 
     def run(self, spec: TrialSpec) -> tuple[dict, list[dict]]:
         return run_trial(spec, self.pool, self.engines, self.score_lock, self.judge)
@@ -113,6 +126,8 @@ class SweepProgress:
     errors: int = 0
     infra_errors: int = 0
     retries: int = 0
+    started_at: float | None = None  # after workers are up: the trials phase
+    finished_at: float | None = None
 
 
 def _provider(spec: TrialSpec) -> str:
@@ -181,6 +196,8 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers):  
     judge = {"model": config.judge.model, "args": config.judge.args} if config.judge else None
     actor_cls = ray.remote(num_cpus=0, max_restarts=3, max_task_retries=3, max_concurrency=threads)(TrialWorker)
     actors = [actor_cls.remote(judge) for _ in range(n_workers)]
+    ray.get([a.ready.remote(list(config.domains), threads) for a in actors])  # imports and first database load, before the clock
+    progress.started_at = time.perf_counter()
 
     pending = deque(trial_specs(config, todo))
     inflight: dict = {}
@@ -204,9 +221,12 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers):  
             buffer_scores.clear()
         last_flush = time.monotonic()
 
+    # Workers run at most max_concurrency trials at once (their threads); a couple more wait in each
+    # worker's queue so a freed thread starts the next trial without a round trip to this loop.
+    queue_ahead = config.max_concurrency + 2 * len(actors)
     while pending or inflight:
         blocked: list[TrialSpec] = []
-        while pending and len(inflight) < config.max_concurrency:
+        while pending and len(inflight) < queue_ahead:
             spec = pending.popleft()
             if not can_submit(spec):
                 blocked.append(spec)
@@ -240,6 +260,7 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers):  
         if on_progress and ready:
             on_progress(progress)
     flush()
+    progress.finished_at = time.perf_counter()
     store.compact(out)
     return out, progress
 

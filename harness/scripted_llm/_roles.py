@@ -49,6 +49,25 @@ def plan_for(task_ref: str, plan: str) -> Plan:
     return Plan(tuple(variant.actions), " ".join([say, *told]))
 
 
+@lru_cache(maxsize=4)
+def _reasons(version: str) -> list[tuple[str, str]]:
+    out = []
+    for domain in ("airline", "retail"):
+        for task in load_task_set(domain, version).tasks:
+            ins = task.user_scenario.instructions
+            reason = ins if isinstance(ins, str) else ins.reason_for_call
+            out.append((reason.strip(), f"{domain}/{version}/{task.id}"))
+    return out
+
+
+def task_from_conversation(body: dict, version: str) -> str | None:
+    """The task whose reason for call the conversation contains: for clients that cannot send the
+    ``X-Harness-Task`` header (tau2's own runner, in the benchmark)."""
+    text = "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
+    hits = [ref for reason, ref in _reasons(version) if reason and reason in text]
+    return hits[0] if hits else None
+
+
 def _first_words(task_ref: str) -> str:
     domain, version, task_id = task_ref.split("/", 2)
     ins = load_task_set(domain, version).task(task_id).user_scenario.instructions

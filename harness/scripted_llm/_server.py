@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from harness.scripted_llm._roles import agent_reply, user_reply
+from harness.scripted_llm._roles import agent_reply, task_from_conversation, user_reply
 
 Responder = Callable[[dict], "str | dict[str, Any]"]
 
@@ -34,8 +34,11 @@ class Faults:
 
 
 class ScriptedLLMServer:
-    def __init__(self, responder: Responder | None = None, faults: Faults | None = None) -> None:
+    def __init__(
+        self, responder: Responder | None = None, faults: Faults | None = None, version_hint: str = "tau2"
+    ) -> None:
         self.responder = responder
+        self.version_hint = version_hint
         self.faults = faults or Faults()
         self.requests: list[dict] = []
         self.counts: Counter[str] = Counter()
@@ -45,6 +48,7 @@ class ScriptedLLMServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms delayed-ACK stall
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
@@ -105,9 +109,11 @@ class ScriptedLLMServer:
                 message = {"content": answer} if isinstance(answer, str) else answer
             elif role == "agent":
                 plan = model.split(":", 1)[1] if ":" in model else "gold"
+                task_ref = task_ref or task_from_conversation(body, self.version_hint)
                 message = agent_reply(body, self._need(task_ref), plan, malformed)
                 self.counts["fault_malformed"] += malformed and bool(message.get("tool_calls"))
             elif role == "user":
+                task_ref = task_ref or task_from_conversation(body, self.version_hint)
                 message = user_reply(body, self._need(task_ref))
             else:
                 return 404, {"error": {"message": f"unknown scripted model {model!r}"}}
