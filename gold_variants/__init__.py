@@ -10,7 +10,8 @@ from gold_variants._model import (
     load_catalog,
 )
 from gold_variants._predicates import predicate_holds
-from gold_variants._registry import all_variants, variants_for
+from gold_variants._registry import all_variants, gold_reading, variants_for
+from gold_variants._witness import witness
 
 __all__ = [
     "Catalog",
@@ -20,7 +21,9 @@ __all__ = [
     "UpgradeModifyPredicate",
     "all_variants",
     "evidence_holds",
+    "gold_reading",
     "load_catalog",
     "predicate_holds",
     "variants_for",
+    "witness",
 ]

@@ -26,3 +26,27 @@ def variants_for(domain: str, version: str, task_id: str) -> list[GoldVariant]:
 def all_variants(domain: str, version: str) -> dict[str, list[GoldVariant]]:
     ts = load_task_set(domain, version)
     return {t.id: variants_for(domain, version, t.id) for t in ts.tasks}
+
+
+def gold_reading(domain: str, version: str, task_id: str) -> tuple[str, str] | None:
+    """(loophole id, reading) that the task's own gold enacts, where a loophole applies.
+
+    It is the catalog reading the variants leave over; where two are left (L16 on task 13), a gold that
+    writes nothing is the refusal.
+    """
+    from gold_variants._model import load_catalog
+    from gold_variants.readings._base import TaskContext
+
+    variants = variants_for(domain, version, task_id)
+    if not variants:
+        return None
+    loophole = variants[0].loophole_id
+    entry = load_catalog().get(loophole.split("/")[0])
+    taken = {v.reading for v in variants if v.loophole_id == loophole}
+    left = [r.name for r in entry.readings if r.name not in taken]
+    if len(left) > 1 and "refuse" in left:
+        ctx = TaskContext(domain, version, load_task_set(domain, version).task(task_id))
+        if not ctx.writes() or any(a.name == "transfer_to_human_agents" for a in ctx.gold):
+            return loophole, "refuse"
+        left.remove("refuse")
+    return (loophole, left[0]) if left else None

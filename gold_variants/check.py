@@ -81,6 +81,15 @@ def _check_task(report, engine: ReplayEngine, catalog, task, variants: list[Gold
             for name, state in outcomes:
                 if isinstance(state, dict) and predicate_holds(v.predicate, engine, state)[0]:
                     report.problems.append(f"{where}: predicate already satisfied by {name}'s outcome")
+            from gold_variants._witness import witness
+
+            try:
+                enacted = engine.replay_actions(witness(v))
+                holds, why = predicate_holds(v.predicate, engine, enacted.state)
+                if enacted.errors or not holds:
+                    report.problems.append(f"{where}: its witness does not enact it ({why}; {enacted.errors[:1]})")
+            except (ValueError, IndexError, KeyError) as exc:
+                report.problems.append(f"{where}: no witness can be built ({exc})")
             twins = [name for name, other in outcomes if other == v.predicate]
             if twins:
                 report.problems.append(f"{where}: redundant, same predicate as {', '.join(twins)}")

@@ -39,18 +39,32 @@ class ModelSpec(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
-    model: str
+    model: str | None = None
     args: dict[str, Any] = Field(default_factory=dict)
     api_key_env: str | None = None
 
     @property
     def provider(self) -> str:
+        if self.model is None:
+            return "local"
         return self.model.split("/", 1)[0] if "/" in self.model else "openai"
 
 
 class AgentSpec(ModelSpec):
+    """An LLM agent (``llm_agent``: tau2's LLMAgent) or a policy-reading agent (``reading_agent``: no LLM)."""
+
     name: str
-    implementation: Literal["llm_agent"] = "llm_agent"
+    implementation: Literal["llm_agent", "reading_agent"] = "llm_agent"
+    profile: Literal["conservative", "creative", "inconsistent"] | None = None
+    procedural_error_rate: float = Field(0.0, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _kind(self) -> AgentSpec:
+        if self.implementation == "llm_agent" and not self.model:
+            raise ValueError("an llm_agent needs a model")
+        if self.implementation == "reading_agent" and self.profile is None:
+            raise ValueError("a reading_agent needs a profile (conservative, creative or inconsistent)")
+        return self
 
     @field_validator("name")
     @classmethod
@@ -61,7 +75,15 @@ class AgentSpec(ModelSpec):
 
 
 class UserSpec(ModelSpec):
-    implementation: Literal["user_simulator"] = "user_simulator"
+    """tau2's LLM ``user_simulator``, or the ``scripted_user`` that needs no LLM."""
+
+    implementation: Literal["user_simulator", "scripted_user"] = "user_simulator"
+
+    @model_validator(mode="after")
+    def _kind(self) -> UserSpec:
+        if self.implementation == "user_simulator" and not self.model:
+            raise ValueError("a user_simulator needs a model")
+        return self
 
 
 class RetrySpec(BaseModel):

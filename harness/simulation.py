@@ -13,7 +13,8 @@ from tau2.orchestrator.orchestrator import Orchestrator
 from envs import environment_constructor, load_task_set
 from envs.pool import DatabasePool
 from harness.agents import RetryCounter, RetryingLLMAgent, RetryingUserSimulator, RetryPolicy
-from harness.config import ModelSpec
+from harness.agents._reading import ReadingAgent, ScriptedUser, choose_plan
+from harness.config import AgentSpec, UserSpec
 
 
 @dataclass
@@ -27,8 +28,8 @@ class TrialSpec:
     task_id: str
     trial: int
     agent_name: str
-    agent: ModelSpec
-    user: ModelSpec
+    agent: AgentSpec
+    user: UserSpec
     max_steps: int
     max_errors: int
     retry: RetryPolicy
@@ -37,7 +38,7 @@ class TrialSpec:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def llm_args(spec: ModelSpec, task_ref: str, timeout_s: float) -> dict[str, Any]:
+def llm_args(spec: AgentSpec | UserSpec, task_ref: str, timeout_s: float) -> dict[str, Any]:
     args = dict(spec.args)
     if spec.api_key_env:
         args["api_key"] = os.environ.get(spec.api_key_env, "")
@@ -72,27 +73,41 @@ def _agent_tools(domain: str, policy: str | None) -> tuple[SchemaOnceTool, ...]:
     return tuple(SchemaOnceTool(t) for t in environment_constructor(domain, policy)().get_tools())
 
 
-def simulate(spec: TrialSpec, pool: DatabasePool, counter: RetryCounter) -> SimulationRun:
+def simulate(spec: TrialSpec, pool: DatabasePool, counter: RetryCounter) -> tuple[SimulationRun, dict[str, Any]]:
+    """Run one trial; returns the trajectory and what the agent meant to do (reading agents)."""
     task = load_task_set(spec.domain, spec.version).task(spec.task_id)
     task_ref = f"{spec.domain}/{spec.version}/{spec.task_id}"
+    meant: dict[str, Any] = {}
     with pool.database(spec.domain) as db:
         environment = environment_constructor(spec.domain, spec.policy)(db=db)
-        agent = RetryingLLMAgent(
-            tools=list(_agent_tools(spec.domain, spec.policy)),
-            domain_policy=environment.get_policy(),
-            llm=spec.agent.model,
-            llm_args=llm_args(spec.agent, task_ref, spec.timeout_s),
-            policy=spec.retry, counter=counter, seed=spec.seed,
-        )
-        user = RetryingUserSimulator(
-            tools=None,
-            instructions=str(task.user_scenario),
-            llm=spec.user.model,
-            llm_args=llm_args(spec.user, task_ref, spec.timeout_s),
-            policy=spec.retry, counter=counter, seed=spec.seed,
-        )
+        tools = list(_agent_tools(spec.domain, spec.policy))
+        if spec.agent.implementation == "reading_agent":
+            plan = choose_plan(
+                spec.domain, spec.version, spec.task_id, spec.agent.profile, spec.seed, spec.agent.procedural_error_rate
+            )
+            agent = ReadingAgent(tools, environment.get_policy(), plan)
+            meant = {"intended_gold_id": plan.intended_gold_id, "intended_reading": plan.reading,
+                     "procedural_error": plan.procedural_error}
+        else:
+            agent = RetryingLLMAgent(
+                tools=tools,
+                domain_policy=environment.get_policy(),
+                llm=spec.agent.model,
+                llm_args=llm_args(spec.agent, task_ref, spec.timeout_s),
+                policy=spec.retry, counter=counter, seed=spec.seed,
+            )
+        if spec.user.implementation == "scripted_user":
+            user = ScriptedUser(task)
+        else:
+            user = RetryingUserSimulator(
+                tools=None,
+                instructions=str(task.user_scenario),
+                llm=spec.user.model,
+                llm_args=llm_args(spec.user, task_ref, spec.timeout_s),
+                policy=spec.retry, counter=counter, seed=spec.seed,
+            )
         orchestrator = Orchestrator(
             domain=spec.domain, agent=agent, user=user, environment=environment, task=task,
             max_steps=spec.max_steps, max_errors=spec.max_errors, seed=spec.seed,
         )
-        return orchestrator.run()
+        return orchestrator.run(), meant

@@ -48,6 +48,9 @@ TRIALS_SCHEMA = pa.schema(
         ("agent_cost", pa.float64()),
         ("user_cost", pa.float64()),
         ("retries", pa.int64()),  # LLM calls retried in a sweep trial (null when rescored)
+        ("intended_gold_id", pa.string()),  # reading agents: the gold or variant they meant to enact
+        ("intended_reading", pa.string()),
+        ("procedural_error", pa.bool_()),  # reading agents: an action was dropped on purpose
         ("n_messages", pa.int64()),
         ("messages_json", pa.string()),  # the full tau2 message list, as JSON
     ]

@@ -56,7 +56,7 @@ def run_trial(spec: TrialSpec, pool, engines, score_lock, judge) -> tuple[dict, 
     }
     started = time.perf_counter()
     try:
-        sim = simulate(spec, pool, counter)
+        sim, meant = simulate(spec, pool, counter)
     except InfraError as exc:
         row.update(status="infra_error", reason=str(exc), retries=counter.retries,
                    duration_s=time.perf_counter() - started, n_messages=0, messages_json="[]")
@@ -67,6 +67,7 @@ def run_trial(spec: TrialSpec, pool, engines, score_lock, judge) -> tuple[dict, 
         traceback.print_exc()
         return row, []
     dumped = sim.model_dump(mode="json")
+    row.update(meant)
     row.update(
         termination_reason=sim.termination_reason.value, duration_s=sim.duration, agent_cost=sim.agent_cost,
         user_cost=sim.user_cost, retries=counter.retries, n_messages=len(sim.messages),

@@ -13,7 +13,7 @@ from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
 from tau2.data_model.simulation import SimulationRun, TerminationReason
 
 from envs import environment_constructor, load_task_set
-from gold_variants import all_variants, variants_for
+from gold_variants import all_variants, variants_for, witness
 from gold_variants.check import check_variants
 from harness.rescoring import engine_for
 from harness.scoring import score_trajectory
@@ -53,66 +53,9 @@ def _score(domain: str, version: str, sim: SimulationRun):
     return score_trajectory(sim, task, engine_for(domain), variants=variants_for(domain, version, sim.task_id))
 
 
-def _price(flight: str, date: str, cabin: str) -> int:
-    db = environment_constructor("airline")().tools.db
-    return db.flights[flight].dates[date].prices[cabin]
-
-
 def _predicate_calls(variant) -> list[tuple[str, dict]]:
     """Concrete tool calls that enact a predicate variant's reading."""
-    p = variant.predicate
-    db = environment_constructor("airline")().tools.db
-    res = db.reservations[p.reservation_id]
-    if p.kind == "upgrade_modify":
-        payment = next(x.payment_id for x in res.payment_history if x.payment_id.startswith("credit_card"))
-        origin, destination = res.origin, res.destination
-        date = p.date or res.flights[0].date
-        legs = environment_constructor("airline")().tools.search_onestop_flight(origin, destination, date)[0]
-        new = [{"flight_number": leg.flight_number, "date": date} for leg in legs]
-        same = [{"flight_number": f.flight_number, "date": f.date} for f in res.flights]
-        upgrade = ("update_reservation_flights", {"reservation_id": res.reservation_id, "cabin": "economy",
-                                                   "flights": same, "payment_id": payment})
-        change = ("update_reservation_flights", {"reservation_id": res.reservation_id, "cabin": "economy",
-                                                  "flights": new, "payment_id": payment})
-        return [("get_reservation_details", {"reservation_id": res.reservation_id}), upgrade, change] if p.calls == 2 else [
-            ("get_reservation_details", {"reservation_id": res.reservation_id}), change]
-    # rebook
-    passengers = [x.model_dump() for x in res.passengers]
-    payment = res.payment_history[0].payment_id
-    if p.flights is not None:
-        flights = [{"flight_number": f, "date": d} for f, d in p.flights]
-        origin, destination, trip = res.origin, next(
-            db.flights[f].destination for f, _ in p.flights[:1]), res.flight_type
-        cabin = "economy"
-    else:
-        date = next(f.date for f in res.flights if f.origin == p.segment[0])
-        direct = environment_constructor("airline")().tools.search_direct_flight(p.segment[0], p.segment[1], date)[0]
-        flights = [{"flight_number": direct.flight_number, "date": date}]
-        origin, destination, trip, cabin = p.segment[0], p.segment[1], "one_way", "economy"
-    amount = sum(_price(f["flight_number"], f["date"], cabin) for f in flights) * len(passengers)
-    book = ("book_reservation", {
-        "user_id": p.user_id, "origin": origin, "destination": destination, "flight_type": trip, "cabin": cabin,
-        "flights": flights, "passengers": passengers, "payment_methods": _pay(db, p.user_id, payment, amount),
-        "total_baggages": 0, "nonfree_baggages": 0, "insurance": "no",
-    })
-    return [("get_reservation_details", {"reservation_id": res.reservation_id}),
-            ("cancel_reservation", {"reservation_id": res.reservation_id}), book]
-
-
-def _pay(db, user_id: str, preferred: str, amount: int) -> list[dict]:
-    """A credit card if the user has one (the preferred first), else gift cards by balance."""
-    methods = db.users[user_id].payment_methods
-    cards = sorted((m for m in methods if m.startswith("credit_card")), key=lambda m: m != preferred)
-    if cards:
-        return [{"payment_id": cards[0], "amount": amount}]
-    plan, left = [], amount
-    for pid in sorted((m for m in methods if m.startswith("gift_card")), key=lambda m: -methods[m].amount):
-        take = min(left, int(methods[pid].amount))
-        if take:
-            plan.append({"payment_id": pid, "amount": take})
-            left -= take
-    assert left == 0, "the user cannot pay for the rebooking"
-    return plan
+    return [(a.name, a.arguments) for a in witness(variant)]
 
 
 def _variant_cases():

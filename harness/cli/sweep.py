@@ -67,3 +67,32 @@ def print_summary(console, out: Path) -> None:  # type: ignore[no-untyped-def]
         )
     console.print(table)
     console.print("infra errors are excluded from the means; running the sweep again retries them.", soft_wrap=True)
+    print_loophole_tables(console, trials)
+
+
+def print_loophole_tables(console, trials) -> None:  # type: ignore[no-untyped-def]
+    from rich.table import Table
+
+    from analysis import loophole_task_table, success_by_agent
+
+    def pct(x: float) -> str:
+        return "n/a" if x != x else f"{100 * x:.1f}%"
+
+    by_agent = success_by_agent(trials)
+    if by_agent.empty:
+        return
+    t = Table("agent", "trials", "single-gold", "multi-gold", "loophole single", "loophole multi",
+              "non-loophole single", "non-loophole multi", title="success per agent (loophole tasks from the catalog)")
+    for r in by_agent.itertuples():
+        t.add_row(r.agent, str(r.trials), pct(r.single_gold), pct(r.multi_gold), pct(r.loophole_single),
+                  pct(r.loophole_multi), pct(r.non_loophole_single), pct(r.non_loophole_multi))
+    console.print(t)
+    per_task = loophole_task_table(trials)
+    if per_task.empty:
+        return
+    agents = sorted(per_task.agent.unique())
+    t = Table("task", *[f"{a} single / multi" for a in agents], title="loophole tasks (successes / trials)")
+    for (domain, version, task), g in per_task.groupby(["domain", "task_version", "task_id"], sort=False):
+        cells = {r.agent: f"{r.single} / {r.multi}" for r in g.itertuples()}
+        t.add_row(f"{domain} {version} {task}", *[cells.get(a, "-") for a in agents])
+    console.print(t)

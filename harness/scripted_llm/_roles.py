@@ -56,14 +56,15 @@ def _reasons(version: str) -> list[tuple[str, str]]:
         for task in load_task_set(domain, version).tasks:
             ins = task.user_scenario.instructions
             reason = ins if isinstance(ins, str) else ins.reason_for_call
-            out.append((reason.strip(), f"{domain}/{version}/{task.id}"))
+            out.append((" ".join(reason.split()), f"{domain}/{version}/{task.id}"))
     return out
 
 
 def task_from_conversation(body: dict, version: str) -> str | None:
     """The task whose reason for call the conversation contains: for clients that cannot send the
     ``X-Harness-Task`` header (tau2's own runner, in the benchmark)."""
-    text = "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
+    # whitespace-insensitive: tau2 indents the scenario it puts in the user simulator's prompt
+    text = " ".join(" ".join(str(m.get("content") or "") for m in body.get("messages", [])).split())
     hits = [ref for reason, ref in _reasons(version) if reason and reason in text]
     return hits[0] if hits else None
 

@@ -1,0 +1,66 @@
+"""Success tables from the ``trials`` table: pure functions, DataFrames in and out.
+
+Loophole tasks come from the catalog (``gold_variants/catalog.yaml``), never from a list in the code.
+Trials whose reward is null (infra errors, no judge) are left out of every rate and counted apart.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from gold_variants import load_catalog
+
+
+def loophole_mask(trials: pd.DataFrame) -> pd.Series:
+    catalog = load_catalog()
+    sets = {d: catalog.loophole_tasks(d) for d in trials["domain"].unique()}
+    return pd.Series(
+        [t in sets.get(d, set()) for d, t in zip(trials["domain"], trials["task_id"], strict=True)],
+        index=trials.index, dtype=bool,
+    )
+
+
+def scored(trials: pd.DataFrame) -> pd.DataFrame:
+    return trials[trials["reward"].notna()].assign(loophole=lambda df: loophole_mask(df))
+
+
+def success_by_agent(trials: pd.DataFrame) -> pd.DataFrame:
+    """Per agent: trials, single- and multi-gold success, and both on loophole / non-loophole tasks."""
+    df = scored(trials)
+    rows = []
+    for agent, g in df.groupby("agent_name", sort=True):
+        lo, non = g[g.loophole], g[~g.loophole]
+        rows.append({
+            "agent": agent,
+            "trials": len(g),
+            "single_gold": g.reward.mean(),
+            "multi_gold": g.multi_gold_reward.mean(),
+            "loophole_trials": len(lo),
+            "loophole_single": lo.reward.mean() if len(lo) else float("nan"),
+            "loophole_multi": lo.multi_gold_reward.mean() if len(lo) else float("nan"),
+            "non_loophole_single": non.reward.mean() if len(non) else float("nan"),
+            "non_loophole_multi": non.multi_gold_reward.mean() if len(non) else float("nan"),
+            "unscored": int(((trials.agent_name == agent) & trials.reward.isna()).sum()),
+        })
+    return pd.DataFrame(rows)
+
+
+def loophole_task_table(trials: pd.DataFrame) -> pd.DataFrame:
+    """Per loophole task and agent: successes / trials under the single gold and under multi-gold."""
+    df = scored(trials)
+    df = df[df.loophole]
+    rows = []
+    for (domain, version, task, agent), g in df.groupby(["domain", "task_version", "task_id", "agent_name"]):
+        rows.append({
+            "domain": domain, "task_version": version, "task_id": task, "agent": agent,
+            "single": f"{int(g.reward.sum())}/{len(g)}", "multi": f"{int(g.multi_gold_reward.sum())}/{len(g)}",
+            "single_rate": g.reward.mean(), "multi_rate": g.multi_gold_reward.mean(),
+        })
+    out = pd.DataFrame(rows)
+    if len(out):
+        out = out.sort_values(["domain", "task_version", "task_id"], key=lambda s: s.map(_num) if s.name == "task_id" else s)
+    return out.reset_index(drop=True)
+
+
+def _num(task_id: str) -> tuple[int, str]:
+    return (int(task_id), "") if str(task_id).isdigit() else (1 << 30, str(task_id))

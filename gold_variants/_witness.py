@@ -1,0 +1,80 @@
+"""A concrete action list that enacts a variant's reading (for agents that act readings out).
+
+Action-list variants are their own witness. For a predicate variant the witness makes the choices the
+predicate leaves open: the first one-stop itinerary on the requested date, a credit card of the user
+(else gift cards by balance), no insurance, no bags.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tau2.data_model.tasks import Action
+
+from envs import environment_constructor
+from gold_variants._model import GoldVariant
+
+
+def _tools() -> Any:
+    return environment_constructor("airline")().tools
+
+
+def _pay(db: Any, user_id: str, preferred: str, amount: int) -> list[dict]:
+    methods = db.users[user_id].payment_methods
+    cards = sorted((m for m in methods if m.startswith("credit_card")), key=lambda m: m != preferred)
+    if cards:
+        return [{"payment_id": cards[0], "amount": amount}]
+    plan, left = [], amount
+    for pid in sorted((m for m in methods if m.startswith("gift_card")), key=lambda m: -methods[m].amount):
+        take = min(left, int(methods[pid].amount))
+        if take:
+            plan.append({"payment_id": pid, "amount": take})
+            left -= take
+    if left:
+        raise ValueError(f"{user_id} cannot pay {amount}")
+    return plan
+
+
+def _action(variant: GoldVariant, i: int, name: str, arguments: dict) -> Action:
+    return Action(action_id=f"{variant.task_id}_{variant.gold_id}_{i}", name=name, arguments=arguments)
+
+
+def witness(variant: GoldVariant) -> list[Action]:
+    if variant.actions is not None:
+        return list(variant.actions)
+    p = variant.predicate
+    tools = _tools()
+    db = tools.db
+    res = db.reservations[p.reservation_id]
+    calls: list[tuple[str, dict]] = [("get_reservation_details", {"reservation_id": res.reservation_id})]
+    if p.kind == "upgrade_modify":
+        payment = next(x.payment_id for x in res.payment_history if x.payment_id.startswith("credit_card"))
+        date = p.date or res.flights[0].date
+        legs = tools.search_onestop_flight(res.origin, res.destination, date)[0]
+        new = [{"flight_number": leg.flight_number, "date": date} for leg in legs]
+        same = [{"flight_number": f.flight_number, "date": f.date} for f in res.flights]
+        base = {"reservation_id": res.reservation_id, "cabin": "economy", "payment_id": payment}
+        if p.calls == 2:
+            calls.append(("update_reservation_flights", {**base, "flights": same}))
+        calls.append(("update_reservation_flights", {**base, "flights": new}))
+        return [_action(variant, i, n, a) for i, (n, a) in enumerate(calls)]
+    passengers = [x.model_dump() for x in res.passengers]
+    cabin = "economy"
+    if p.flights is not None:
+        flights = [{"flight_number": f, "date": d} for f, d in p.flights]
+        origin, trip = res.origin, res.flight_type
+        destination = db.flights[p.flights[0][0]].destination
+    else:
+        date = next(f.date for f in res.flights if f.origin == p.segment[0])
+        direct = tools.search_direct_flight(p.segment[0], p.segment[1], date)[0]
+        flights = [{"flight_number": direct.flight_number, "date": date}]
+        origin, destination, trip = p.segment[0], p.segment[1], "one_way"
+    amount = sum(db.flights[f["flight_number"]].dates[f["date"]].prices[cabin] for f in flights) * len(passengers)
+    calls.append(("cancel_reservation", {"reservation_id": res.reservation_id}))
+    calls.append(("book_reservation", {
+        "user_id": p.user_id, "origin": origin, "destination": destination, "flight_type": trip, "cabin": cabin,
+        "flights": flights, "passengers": passengers,
+        "payment_methods": _pay(db, p.user_id, res.payment_history[0].payment_id, amount),
+        "total_baggages": 0, "nonfree_baggages": 0, "insurance": "no",
+    }))
+    return [_action(variant, i, n, a) for i, (n, a) in enumerate(calls)]

@@ -1,0 +1,153 @@
+"""Policy-reading agents and a scripted user: tau2 agent and user classes that need no LLM.
+
+A reading agent acts out a plan through tau2's real orchestrator and environment: the gold, or, on a task
+where a loophole applies, the variant of the reading its strategy picks (after the paper's Appendix E):
+
+- ``conservative`` prefers refusal and strict readings;
+- ``creative`` prefers workaround readings;
+- ``inconsistent`` draws a reading per trial from a seeded uniform distribution.
+
+``procedural_error_rate`` makes it drop one write action now and then, so non-loophole tasks fail too.
+What it meant to enact (``intended_gold_id``) is recorded: the ground truth for the analysis.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from tau2.agent.llm_agent import LLMAgent
+from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
+from tau2.data_model.tasks import Action, Task
+from tau2.user.user_simulator import UserSimulator
+
+from envs import load_task_set
+from gold_variants import gold_reading, variants_for, witness
+
+Profile = Literal["conservative", "creative", "inconsistent"]
+
+# Readings by character; a profile takes the first reading of its list that the task offers.
+CONSERVATIVE = ["refuse", "strict", "membership_only", "not_returnable", "one_attempt", "modify_in_place"]
+CREATIVE = ["cancel_and_rebook", "two_calls", "single_call", "business_disjunct", "lenient", "modify_in_place"]
+
+REFUSAL_TEXT = "I'm sorry, but I cannot do that: the policy does not allow this change."
+DECLINE_COMPENSATION_TEXT = (
+    "Our policy only allows a delay certificate if you change or cancel the reservation, so I cannot offer "
+    "compensation without that."
+)
+
+
+@dataclass(frozen=True)
+class ReadingPlan:
+    intended_gold_id: str  # "gold" or a variant's gold_id
+    reading: str | None  # the reading's name, None where no loophole applies
+    actions: tuple[Action, ...]
+    closing: str
+    procedural_error: bool = False
+
+
+def _options(domain: str, version: str, task: Task) -> list[tuple[str, str | None, list[Action], str | None]]:
+    """(gold_id, reading, actions, evidence) for the gold and every variant of the task."""
+    gold = list(task.evaluation_criteria.actions or []) if task.evaluation_criteria else []
+    own = gold_reading(domain, version, task.id)
+    options = [("gold", own[1] if own else None, gold, "refusal" if own and own[1] == "refuse" else None)]
+    for v in variants_for(domain, version, task.id):
+        options.append((v.gold_id, v.reading, witness(v), v.evidence))
+    return options
+
+
+def choose_plan(domain: str, version: str, task_id: str, profile: Profile, seed: int, error_rate: float = 0.0) -> ReadingPlan:
+    task = load_task_set(domain, version).task(task_id)
+    options = _options(domain, version, task)
+    rng = random.Random(seed)
+    if profile == "inconsistent":
+        chosen = rng.choice(options)
+    else:
+        order = CONSERVATIVE if profile == "conservative" else CREATIVE
+        rank = {name: i for i, name in enumerate(order)}
+        chosen = min(options, key=lambda o: (rank.get(o[1] or "", len(order)), o[0] != "gold"))
+    gold_id, reading, actions, evidence = chosen
+    told = list(task.evaluation_criteria.communicate_info or []) if task.evaluation_criteria else []
+    say = {"refusal": REFUSAL_TEXT, "declines_compensation": DECLINE_COMPENSATION_TEXT}.get(
+        evidence or "", "Your request has been handled."
+    )
+    actions = list(actions)
+    erred = False
+    if error_rate and rng.random() < error_rate:
+        writes = [i for i, a in enumerate(actions) if not a.name.startswith(("get_", "search_", "list_", "find_", "calculate"))]
+        if writes:
+            del actions[rng.choice(writes)]
+            erred = True
+    return ReadingPlan(gold_id, reading, tuple(actions), " ".join([say, *told]), erred)
+
+
+class ReadingAgent(LLMAgent):
+    """Acts out a ``ReadingPlan``: one tool call per turn, then the closing message."""
+
+    def __init__(self, tools, domain_policy: str, plan: ReadingPlan) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(tools=tools, domain_policy=domain_policy, llm=None, llm_args={})
+        self.plan = plan
+
+    def set_seed(self, seed: int) -> None:  # the plan is already fixed by the trial seed
+        pass
+
+    def generate_next_message(self, message, state):  # type: ignore[no-untyped-def]
+        from tau2.data_model.message import MultiToolMessage
+
+        if isinstance(message, MultiToolMessage):
+            state.messages.extend(message.tool_messages)
+        else:
+            state.messages.append(message)
+        done = sum(len(m.tool_calls or []) for m in state.messages if isinstance(m, AssistantMessage))
+        if done < len(self.plan.actions):
+            action = self.plan.actions[done]
+            reply = AssistantMessage(
+                role="assistant", content=None,
+                tool_calls=[ToolCall(id=f"call_{done}", name=action.name, arguments=dict(action.arguments))],
+            )
+        else:
+            reply = AssistantMessage(role="assistant", content=self.plan.closing)
+        state.messages.append(reply)
+        return reply, state
+
+
+_ASKS_INFO = re.compile(r"\b(user id|user ID|reservation (id|number)|your name|zip|email|order id)\b", re.IGNORECASE)
+_CONFIRM = ("confirm", "proceed", "(yes/no)", "shall i", "would you like me to", "do you want me to")
+
+
+class ScriptedUser(UserSimulator):
+    """Opens with the reason for the call, gives ``known_info`` when asked, confirms, then stops."""
+
+    def __init__(self, task: Task) -> None:
+        super().__init__(tools=None, instructions=str(task.user_scenario), llm=None, llm_args={})
+        ins = task.user_scenario.instructions
+        self._reason = ins if isinstance(ins, str) else ins.reason_for_call
+        self._known = "" if isinstance(ins, str) else (ins.known_info or "")
+
+    def set_seed(self, seed: int) -> None:
+        pass
+
+    def generate_next_message(self, message, state):  # type: ignore[no-untyped-def]
+        from tau2.data_model.message import MultiToolMessage
+
+        if isinstance(message, MultiToolMessage):
+            state.messages.extend(message.tool_messages)
+        else:
+            state.messages.append(message)
+        spoken = sum(1 for m in state.messages if isinstance(m, UserMessage))
+        text = (getattr(message, "content", None) or "").lower()
+        if spoken == 0:
+            content = "\n".join(p for p in (self._reason, self._known) if p)
+        elif "transfer" in text and "human agent" in text:
+            content = "###TRANSFER###"
+        elif any(w in text for w in _CONFIRM):
+            content = "yes"
+        elif "?" in text and _ASKS_INFO.search(text) and self._known:
+            content = self._known
+        else:
+            content = "Thank you, that is all. ###STOP###"
+        reply = UserMessage(role="user", content=content)
+        state.messages.append(reply)
+        return reply, state
