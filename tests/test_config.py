@@ -45,7 +45,7 @@ def test_good_config_expands(tmp_path):
         (GOOD.replace("trials: 2", "trials: 2\nbogus: 1"), "line 11: field 'bogus': unknown key"),
         (GOOD.replace("trials: 2", "trials: 0"), "line 10: field 'trials': Input should be greater than or equal to 1"),
         (GOOD.replace("domains: [airline]", "domains: [telecom]"), "line 8: field 'domains.0'"),
-        (GOOD.replace("    model: openai/gpt-4.1\n    args", "    args"), "line 3: field 'agents.0.model': Field required"),
+        (GOOD.replace("    model: openai/gpt-4.1\n    args", "    args"), "line 3: field 'agents.0': Value error, an llm_agent needs a model"),
         (GOOD + "policy_overrides: {airline: nope.md}\n", "field 'policy_overrides.airline': file nope.md not found"),
         (GOOD + "address: 10.0.0.1\n", "field 'address'"),
         ("name: [unclosed\n", "not valid YAML"),

@@ -14,7 +14,7 @@ from tests.conftest import real_run
 
 # Stock tau2 costs ~0.5-0.8 s per trajectory; every file is fully rescored by ours (test_rescore_cli),
 # and here compared with stock on a stride plus every trajectory stock cannot replay.
-STRIDE = 4
+STRIDE = 6
 
 
 def _scored(name: str):
