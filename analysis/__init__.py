@@ -1,5 +1,31 @@
-"""Numbers and tables from the Parquet store (read through ``harness.store``)."""
+"""Numbers and tables from the Parquet store (read through ``harness.store``): pure functions on DataFrames."""
 
+from analysis._bundle import AnalysisBundle, analyze_trials, write_tables
+from analysis._stats import (
+    cell_variance,
+    counterfactual,
+    loophole_gap,
+    model_split,
+    overlap_test,
+    pass_k,
+    reading_choices,
+    version_comparison,
+)
 from analysis._tables import loophole_mask, loophole_task_table, success_by_agent
 
-__all__ = ["loophole_mask", "loophole_task_table", "success_by_agent"]
+__all__ = [
+    "AnalysisBundle",
+    "analyze_trials",
+    "write_tables",
+    "cell_variance",
+    "counterfactual",
+    "loophole_gap",
+    "loophole_mask",
+    "loophole_task_table",
+    "model_split",
+    "overlap_test",
+    "pass_k",
+    "reading_choices",
+    "success_by_agent",
+    "version_comparison",
+]

@@ -9,6 +9,7 @@ from envs.replay import ReplayEngine
 from gold_variants._model import GoldVariant, load_catalog
 from gold_variants._predicates import predicate_holds
 from gold_variants._registry import all_variants
+from gold_variants._witness import witness
 
 
 @dataclass
@@ -81,8 +82,6 @@ def _check_task(report, engine: ReplayEngine, catalog, task, variants: list[Gold
             for name, state in outcomes:
                 if isinstance(state, dict) and predicate_holds(v.predicate, engine, state)[0]:
                     report.problems.append(f"{where}: predicate already satisfied by {name}'s outcome")
-            from gold_variants._witness import witness
-
             try:
                 enacted = engine.replay_actions(witness(v))
                 holds, why = predicate_holds(v.predicate, engine, enacted.state)

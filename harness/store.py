@@ -102,6 +102,7 @@ def atomic_write_table(table: pa.Table, dest: Path) -> None:
     os.close(fd)
     try:
         pq.write_table(table, tmp)
+        os.chmod(tmp, 0o644)  # as a plain write would leave it (mkstemp makes it private)
         os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -114,10 +115,19 @@ def to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
 
 
 def read_table(run_dir: Path, name: str) -> pd.DataFrame:
+    """A table in the current schema: columns an older run lacks come back as nulls."""
     path = Path(run_dir) / f"{name}.parquet"
+    schema = TABLES[name]
     if not path.exists():
-        return to_table([], TABLES[name]).to_pandas()
-    return pq.read_table(path).to_pandas()
+        return to_table([], schema).to_pandas()
+    table = pq.read_table(path)
+    for field in schema:
+        if field.name not in table.column_names:
+            table = table.append_column(field, pa.nulls(len(table), field.type))
+    df = table.select(schema.names).to_pandas()
+    if name == "trials":  # rescored runs written before agent_name existed
+        df["agent_name"] = df["agent_name"].fillna(df["agent_model"])
+    return df
 
 
 def upsert_rows(run_dir: Path, name: str, rows: Iterable[dict]) -> pa.Table:

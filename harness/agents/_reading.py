@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tau2.agent.llm_agent import LLMAgent
-from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
+from tau2.data_model.message import AssistantMessage, MultiToolMessage, ToolCall, UserMessage
 from tau2.data_model.tasks import Action, Task
 from tau2.user.user_simulator import UserSimulator
 
@@ -83,6 +83,14 @@ def choose_plan(domain: str, version: str, task_id: str, profile: Profile, seed:
     return ReadingPlan(gold_id, reading, tuple(actions), " ".join([say, *told]), erred)
 
 
+def _receive(state, message) -> None:  # type: ignore[no-untyped-def]
+    """Add an incoming message (or a batch of tool results) to the state, as tau2's own classes do."""
+    if isinstance(message, MultiToolMessage):
+        state.messages.extend(message.tool_messages)
+    else:
+        state.messages.append(message)
+
+
 class ReadingAgent(LLMAgent):
     """Acts out a ``ReadingPlan``: one tool call per turn, then the closing message."""
 
@@ -94,12 +102,7 @@ class ReadingAgent(LLMAgent):
         pass
 
     def generate_next_message(self, message, state):  # type: ignore[no-untyped-def]
-        from tau2.data_model.message import MultiToolMessage
-
-        if isinstance(message, MultiToolMessage):
-            state.messages.extend(message.tool_messages)
-        else:
-            state.messages.append(message)
+        _receive(state, message)
         done = sum(len(m.tool_calls or []) for m in state.messages if isinstance(m, AssistantMessage))
         if done < len(self.plan.actions):
             action = self.plan.actions[done]
@@ -130,12 +133,7 @@ class ScriptedUser(UserSimulator):
         pass
 
     def generate_next_message(self, message, state):  # type: ignore[no-untyped-def]
-        from tau2.data_model.message import MultiToolMessage
-
-        if isinstance(message, MultiToolMessage):
-            state.messages.extend(message.tool_messages)
-        else:
-            state.messages.append(message)
+        _receive(state, message)
         spoken = sum(1 for m in state.messages if isinstance(m, UserMessage))
         text = (getattr(message, "content", None) or "").lower()
         if spoken == 0:

@@ -10,6 +10,8 @@ import sys
 import typer
 
 from harness._quiet import quiet_imports, set_log_level
+from harness.cli import analyze as analyze_cmd
+from harness.cli import report as report_cmd
 from harness.cli import rescore as rescore_cmd
 from harness.cli import sweep as sweep_cmd
 from harness.cli import variants as variants_cmd
@@ -36,6 +38,8 @@ def _root(
 app.add_typer(versions_cmd.app, name="versions")
 app.add_typer(variants_cmd.app, name="variants")
 rescore_cmd.register(app)
+analyze_cmd.register(app)
+report_cmd.register(app)
 sweep_cmd.register(app)
 
 

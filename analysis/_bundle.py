@@ -1,0 +1,77 @@
+"""Every table of ``harness analyze`` for one run directory, computed once for the CLI and the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from analysis._stats import (
+    cell_variance,
+    counterfactual,
+    loophole_gap,
+    model_split,
+    pass_k,
+    reading_choices,
+    version_comparison,
+)
+from analysis._tables import loophole_task_table, success_by_agent
+
+
+@dataclass
+class AnalysisBundle:
+    trials: pd.DataFrame
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> AnalysisBundle:
+    bundle = AnalysisBundle(trials)
+    unscored = trials[trials.reward.isna()]
+    if len(unscored):
+        reasons = ", ".join(f"{n} {s}" for s, n in unscored.status.value_counts().items())
+        bundle.notes.append(f"{len(unscored)} trials have no reward and are left out ({reasons})")
+    per_cell = trials[trials.reward.notna()].groupby(["agent_name", "task_id"]).size()
+    if len(per_cell) and per_cell.max() < 2:
+        bundle.notes.append("one trial per agent and task: pass^k stops at k=1, variance and CIs are undefined")
+    if trials.agent_name.nunique() < 2:
+        bundle.notes.append("one agent: rank and lead comparisons between agents are empty")
+    t = bundle.tables
+    t["success"] = success_by_agent(trials)
+    t["pass_k"] = pass_k(trials)
+    t["loophole_gap_single"] = loophole_gap(trials, reps, seed, "reward")
+    t["loophole_gap_multi"] = loophole_gap(trials, reps, seed, "multi_gold_reward")
+    t["variance_single"] = cell_variance(trials, "reward")
+    t["variance_multi"] = cell_variance(trials, "multi_gold_reward")
+    t["counterfactual"] = counterfactual(trials)
+    t["model_split"] = model_split(trials)
+    t["loophole_tasks"] = loophole_task_table(trials)
+    t["readings"] = reading_choices(trials)
+    t["versions"] = version_comparison(trials)
+    return bundle
+
+
+def write_tables(bundle: AnalysisBundle, out: Path) -> list[Path]:
+    """Each table as CSV and Parquet (written under a temporary name, then renamed)."""
+    import os
+    import tempfile
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, df in bundle.tables.items():
+        for suffix in ("csv", "parquet"):
+            dest = out / f"{name}.{suffix}"
+            fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.", suffix=".tmp")
+            os.close(fd)
+            if suffix == "csv":
+                df.to_csv(tmp, index=False)
+            else:
+                pq.write_table(pa.Table.from_pandas(df.astype({c: str for c in df.columns if df[c].dtype == object}),
+                                                    preserve_index=False), tmp)
+            os.replace(tmp, dest)
+            written.append(dest)
+    return written

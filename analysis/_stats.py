@@ -1,0 +1,147 @@
+"""The paper's statistics (§4, Appendix A.4) over the ``trials`` table; DataFrames in and out.
+
+Every function takes the trials table (from ``rescore`` or ``sweep``), leaves out unscored trials (null
+reward), groups by agent (``agent_name``), and says so where trials are too few instead of printing a number.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import hypergeom
+from tau2.metrics.agent_metrics import is_successful, pass_hat_k
+
+from analysis._tables import scored
+
+REWARDS = {"single_gold": "reward", "multi_gold": "multi_gold_reward"}
+
+
+def _success(values: pd.Series) -> pd.Series:
+    return values.map(lambda r: bool(is_successful(r)))
+
+
+def pass_k(trials: pd.DataFrame) -> pd.DataFrame:
+    """pass^k for k = 1..(fewest trials of any task), tau2's estimator C(c,k)/C(n,k) averaged over tasks,
+    single- and multi-gold side by side, per agent, domain and task version."""
+    df = scored(trials)
+    rows = []
+    for (agent, domain, version), g in df.groupby(["agent_name", "domain", "task_version"]):
+        per_task = g.groupby("task_id")
+        max_k = int(per_task.size().min())
+        for k in range(1, max_k + 1):
+            row = {"agent": agent, "domain": domain, "task_version": version, "k": k, "tasks": per_task.ngroups}
+            for name, col in REWARDS.items():
+                row[name] = float(np.mean([
+                    pass_hat_k(len(t), int(_success(t[col]).sum()), k) for _, t in per_task
+                ]))
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def loophole_gap(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42, reward: str = "reward") -> pd.DataFrame:
+    """Per agent: success on non-loophole minus loophole tasks, with a bootstrap 95% CI.
+
+    The two strata are resampled independently at trial level, with replacement, at their original sizes;
+    percentile interval. With fewer than two trials in a stratum there is no interval (NaN, and a note).
+    """
+    df = scored(trials)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for agent, g in df.groupby("agent_name", sort=True):
+        lo = _success(g.loc[g.loophole, reward]).to_numpy(dtype=float)
+        non = _success(g.loc[~g.loophole, reward]).to_numpy(dtype=float)
+        row = {"agent": agent, "loophole_trials": len(lo), "non_loophole_trials": len(non),
+               "loophole": lo.mean() if len(lo) else np.nan, "non_loophole": non.mean() if len(non) else np.nan}
+        row["gap"] = row["non_loophole"] - row["loophole"]
+        if len(lo) >= 2 and len(non) >= 2:
+            boot = rng.choice(non, (reps, len(non))).mean(1) - rng.choice(lo, (reps, len(lo))).mean(1)
+            row["ci_low"], row["ci_high"] = np.percentile(boot, [2.5, 97.5])
+            row["note"] = ""
+        else:
+            row["ci_low"] = row["ci_high"] = np.nan
+            row["note"] = "too few trials for a confidence interval"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def cell_variance(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:
+    """Within-task cross-trial variance: population variance (ddof=0) of the binary outcomes in each
+    agent x task cell, averaged per group (loophole / non-loophole), with the cell counts."""
+    df = scored(trials)
+    cells = (
+        df.assign(success=_success(df[reward]).astype(float))
+        .groupby(["agent_name", "domain", "task_version", "task_id"])
+        .agg(var=("success", lambda s: float(np.var(s.to_numpy(), ddof=0))), n=("success", "size"),
+             loophole=("loophole", "first"))
+        .reset_index()
+    )
+    rows = []
+    for group, g in cells.groupby("loophole"):
+        multi = g[g.n >= 2]
+        rows.append({
+            "group": "loophole" if group else "non_loophole",
+            "cells": len(multi),
+            "mean_variance": multi["var"].mean() if len(multi) else np.nan,
+            "note": "" if len(multi) else "one trial per cell: variance undefined",
+        })
+    return pd.DataFrame(rows)
+
+
+def counterfactual(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:
+    """Each agent's overall rate and its rate with the loophole tasks removed, and the lead of each agent
+    over the next one in the ranking, both ways."""
+    df = scored(trials)
+    rows = []
+    for agent, g in df.groupby("agent_name", sort=True):
+        s = _success(g[reward])
+        rows.append({"agent": agent, "overall": s.mean(), "without_loophole": s[~g.loophole].mean()})
+    out = pd.DataFrame(rows).sort_values("overall", ascending=False).reset_index(drop=True)
+    out["lead_over_next"] = out["overall"] - out["overall"].shift(-1)
+    out["lead_over_next_without_loophole"] = out["without_loophole"] - out["without_loophole"].shift(-1)
+    return out
+
+
+def model_split(trials: pd.DataFrame, reward: str = "reward", loophole_only: bool = True) -> pd.DataFrame:
+    """Per task and agent: successes / trials (the shape of the paper's Table 1)."""
+    df = scored(trials)
+    if loophole_only:
+        df = df[df.loophole]
+    df = df.assign(success=_success(df[reward]))
+    table = df.groupby(["domain", "task_version", "task_id", "agent_name"]).success.agg(["sum", "size"])
+    cells = (table["sum"].astype(int).astype(str) + "/" + table["size"].astype(str)).unstack("agent_name")
+    return cells.reset_index()
+
+
+def reading_choices(trials: pd.DataFrame) -> pd.DataFrame:
+    """Which reading each agent's trials matched on each loophole task (from ``matched_gold_ids``): the shape
+    of the paper's Appendix E. ``none`` is a trial that matched no gold."""
+    df = scored(trials)
+    df = df[df.loophole]
+    rows = []
+    for r in df.itertuples():
+        matched = list(r.matched_gold_ids) if r.matched_gold_ids is not None else []
+        rows.append({"agent": r.agent_name, "domain": r.domain, "task_version": r.task_version, "task_id": r.task_id,
+                     "reading": ",".join(matched) if matched else "none"})
+    if not rows:
+        return pd.DataFrame(columns=["agent", "domain", "task_version", "task_id", "reading", "trials"])
+    out = pd.DataFrame(rows)
+    return out.groupby(list(out.columns)).size().rename("trials").reset_index()
+
+
+def version_comparison(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:
+    """Per agent and task, success under each task version, for runs that cover both."""
+    df = scored(trials)
+    df = df.assign(success=_success(df[reward]))
+    wide = df.pivot_table(index=["agent_name", "domain", "task_id"], columns="task_version", values="success",
+                          aggfunc="mean")
+    if not {"tau2", "tau3"} <= set(wide.columns):
+        return pd.DataFrame(columns=["agent_name", "domain", "task_id", "tau2", "tau3", "delta"])
+    wide = wide.dropna(subset=["tau2", "tau3"]).reset_index()
+    wide["delta"] = wide["tau3"] - wide["tau2"]
+    return wide
+
+
+def overlap_test(population: int, changed: int, drawn: int, overlap: int) -> float:
+    """P(X >= overlap) when ``drawn`` tasks are picked from ``population`` of which ``changed`` were changed
+    (hypergeometric): the chance that the loophole tasks fall inside tau3's changes by accident."""
+    return float(hypergeom.sf(overlap - 1, population, changed, drawn))
