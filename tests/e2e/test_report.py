@@ -10,10 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from analysis.report import SECTIONS
-from tests.conftest import ROOT, real_run
+from tests.conftest import real_run
 
 
 def harness(*args: str) -> subprocess.CompletedProcess:
@@ -29,15 +28,8 @@ def real_run_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def offline_run_dir(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("offline")
-    demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
-    demo.update(tasks=["2", "5", "13", "29", "32", "45", "0", "1"], trials=2, output=str(tmp / "demo"),
-                domains=["airline"], task_versions=["tau2", "tau3"])
-    (tmp / "demo.yaml").write_text(yaml.safe_dump(demo))
-    proc = harness("sweep", str(tmp / "demo.yaml"))
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return tmp / "demo"
+def offline_run_dir(offline_demo_run) -> Path:
+    return offline_demo_run[0]
 
 
 def test_analyze_real_run_degrades_gracefully(real_run_dir, tmp_path):
