@@ -4,6 +4,7 @@ from analysis._bundle import AnalysisBundle, analyze_trials, write_tables
 from analysis._stats import (
     cell_variance,
     counterfactual,
+    cross_version_moves,
     loophole_gap,
     model_split,
     overlap_test,
@@ -19,6 +20,7 @@ __all__ = [
     "write_tables",
     "cell_variance",
     "counterfactual",
+    "cross_version_moves",
     "loophole_gap",
     "loophole_mask",
     "loophole_task_table",

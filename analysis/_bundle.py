@@ -12,6 +12,7 @@ from analysis._stats import (
     counterfactual,
     loophole_gap,
     model_split,
+    overlap_test,
     pass_k,
     reading_choices,
     version_comparison,
@@ -49,7 +50,31 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
     t["loophole_tasks"] = loophole_task_table(trials)
     t["readings"] = reading_choices(trials)
     t["versions"] = version_comparison(trials)
+    t["overlap"] = _overlap(trials, bundle.notes)
     return bundle
+
+
+def _overlap(trials: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """Per domain: do the catalog's loophole tasks fall inside the tasks tau3 changed by chance?"""
+    from envs import TauDataError, load_task_set
+    from envs.versions import diff_versions
+    from gold_variants import load_catalog
+
+    rows = []
+    for domain in sorted(trials["domain"].dropna().unique()):
+        loophole = load_catalog().loophole_tasks(domain)
+        if not loophole:
+            continue
+        try:
+            changed = set(diff_versions(domain).changed_ids)
+        except TauDataError as exc:
+            notes.append(f"overlap test skipped for {domain}: {exc}")
+            continue
+        n_tasks = len(load_task_set(domain, "tau2").tasks)
+        hit = len(changed & loophole)
+        rows.append({"domain": domain, "tasks": n_tasks, "changed_by_tau3": len(changed), "loophole_tasks": len(loophole),
+                     "loophole_changed": hit, "p_value": overlap_test(n_tasks, len(changed), len(loophole), hit)})
+    return pd.DataFrame(rows)
 
 
 def write_tables(bundle: AnalysisBundle, out: Path) -> list[Path]:

@@ -145,3 +145,22 @@ def overlap_test(population: int, changed: int, drawn: int, overlap: int) -> flo
     """P(X >= overlap) when ``drawn`` tasks are picked from ``population`` of which ``changed`` were changed
     (hypergeometric): the chance that the loophole tasks fall inside tau3's changes by accident."""
     return float(hypergeom.sf(overlap - 1, population, changed, drawn))
+
+
+def cross_version_moves(trials_a: pd.DataFrame, trials_b: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:
+    """The same trajectories scored against two task versions' golds (``rescore --task-version``): per task,
+    how many verdicts stay, rise (0 → 1) or fall (1 → 0) from run A's version to run B's."""
+    key = ["source_sha256", "simulation_id"]
+    a = trials_a[[*key, "task_id", "task_version", reward]].rename(columns={reward: "a", "task_version": "version_a"})
+    b = trials_b[[*key, "task_version", reward]].rename(columns={reward: "b", "task_version": "version_b"})
+    both = a.merge(b, on=key).dropna(subset=["a", "b"])
+    if both.empty:
+        return pd.DataFrame(columns=["task_id", "version_a", "version_b", "trajectories", "rise", "fall", "same"])
+    both = both.assign(
+        rise=(_success(both.b) & ~_success(both.a)), fall=(_success(both.a) & ~_success(both.b))
+    )
+    out = both.groupby(["task_id", "version_a", "version_b"]).agg(
+        trajectories=("a", "size"), rise=("rise", "sum"), fall=("fall", "sum")
+    ).reset_index()
+    out["same"] = out.trajectories - out.rise - out.fall
+    return out.sort_values("task_id", key=lambda s: s.map(lambda t: (int(t), "") if str(t).isdigit() else (1 << 30, t)))

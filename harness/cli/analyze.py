@@ -26,6 +26,9 @@ def analyze(
     out: Path | None = typer.Option(None, "--out", help="Write every table as CSV and Parquet here."),
     reps: int = typer.Option(10_000, "--bootstrap", min=100, help="Bootstrap repetitions."),
     seed: int = typer.Option(42, "--seed", help="Bootstrap seed."),
+    against: Path | None = typer.Option(
+        None, "--against", help="Another run of the same trajectories (rescore --task-version): verdicts that move."
+    ),
 ) -> None:
     """Success, pass^k, loophole gap with bootstrap CI, variance, counterfactual, Table-1 split, readings."""
     from rich.console import Console
@@ -35,6 +38,10 @@ def analyze(
 
     console = Console(width=None if Console().is_terminal else 160)
     bundle = analyze_trials(load_trials(run_dir), reps, seed)
+    if against is not None:
+        from analysis import cross_version_moves
+
+        bundle.tables["cross_version"] = cross_version_moves(bundle.trials, load_trials(against))
     for note in bundle.notes:
         console.print(f"note: {note}", soft_wrap=True)
     for name, df in bundle.tables.items():

@@ -89,3 +89,22 @@ def test_report_renders_in_chromium(which, real_run_dir, offline_run_dir, tmp_pa
         assert f"<h2>{heading}</h2>" in dom, heading
     images = int(re.search(r'data-images="(\d+)"', dom).group(1))
     assert images >= 2 and 'data-broken-images="0"' in dom
+
+
+def test_cross_version_rescoring_moves(tmp_path):
+    whissle = real_run("whissle_airline_tau3_1trial.json")
+    as_tau3, as_tau2 = tmp_path / "t3", tmp_path / "t2"
+    assert harness("rescore", str(whissle), "--out", str(as_tau3)).returncode == 0
+    proc = harness("rescore", str(whissle), "--out", str(as_tau2), "--task-version", "tau2")
+    assert proc.returncode == 0, proc.stderr
+    proc = harness("analyze", str(as_tau3), "--against", str(as_tau2), "--out", str(tmp_path / "tables"))
+    assert proc.returncode == 0, proc.stderr
+    import pandas as pd
+
+    moves = pd.read_parquet(tmp_path / "tables" / "cross_version.parquet")
+    assert moves.trajectories.sum() == 50 and set(moves.version_a) == {"tau3"} and set(moves.version_b) == {"tau2"}
+    changed = moves[(moves.rise > 0) | (moves.fall > 0)]
+    assert len(changed) >= 1  # tau3 changed golds: some verdicts move
+    from envs.versions import diff_versions
+
+    assert set(changed.task_id) <= set(diff_versions("airline").changed_ids)  # only on tasks tau3 changed
