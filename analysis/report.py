@@ -22,6 +22,7 @@ SECTIONS = [
     ("variance", "Within-task variance"),
     ("versions", "τ² against τ³"),
     ("tables", "Tables"),
+    ("leaderboard", "Leaderboard"),
     ("provenance", "Provenance"),
 ]
 
@@ -118,6 +119,36 @@ def _variance_figure(single: pd.DataFrame, multi: pd.DataFrame) -> str:
     return _png(fig)
 
 
+def _leaderboard_section(run_dir: Path) -> str:
+    """Single against multi-gold pass^1 per run, from ``leaderboard.parquet`` when the run has one."""
+    import matplotlib.pyplot as plt
+
+    path = run_dir / "leaderboard.parquet"
+    if not path.exists():
+        return "<p>No leaderboard for this run (see <code>harness leaderboard</code>).</p>"
+    board = pd.read_parquet(path)
+    shown = board[board.single_pass1.notna()]
+    parts = []
+    if len(shown):
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for (domain, version), g in shown.groupby(["domain", "task_version"]):
+            ax.scatter(g.single_pass1, g.multi_pass1, label=f"{domain} {version}")
+            for r in g.itertuples():
+                ax.annotate(str(r.name)[:24] + (" (flagged)" if r.flagged else ""), (r.single_pass1, r.multi_pass1),
+                            fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+        ax.set_xlabel("single-gold pass^1")
+        ax.set_ylabel("multi-gold pass^1")
+        ax.set_xlim(0, 1.02)
+        ax.set_ylim(0, 1.02)
+        ax.legend(fontsize=8)
+        parts.append(_png(fig))
+    cols = ["domain", "task_version", "rank_multi", "rank_single", "rank_change", "name", "trajectories", "tasks",
+            "single_pass1", "multi_pass1", "gain_points", "flagged", "partial", "disagreements", "source_sha256"]
+    parts.append(_table(board[[c for c in cols if c in board.columns]]))
+    return "".join(parts)
+
+
 def _table(df: pd.DataFrame) -> str:
     if df.empty:
         return "<p>No rows.</p>"
@@ -159,6 +190,7 @@ def render(bundle: AnalysisBundle, run_dir: Path) -> str:
         "variance": _variance_figure(t["variance_single"], t["variance_multi"]) + _table(t["variance_single"]),
         "versions": _table(t["versions"]) if not t["versions"].empty else "<p>The run does not cover both task versions.</p>",
         "tables": "".join(f"<h3>{html.escape(n)}</h3>{_table(df)}" for n, df in t.items()),
+        "leaderboard": _leaderboard_section(run_dir),
     }
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in bundle.notes)
     sections = "".join(f'<section id="{k}"><h2>{html.escape(title)}</h2>{body[k]}</section>' for k, title in SECTIONS)

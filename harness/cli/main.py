@@ -11,6 +11,7 @@ import typer
 
 from harness._quiet import quiet_imports, set_log_level
 from harness.cli import analyze as analyze_cmd
+from harness.cli import leaderboard as leaderboard_cmd
 from harness.cli import report as report_cmd
 from harness.cli import rescore as rescore_cmd
 from harness.cli import sweep as sweep_cmd
@@ -40,6 +41,7 @@ app.add_typer(variants_cmd.app, name="variants")
 rescore_cmd.register(app)
 analyze_cmd.register(app)
 report_cmd.register(app)
+leaderboard_cmd.register(app)
 sweep_cmd.register(app)
 
 

@@ -1,0 +1,159 @@
+"""The loophole-adjusted leaderboard: one row per submitted run, ranked single-gold and multi-gold.
+
+Rows come from the ``trials`` table of a rescored set of results files. A run is one source file (its
+sha256), named by the manifest when one is given. A run whose recorded rewards disagree with tau2's
+evaluator is flagged, shown with both figures, and left out of the ranking unless flagged runs are
+included. A partial run (fewer tasks than the domain has) is ranked only among runs covering the same tasks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from tau2.metrics.agent_metrics import is_successful, pass_hat_k
+
+from analysis._tables import loophole_mask
+
+
+class ManifestEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    organisation: str | None = None
+    notes: str | None = None
+
+
+class Manifest(BaseModel):
+    """``runs:`` maps a results file (its path, file name or sha256) to a display name and notes."""
+
+    model_config = ConfigDict(extra="forbid")
+    runs: dict[str, ManifestEntry] = Field(default_factory=dict)
+
+    def lookup(self, source_file: str, sha256: str) -> ManifestEntry | None:
+        for key in (sha256, source_file, Path(source_file).name):
+            if key in self.runs:
+                return self.runs[key]
+        return None
+
+
+def load_manifest(path: Path) -> Manifest:
+    from harness.errors import HarnessInputError
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise HarnessInputError(f"{path}: cannot read manifest ({exc})") from None
+    try:
+        return Manifest.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(map(str, err["loc"]))
+        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        raise HarnessInputError(f"{path}: field '{field}': {msg}") from None
+
+
+def _success(s: pd.Series) -> np.ndarray:
+    return np.array([bool(is_successful(v)) for v in s], dtype=float)
+
+
+def _gain_ci(single: np.ndarray, multi: np.ndarray, reps: int, seed: int) -> tuple[float, float]:
+    if len(single) < 10:
+        return (np.nan, np.nan)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(single), (reps, len(single)))
+    gains = multi[idx].mean(1) - single[idx].mean(1)
+    lo, hi = np.percentile(gains, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], manifest: Manifest | None = None,
+                include_flagged: bool = False, reps: int = 10_000, seed: int = 42) -> pd.DataFrame:
+    """One row per (run, domain, task version); ``task_counts`` is the number of tasks per (domain, version)."""
+    df = trials.assign(loophole=loophole_mask(trials))
+    rows = []
+    for (source, sha, domain, version), g in df.groupby(["source_file", "source_sha256", "domain", "task_version"]):
+        entry = manifest.lookup(source, sha) if manifest else None
+        scored = g[g.reward.notna()]
+        single, multi = _success(scored.reward), _success(scored.multi_gold_reward)
+        recorded = g[g.recorded_reward.notna() & g.reward.notna()]
+        disagreements = int((abs(recorded.recorded_reward - recorded.reward) > 1e-9).sum())
+        per_task = scored.groupby("task_id")
+        trials_per_task = int(per_task.size().min()) if len(scored) else 0
+        lo, non = scored[scored.loophole], scored[~scored.loophole]
+        failures = single == 0
+        row = {
+            "domain": domain, "task_version": version,
+            "name": entry.name if entry else str(g.agent_name.iloc[0]),
+            "organisation": entry.organisation if entry else None,
+            "notes": entry.notes if entry else None,
+            "agent_model": g.agent_model.iloc[0], "user_model": g.user_model.iloc[0],
+            "source_file": source, "source_sha256": sha,
+            "trajectories": len(g), "scored": len(scored), "tasks": g.task_id.nunique(),
+            "trials": trials_per_task,
+            "partial": g.task_id.nunique() < task_counts.get((domain, version), 0),
+            "recorded_pass1": recorded.recorded_reward.mean() if len(recorded) else np.nan,
+            "single_pass1": single.mean() if len(single) else np.nan,
+            "multi_pass1": multi.mean() if len(multi) else np.nan,
+            "loophole_single": _success(lo.reward).mean() if len(lo) else np.nan,
+            "loophole_multi": _success(lo.multi_gold_reward).mean() if len(lo) else np.nan,
+            "non_loophole_single": _success(non.reward).mean() if len(non) else np.nan,
+            "non_loophole_multi": _success(non.multi_gold_reward).mean() if len(non) else np.nan,
+            "gain_points": 100 * (multi.mean() - single.mean()) if len(single) else np.nan,
+            "disagreements": disagreements,
+            "flagged": disagreements > 0,
+            "explained_failures": float(((multi == 1) & failures).sum() / failures.sum()) if failures.sum() else np.nan,
+        }
+        lo_ci, hi_ci = _gain_ci(single, multi, reps, seed)
+        row["gain_ci_low"], row["gain_ci_high"] = 100 * lo_ci, 100 * hi_ci
+        for k in range(2, trials_per_task + 1):
+            for name, col in (("single", "reward"), ("multi", "multi_gold_reward")):
+                row[f"{name}_pass{k}"] = float(np.mean([
+                    pass_hat_k(len(t), int(_success(t[col]).sum()), k) for _, t in per_task
+                ]))
+        row["_task_set"] = tuple(sorted(g.task_id.unique()))
+        rows.append(row)
+    board = pd.DataFrame(rows)
+    if board.empty:
+        return board
+    # unscored runs (NL assertions without a judge) cannot be ranked either
+    board["ranked"] = (include_flagged | ~board.flagged) & (board.scored > 0)
+    board["rank_group"] = ""
+    for col in ("rank_single", "rank_multi", "rank_change"):
+        board[col] = pd.NA
+    for (_domain, _version, task_set), g in board[board.ranked].groupby(["domain", "task_version", "_task_set"]):
+        idx = g.index
+        board.loc[idx, "rank_group"] = "full" if not g.partial.iloc[0] else f"partial ({len(task_set)} tasks)"
+        board.loc[idx, "rank_single"] = g.single_pass1.rank(ascending=False, method="min").astype("Int64")
+        board.loc[idx, "rank_multi"] = g.multi_pass1.rank(ascending=False, method="min").astype("Int64")
+        board.loc[idx, "rank_change"] = board.loc[idx, "rank_single"] - board.loc[idx, "rank_multi"]
+    board = board.drop(columns="_task_set")
+    return board.sort_values(["domain", "task_version", "ranked", "rank_group", "rank_multi", "name"],
+                             ascending=[True, True, False, True, True, True], na_position="last").reset_index(drop=True)
+
+
+def to_markdown(board: pd.DataFrame) -> str:
+    lines = ["# Loophole-adjusted leaderboard", ""]
+    cols = ["rank_multi", "rank_single", "rank_change", "name", "trajectories", "tasks", "trials", "single_pass1",
+            "multi_pass1", "gain_points", "loophole_single", "non_loophole_single", "explained_failures", "flagged",
+            "partial", "source_sha256"]
+    for (domain, version), g in board.groupby(["domain", "task_version"]):
+        lines += [f"## {domain} {version}", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+        for r in g.itertuples(index=False):
+            cells = []
+            for c in cols:
+                v = getattr(r, c)
+                if c == "source_sha256":
+                    v = str(v)[:16]
+                cells.append("n/a" if v is None or v is pd.NA or (isinstance(v, float) and v != v)
+                             else f"{v:.3f}" if isinstance(v, float) else str(v))
+            lines.append("| " + " | ".join(cells) + " |")
+        flagged = g[g.flagged]
+        for r in flagged.itertuples(index=False):
+            lines.append(f"\nFlagged: {r.name} ({Path(r.source_file).name}): {r.disagreements} recorded rewards "
+                         f"disagree with tau2's evaluator (recorded pass^1 {r.recorded_pass1:.3f}, ours "
+                         f"{r.single_pass1:.3f}); {'ranked' if r.ranked else 'not ranked'}.")
+        lines.append("")
+    return "\n".join(lines)

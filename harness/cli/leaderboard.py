@@ -1,0 +1,76 @@
+"""``harness leaderboard PATHS… --out DIR``: rescore many public runs under multi-gold and rank them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("leaderboard")(leaderboard)
+
+
+def leaderboard(
+    paths: list[str] = typer.Argument(..., help="Results files, directories of them, or globs."),
+    out: Path = typer.Option(..., "--out", help="Output directory (Parquet store, leaderboard.parquet/.md)."),
+    manifest: Path | None = typer.Option(None, "--manifest", help="YAML: file -> display name, organisation, notes."),
+    include_flagged: bool = typer.Option(False, "--include-flagged", help="Rank runs whose recorded rewards disagree."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Ray workers for rescoring (1: in-process)."),
+) -> None:
+    """Single- and multi-gold pass^k per run, ranks under each, flags and partial-run separation."""
+    import pyarrow as pa
+    from rich.console import Console
+    from rich.table import Table
+
+    from analysis.leaderboard import leaderboard as build
+    from analysis.leaderboard import load_manifest, to_markdown
+    from envs import load_task_set
+    from harness import store
+    from harness.rescoring import import_all, rescore_runs
+
+    console = Console(width=None if Console().is_terminal else 200)
+    spec = load_manifest(manifest) if manifest else None
+    runs = import_all(paths, None, False)
+    rescore_runs(runs, out, workers=workers)
+    trials = store.read_table(out, "trials")
+    counts = {(d, v): len(load_task_set(d, v).tasks) for d, v in trials[["domain", "task_version"]].drop_duplicates().itertuples(index=False)}
+    board = build(trials, counts, spec, include_flagged)
+    store.atomic_write_table(pa.Table.from_pandas(board.astype({"rank_single": "Int64", "rank_multi": "Int64",
+                                                                "rank_change": "Int64"}), preserve_index=False),
+                             out / "leaderboard.parquet")
+    md = to_markdown(board)
+    tmp = out / ".leaderboard.md.tmp"
+    tmp.write_text(md, encoding="utf-8")
+    tmp.replace(out / "leaderboard.md")
+    for (domain, version), g in board.groupby(["domain", "task_version"]):
+        t = Table("rank multi", "rank single", "Δ", "name", "traj.", "tasks", "single pass^1", "multi pass^1",
+                  "gain (pts, 95% CI)", "loophole", "non-loophole", "failures explained", "status", "source (sha256)",
+                  title=f"{domain} {version}")
+        for r in g.itertuples(index=False):
+            status = ", ".join(s for s, on in (
+                ("FLAGGED", r.flagged), ("partial", r.partial), ("unscored: no judge", r.scored == 0),
+                ("unranked", not r.ranked)) if on)
+            ci = "" if r.gain_ci_low != r.gain_ci_low else f" [{r.gain_ci_low:.1f}, {r.gain_ci_high:.1f}]"
+            gain = "n/a" if r.gain_points != r.gain_points else f"{r.gain_points:+.1f}{ci}"
+            t.add_row(_v(r.rank_multi), _v(r.rank_single), _v(r.rank_change), str(r.name), str(r.trajectories),
+                      str(r.tasks), _p(r.single_pass1), _p(r.multi_pass1), gain,
+                      _p(r.loophole_single), _p(r.non_loophole_single), _p(r.explained_failures), status or "ok",
+                      f"{Path(r.source_file).name} ({r.source_sha256[:12]})")
+        console.print(t)
+        for r in g[g.flagged].itertuples(index=False):
+            console.print(
+                f"flagged: {r.name} ({Path(r.source_file).name}): {r.disagreements} recorded rewards disagree with "
+                f"tau2's evaluator; recorded pass^1 {r.recorded_pass1:.3f}, recomputed {r.single_pass1:.3f}"
+                + ("" if r.ranked else "; kept out of the ranking (--include-flagged to rank it)"), soft_wrap=True)
+    console.print(f"wrote {out}/leaderboard.parquet and leaderboard.md", soft_wrap=True)
+
+
+def _v(x: object) -> str:
+    import pandas as pd
+
+    return "-" if pd.isna(x) else str(x)
+
+
+def _p(x: float) -> str:
+    return "n/a" if x != x else f"{100 * x:.1f}%"
