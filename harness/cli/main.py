@@ -11,6 +11,7 @@ import typer
 
 from harness._quiet import quiet_imports, set_log_level
 from harness.cli import analyze as analyze_cmd
+from harness.cli import audit as audit_cmd
 from harness.cli import leaderboard as leaderboard_cmd
 from harness.cli import report as report_cmd
 from harness.cli import rescore as rescore_cmd
@@ -38,6 +39,7 @@ def _root(
 
 app.add_typer(versions_cmd.app, name="versions")
 app.add_typer(variants_cmd.app, name="variants")
+app.add_typer(audit_cmd.app, name="audit")
 rescore_cmd.register(app)
 analyze_cmd.register(app)
 report_cmd.register(app)

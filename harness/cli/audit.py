@@ -1,0 +1,94 @@
+"""``harness audit policy`` (stage 1: clause analysis) and ``harness audit traces`` (stage 2: failing trials)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+app = typer.Typer(help="The paper's two-stage audit.", no_args_is_help=True)
+
+
+@app.command("policy")
+def policy(
+    domain: str = typer.Option(..., "--domain", help="airline or retail"),
+    policy_file: Path | None = typer.Option(None, "--policy", help="Audit this policy text instead of the pinned one."),
+    model: str | None = typer.Option(None, "--model", help="litellm model for the four diagnostic tests."),
+    api_base: str | None = typer.Option(None, "--api-base", help="api_base for --model."),
+    out: Path | None = typer.Option(None, "--out", help="Write candidates (Parquet, Markdown) and the profile here."),
+) -> None:
+    """Split the policy into clauses; print the structural profile (both domains); with --model, run the
+    scope, boundary, composition and assumption tests per clause."""
+    import pyarrow as pa
+    from rich.console import Console
+    from rich.table import Table
+
+    from analysis.audit_policy import PAPER_PROFILE, llm_audit, split_clauses, structural_profile
+    from envs import DOMAINS, check_domain, load_task_set
+    from harness import store
+
+    check_domain(domain)
+    console = Console(width=None if Console().is_terminal else 180)
+    texts = {d: load_task_set(d, "tau2").policy for d in DOMAINS}
+    if policy_file is not None:
+        if not policy_file.is_file():
+            raise typer.BadParameter(f"{policy_file}: no such file", param_hint="--policy")
+        texts[domain] = policy_file.read_text(encoding="utf-8")
+    profiles = []
+    for d in [domain, *[x for x in DOMAINS if x != domain]]:
+        prof = structural_profile(d, texts[d]).assign(paper=PAPER_PROFILE[d])
+        profiles.append(prof)
+        t = Table("measure", "ours", "paper", "how counted", title=f"structural profile: {d}")
+        for r in prof.itertuples(index=False):
+            t.add_row(r.measure, str(r.count), str(r.paper), r._2)
+        console.print(t)
+    console.print(
+        "Differences from the paper's Table 2 come from counting rules: we count clauses (bullets and sentences) "
+        "and guarded 'raise' statements in tau2's toolkit source mechanically; the paper counted by hand.",
+        soft_wrap=True,
+    )
+    clauses = split_clauses(texts[domain])
+    console.print(f"{domain}: {len(clauses)} clauses")
+    if out is not None:
+        import pandas as pd
+
+        store.atomic_write_table(pa.Table.from_pandas(pd.concat(profiles), preserve_index=False),
+                                 out / "structural_profile.parquet")
+    if model is None:
+        console.print("no --model: the LLM diagnostic tests were not run (structural profile only)")
+        return
+    args = {"api_base": api_base} if api_base else {}
+    result = llm_audit(domain, clauses, model, args)
+    for failure in result.failures:
+        console.print(f"[yellow]not audited[/]: {failure}", soft_wrap=True)
+    console.print(f"{len(result.candidates)} candidate loophole findings in {result.candidates.clause_id.nunique()} clauses; "
+                  f"{result.candidates.catalog_entry.notna().sum()} match a catalog entry")
+    if out is not None:
+        store.atomic_write_table(pa.Table.from_pandas(result.candidates, preserve_index=False), out / "candidates.parquet")
+        (out / "candidates.md").write_text(result.candidates.to_markdown(index=False) if len(result.candidates) else "none\n")
+
+
+@app.command("traces")
+def traces(
+    run_dir: Path = typer.Argument(..., help="A run directory (from rescore or sweep)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the table here (default: RUN_DIR/audit_traces.parquet)."),
+) -> None:
+    """For every failing trial: the reading it took, the clause, the three criteria, exclusions, attribution."""
+    import pyarrow as pa
+    from rich.console import Console
+    from rich.table import Table
+
+    from analysis.audit_traces import audit_traces
+    from harness import store
+    from harness.cli.analyze import load_trials
+
+    console = Console(width=None if Console().is_terminal else 180)
+    table = audit_traces(load_trials(run_dir))
+    dest = out or run_dir / "audit_traces.parquet"
+    store.atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), dest)
+    summary = table.groupby(["agent", "attribution"]).size().rename("failing trials").reset_index()
+    t = Table("agent", "attribution", "failing trials", title=f"stage-2 audit of {run_dir}")
+    for r in summary.itertuples(index=False):
+        t.add_row(str(r.agent), str(r.attribution), str(r._2))
+    console.print(t)
+    console.print(f"{len(table)} failing trials; wrote {dest}", soft_wrap=True)

@@ -1,0 +1,75 @@
+"""The two-stage audit: structural profile, LLM clause tests (scripted server), trace attribution."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+
+from analysis.audit_policy import llm_audit, split_clauses, structural_profile
+from analysis.audit_traces import audit_traces
+from envs import load_task_set
+from harness.scripted_llm import ScriptedLLMServer
+
+
+def test_structural_profile_counts_are_pinned():
+    # our mechanical counts (the paper's hand counts: airline 24/2/2/18/1, retail 13/0/0/32/4)
+    airline = structural_profile("airline", load_task_set("airline", "tau2").policy)
+    retail = structural_profile("retail", load_task_set("retail", "tau2").policy)
+    assert list(airline["count"]) == [23, 2, 2, 16, 1]
+    assert list(retail["count"]) == [12, 0, 0, 30, 2]
+    assert airline["how counted"].str.len().min() > 20  # every figure says how it was counted
+
+
+def test_cli_offline_prints_both_profiles():
+    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "audit", "policy", "--domain", "airline"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "structural profile: airline" in proc.stdout and "structural profile: retail" in proc.stdout
+    assert "LLM diagnostic tests were not run" in proc.stdout
+
+
+def test_llm_audit_validates_retries_and_reports():
+    policy = load_task_set("airline", "tau2").policy
+    all_clauses = split_clauses(policy)
+    clauses = [c for c in all_clauses if "complains about" in c.text]  # the cancelled and delayed clauses
+    clauses.append(next(c for c in all_clauses if "travel certificate" in c.text and c not in clauses))
+    assert len(clauses) == 3
+    calls = {"n": 0}
+
+    def respond(body: dict) -> str:
+        calls["n"] += 1
+        prompt = body["messages"][0]["content"]
+        if clauses[2].text in prompt:
+            return "I think this clause is fine."  # always malformed: retried, then reported
+        if calls["n"] % 2 == 1:
+            return '{"diagnoses": [{"test": "scope", "verdict": "maybe"}]}'  # invalid: retried
+        return json.dumps({"diagnoses": [
+            {"test": "boundary", "verdict": "ambiguous", "rationale": "is a change a prerequisite?",
+             "candidate_readings": ["strict", "lenient"]},
+            {"test": "scope", "verdict": "clear", "rationale": "covered"},
+        ]})
+
+    with ScriptedLLMServer(respond) as server:
+        result = llm_audit("airline", clauses, "openai/auditor", {"api_base": server.api_base, "api_key": "x"})
+    assert len(result.failures) == 1 and clauses[2].clause_id in result.failures[0]
+    assert set(result.candidates.clause_id) == {clauses[0].clause_id, clauses[1].clause_id}
+    assert set(result.candidates.verdict) == {"ambiguous"}
+    delay = result.candidates[result.candidates.clause.str.contains("delayed flights")]
+    assert (delay.catalog_entry == "L3").all() and len(delay) == 1
+
+
+def test_trace_attribution_on_offline_demo(offline_demo_run):
+    run_dir, _ = offline_demo_run
+    trials = pd.read_parquet(run_dir / "trials.parquet")
+    table = audit_traces(trials)
+    assert len(table) == int((trials.reward == 0).sum())
+    creative = table.merge(trials[["trajectory_id", "procedural_error"]], on="trajectory_id")
+    creative = creative[(creative.agent == "creative") & creative.task_id.isin(["13", "29", "32", "45"])
+                        & ~creative.procedural_error]
+    assert len(creative) > 0
+    assert all(a.startswith(("loophole:L6", "loophole:L16")) for a in creative.attribution), creative.attribution
+    erred = table.merge(trials[["trajectory_id", "procedural_error"]], on="trajectory_id")
+    assert (erred[erred.procedural_error].attribution == "excluded: procedural error unrelated to the clause").all()
