@@ -22,6 +22,7 @@ SECTIONS = [
     ("variance", "Within-task variance"),
     ("versions", "τ² against τ³"),
     ("tables", "Tables"),
+    ("audit", "Stage-2 audit of failing trials"),
     ("leaderboard", "Leaderboard"),
     ("provenance", "Provenance"),
 ]
@@ -149,6 +150,15 @@ def _leaderboard_section(run_dir: Path) -> str:
     return "".join(parts)
 
 
+def _audit_section(run_dir: Path) -> str:
+    path = run_dir / "audit_traces.parquet"
+    if not path.exists():
+        return "<p>Not run (see <code>harness audit traces</code>).</p>"
+    table = pd.read_parquet(path)
+    summary = table.groupby(["agent", "attribution"]).size().rename("failing trials").reset_index()
+    return _table(summary) + "<details><summary>every failing trial</summary>" + _table(table) + "</details>"
+
+
 def _table(df: pd.DataFrame) -> str:
     if df.empty:
         return "<p>No rows.</p>"
@@ -191,6 +201,7 @@ def render(bundle: AnalysisBundle, run_dir: Path) -> str:
         "versions": _table(t["versions"]) if not t["versions"].empty else "<p>The run does not cover both task versions.</p>",
         "tables": "".join(f"<h3>{html.escape(n)}</h3>{_table(df)}" for n, df in t.items()),
         "leaderboard": _leaderboard_section(run_dir),
+        "audit": _audit_section(run_dir),
     }
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in bundle.notes)
     sections = "".join(f'<section id="{k}"><h2>{html.escape(title)}</h2>{body[k]}</section>' for k, title in SECTIONS)
