@@ -10,6 +10,7 @@ from analysis._stats import (
     overlap_test,
     pass_k,
     reading_choices,
+    variance_by_agent,
     version_comparison,
 )
 from analysis._tables import loophole_mask, loophole_task_table, success_by_agent
@@ -29,5 +30,6 @@ __all__ = [
     "pass_k",
     "reading_choices",
     "success_by_agent",
+    "variance_by_agent",
     "version_comparison",
 ]

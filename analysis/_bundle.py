@@ -15,6 +15,7 @@ from analysis._stats import (
     overlap_test,
     pass_k,
     reading_choices,
+    variance_by_agent,
     version_comparison,
 )
 from analysis._tables import loophole_task_table, success_by_agent
@@ -45,6 +46,7 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
     t["loophole_gap_multi"] = loophole_gap(trials, reps, seed, "multi_gold_reward")
     t["variance_single"] = cell_variance(trials, "reward")
     t["variance_multi"] = cell_variance(trials, "multi_gold_reward")
+    t["variance_by_agent"] = variance_by_agent(trials)
     t["counterfactual"] = counterfactual(trials)
     t["model_split"] = model_split(trials)
     t["loophole_tasks"] = loophole_task_table(trials)

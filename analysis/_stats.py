@@ -164,3 +164,21 @@ def cross_version_moves(trials_a: pd.DataFrame, trials_b: pd.DataFrame, reward: 
     ).reset_index()
     out["same"] = out.trajectories - out.rise - out.fall
     return out.sort_values("task_id", key=lambda s: s.map(lambda t: (int(t), "") if str(t).isdigit() else (1 << 30, t)))
+
+
+def variance_by_agent(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:
+    """Within-task variance and the single/multi-gold gap per agent on loophole and other tasks: how the
+    arms of a policy-fix experiment compare."""
+    df = scored(trials)
+    rows = []
+    for (agent, loophole), g in df.groupby(["agent_name", "loophole"]):
+        cells = g.assign(s=_success(g[reward]).astype(float)).groupby(["domain", "task_version", "task_id"]).s
+        sizes = cells.size()
+        var = cells.agg(lambda s: float(np.var(s.to_numpy(), ddof=0)))[sizes >= 2]
+        rows.append({
+            "agent": agent, "group": "loophole" if loophole else "non_loophole", "cells": len(var),
+            "mean_variance": var.mean() if len(var) else np.nan,
+            "single_gold": _success(g.reward).mean(), "multi_gold": _success(g.multi_gold_reward).mean(),
+            "gap_points": 100 * (_success(g.multi_gold_reward).mean() - _success(g.reward).mean()),
+        })
+    return pd.DataFrame(rows)

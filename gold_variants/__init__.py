@@ -1,6 +1,7 @@
 """What counts as correct: the loophole catalog (data) and clause-level readings (code)."""
 
 from gold_variants._evidence import evidence_holds
+from gold_variants._fixes import PolicyFix, fixed_policy, policy_fixes, readings_offered
 from gold_variants._model import (
     Catalog,
     CatalogEntry,
@@ -17,6 +18,10 @@ __all__ = [
     "Catalog",
     "CatalogEntry",
     "GoldVariant",
+    "PolicyFix",
+    "fixed_policy",
+    "policy_fixes",
+    "readings_offered",
     "RebookPredicate",
     "UpgradeModifyPredicate",
     "all_variants",

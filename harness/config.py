@@ -57,6 +57,17 @@ class AgentSpec(ModelSpec):
     implementation: Literal["llm_agent", "reading_agent"] = "llm_agent"
     profile: Literal["conservative", "creative", "inconsistent"] | None = None
     procedural_error_rate: float = Field(0.0, ge=0.0, le=1.0)
+    policy_fixes: list[str] = Field(default_factory=list)  # gold_variants/policy_fixes/<NAME>.yaml
+
+    @field_validator("policy_fixes")
+    @classmethod
+    def _fixes(cls, v: list[str]) -> list[str]:
+        from gold_variants import policy_fixes
+
+        unknown = [n for n in v if n not in policy_fixes()]
+        if unknown:
+            raise ValueError(f"unknown policy fix {unknown[0]!r}; known: {sorted(policy_fixes())}")
+        return v
 
     @model_validator(mode="after")
     def _kind(self) -> AgentSpec:

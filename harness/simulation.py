@@ -78,12 +78,19 @@ def simulate(spec: TrialSpec, pool: DatabasePool, counter: RetryCounter) -> tupl
     task = load_task_set(spec.domain, spec.version).task(spec.task_id)
     task_ref = f"{spec.domain}/{spec.version}/{spec.task_id}"
     meant: dict[str, Any] = {}
+    policy = spec.policy
+    if spec.agent.policy_fixes:
+        from gold_variants import fixed_policy
+
+        base = policy if policy is not None else load_task_set(spec.domain, spec.version).policy
+        policy = fixed_policy(spec.domain, spec.agent.policy_fixes, base)
     with pool.database(spec.domain) as db:
-        environment = environment_constructor(spec.domain, spec.policy)(db=db)
-        tools = list(_agent_tools(spec.domain, spec.policy))
+        environment = environment_constructor(spec.domain, policy)(db=db)
+        tools = list(_agent_tools(spec.domain, policy))
         if spec.agent.implementation == "reading_agent":
             plan = choose_plan(
-                spec.domain, spec.version, spec.task_id, spec.agent.profile, spec.seed, spec.agent.procedural_error_rate
+                spec.domain, spec.version, spec.task_id, spec.agent.profile, spec.seed, spec.agent.procedural_error_rate,
+                tuple(spec.agent.policy_fixes),
             )
             agent = ReadingAgent(tools, environment.get_policy(), plan)
             meant = {"intended_gold_id": plan.intended_gold_id, "intended_reading": plan.reading,

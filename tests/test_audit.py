@@ -72,4 +72,50 @@ def test_trace_attribution_on_offline_demo(offline_demo_run):
     assert len(creative) > 0
     assert all(a.startswith(("loophole:L6", "loophole:L16")) for a in creative.attribution), creative.attribution
     erred = table.merge(trials[["trajectory_id", "procedural_error"]], on="trajectory_id")
-    assert (erred[erred.procedural_error].attribution == "excluded: procedural error unrelated to the clause").all()
+    erred = erred[erred.procedural_error]
+    # a dropped action that matches no gold is excluded; one that lands on another reading (dropping the first
+    # of L6's two calls is the single-call reading) is credited to that loophole
+    assert (erred[~erred.variant_credits].attribution == "excluded: procedural error unrelated to the clause").all()
+    assert erred[erred.variant_credits].attribution.str.startswith("loophole:").all()
+
+
+def test_cli_audit_policy_with_scripted_model_writes_candidates(tmp_path):
+    policy = tmp_path / "policy.md"
+    policy.write_text(
+        "# Airline Agent Policy\n\n## Refunds and Compensation\n"
+        "- If the user complains about delayed flights in a reservation and wants to change or cancel the "
+        "reservation, the agent can offer a certificate as a gesture after confirming the facts and changing or "
+        "cancelling the reservation, with the amount being $50 times the number of passengers.\n"
+        "- Each extra baggage is 50 dollars.\n"
+    )
+
+    def respond(body: dict) -> str:
+        if "baggage" in body["messages"][0]["content"]:
+            return "not json at all"
+        return json.dumps({"diagnoses": [{"test": "boundary", "verdict": "ambiguous", "rationale": "prerequisite?",
+                                          "candidate_readings": ["strict", "lenient"]}]})
+
+    with ScriptedLLMServer(respond) as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "harness.cli.main", "audit", "policy", "--domain", "airline", "--policy", str(policy),
+             "--model", "openai/auditor", "--api-base", server.api_base, "--out", str(tmp_path / "out")],
+            capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "OPENAI_API_KEY": "x"},
+        )
+    assert proc.returncode == 0, proc.stderr
+    assert "not audited" in proc.stdout and "no valid answer after 3 attempts" in proc.stdout
+    candidates = pd.read_parquet(tmp_path / "out" / "candidates.parquet")
+    assert len(candidates) == 1 and candidates.catalog_entry.iloc[0] == "L3"
+    assert (tmp_path / "out" / "candidates.md").exists()
+
+
+def test_cli_audit_traces_on_rescored_real_run(tmp_path):
+    from tests.conftest import real_run
+
+    out = tmp_path / "aide"
+    run = lambda *a: subprocess.run([sys.executable, "-m", "harness.cli.main", *a], capture_output=True,  # noqa: E731
+                                    text=True, timeout=300)
+    assert run("rescore", str(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json")), "--out", str(out)).returncode == 0
+    proc = run("audit", "traces", str(out))
+    assert proc.returncode == 0, proc.stderr
+    table = pd.read_parquet(out / "audit_traces.parquet")
+    assert len(table) == 14 and "loophole:L3/L4" in set(table.attribution)

@@ -24,7 +24,7 @@ from tau2.data_model.tasks import Action, Task
 from tau2.user.user_simulator import UserSimulator
 
 from envs import load_task_set
-from gold_variants import gold_reading, variants_for, witness
+from gold_variants import gold_reading, policy_fixes, variants_for, witness
 
 Profile = Literal["conservative", "creative", "inconsistent"]
 
@@ -58,9 +58,18 @@ def _options(domain: str, version: str, task: Task) -> list[tuple[str, str | Non
     return options
 
 
-def choose_plan(domain: str, version: str, task_id: str, profile: Profile, seed: int, error_rate: float = 0.0) -> ReadingPlan:
+def choose_plan(
+    domain: str, version: str, task_id: str, profile: Profile, seed: int, error_rate: float = 0.0,
+    fixes: tuple[str, ...] = (),
+) -> ReadingPlan:
+    """The plan a profile picks; under policy fixes, only the reading each fix keeps is on offer."""
     task = load_task_set(domain, version).task(task_id)
     options = _options(domain, version, task)
+    for name in fixes:
+        keep = policy_fixes()[name].allowed_reading(domain, version, task_id)
+        if keep is not None:
+            kept = [o for o in options if o[1] == keep]
+            options = kept or options  # a kept reading the task cannot enact leaves the choice as it was
     rng = random.Random(seed)
     if profile == "inconsistent":
         chosen = rng.choice(options)

@@ -8,7 +8,9 @@ app = typer.Typer(help="Gold variants: one per defensible reading of each loopho
 
 
 @app.command("check")
-def check() -> None:
+def check(
+    policy_fix: list[str] = typer.Option([], "--policy-fix", help="Report which readings this fix rules out."),
+) -> None:
     """Replay every variant, check outcomes are distinct, print the clause-level view."""
     from rich.console import Console
     from rich.table import Table
@@ -16,6 +18,9 @@ def check() -> None:
     from gold_variants.check import check_variants
 
     console = Console(width=None if Console().is_terminal else 160)
+    if policy_fix:
+        _check_fixes(console, policy_fix)
+        return
     report = check_variants()
     table = Table("loophole", "reading", "tau2 tasks", "tau3 tasks")
     for (loophole, reading), per in sorted(report.applies.items()):
@@ -28,4 +33,34 @@ def check() -> None:
     verdict = "ok" if report.ok else f"{len(report.problems)} problems"
     console.print(f"{report.n_variants} variants checked: {verdict}")
     if not report.ok:
+        raise typer.Exit(1)
+
+
+def _check_fixes(console, names: list[str]) -> None:  # type: ignore[no-untyped-def]
+    from rich.table import Table
+
+    from envs import TASK_VERSIONS, load_task_set
+    from gold_variants import policy_fixes, readings_offered
+    from harness.errors import HarnessInputError
+
+    fixes = policy_fixes()
+    problems = 0
+    for name in names:
+        if name not in fixes:
+            raise HarnessInputError(f"--policy-fix: unknown fix {name!r}; known: {sorted(fixes)}")
+        fix = fixes[name]
+        fix.apply(load_task_set(fix.domain, "tau2").policy)  # the anchor must be verbatim in the policy
+        table = Table("version", "task", "readings offered", "ruled out", "stays", title=f"policy fix {name} ({fix.loophole_id})")
+        for version in TASK_VERSIONS:
+            for task_id in load_task_set(fix.domain, version).task_ids():
+                keep = fix.allowed_reading(fix.domain, version, task_id)
+                if keep is None:
+                    continue
+                offered = readings_offered(fix.domain, version, task_id, fix.loophole_id)
+                out = [r for r in offered if r != keep]
+                problems += keep not in offered
+                table.add_row(version, task_id, ", ".join(offered), ", ".join(out), keep if keep in offered else f"{keep} (not offered!)")
+        console.print(table)
+        console.print(f"added after: {fix.anchor!r}\n  {fix.add}", soft_wrap=True)
+    if problems:
         raise typer.Exit(1)
