@@ -13,12 +13,14 @@ from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
 from tau2.data_model.simulation import SimulationRun, TerminationReason
 
 from envs import environment_constructor, load_task_set
+from envs.pool import DatabasePool
 from gold_variants import all_variants, variants_for, witness
 from gold_variants.check import check_variants
 from harness.rescoring import engine_for
 from harness.scoring import score_trajectory
 
 LOOPHOLE_TASKS = ["2", "5", "13", "27", "29", "32", "45"]
+_POOL = DatabasePool()
 REFUSAL_TEXT = (
     "I'm sorry, but I cannot make that change: basic economy flights cannot be modified, "
     "and the policy does not allow it."
@@ -32,13 +34,18 @@ DECLINE_COMPENSATION_TEXT = (
 def _trajectory(
     domain: str, task_id: str, calls: list[tuple[str, dict]], say: str = "Is there anything else?", version: str = "tau2"
 ):
-    """Messages whose tool outputs come from tau2's real environment, then a closing message."""
-    env = environment_constructor(domain)()
+    """Messages whose tool outputs come from tau2's real environment, then a closing message.
+
+    The environment runs on a pooled database (loaded once, touched records restored after each use), the
+    same mechanism the sweep workers use; a fresh ``db.json`` load per trajectory would only cost time.
+    """
     messages: list = [UserMessage(role="user", content="Hello, I need help with my booking.")]
-    for i, (name, args) in enumerate(calls):
-        tc = ToolCall(id=f"call_{i}", name=name, arguments=copy.deepcopy(args), requestor="assistant")
-        messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tc]))
-        messages.append(env.get_response(tc))
+    with _POOL.database(domain) as db:
+        env = environment_constructor(domain)(db=db)
+        for i, (name, args) in enumerate(calls):
+            tc = ToolCall(id=f"call_{i}", name=name, arguments=copy.deepcopy(args), requestor="assistant")
+            messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tc]))
+            messages.append(env.get_response(tc))
     # What the task requires the agent to tell the user (the COMMUNICATE part of the basis).
     told = load_task_set(domain, version).task(task_id).evaluation_criteria.communicate_info or []
     messages.append(AssistantMessage(role="assistant", content=" ".join([say, *told])))
