@@ -192,9 +192,10 @@ def rescore_runs(
             score_rows += [{"run_id": run_id, **s} for s in scores]
         if on_progress:
             on_progress(len(scored))
-    store.upsert_rows(out, "trials", trial_rows.values())
-    store.upsert_rows(out, "scores", score_rows)
-    store.write_disagreements(out)
+    with store.run_lock(out):
+        store.upsert_rows(out, "trials", trial_rows.values())
+        store.upsert_rows(out, "scores", score_rows, replace_trajectories=trial_rows.keys())
+        store.write_disagreements(out)
     return [_summarise(run, trial_rows) for run in runs]
 
 

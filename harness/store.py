@@ -6,9 +6,12 @@ never sees a half-written file. Analysis reads runs only through this module.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -120,32 +123,71 @@ def read_table(run_dir: Path, name: str) -> pd.DataFrame:
     schema = TABLES[name]
     if not path.exists():
         return to_table([], schema).to_pandas()
-    table = pq.read_table(path)
-    for field in schema:
-        if field.name not in table.column_names:
-            table = table.append_column(field, pa.nulls(len(table), field.type))
-    df = table.select(schema.names).to_pandas()
+    df = _conform(pq.read_table(path), schema).to_pandas()
     if name == "trials":  # rescored runs written before agent_name existed
         df["agent_name"] = df["agent_name"].fillna(df["agent_model"])
     return df
 
 
-def upsert_rows(run_dir: Path, name: str, rows: Iterable[dict]) -> pa.Table:
+def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """A table in ``schema``: columns an older run lacks are added as nulls."""
+    for field in schema:
+        if field.name not in table.column_names:
+            table = table.append_column(field, pa.nulls(len(table), field.type))
+    return table.select(schema.names).cast(schema)
+
+
+_HELD: dict[str, int] = {}
+
+
+@contextmanager
+def run_lock(run_dir: Path) -> Iterator[None]:
+    """An exclusive lock on a run directory (re-entrant within a process): compactions and upserts from
+    two processes (a sweep and ``harness analyze``, say) must not interleave."""
+    key = str(Path(run_dir).resolve())
+    if _HELD.get(key):
+        _HELD[key] += 1
+        try:
+            yield
+        finally:
+            _HELD[key] -= 1
+        return
+    Path(run_dir).mkdir(parents=True, exist_ok=True)
+    with open(Path(run_dir) / ".lock", "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        _HELD[key] = 1
+        try:
+            yield
+        finally:
+            _HELD[key] = 0
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def upsert_rows(
+    run_dir: Path, name: str, rows: Iterable[dict], replace_trajectories: Iterable[str] | None = None
+) -> pa.Table:
     """Replace rows with the same key and add new ones; the result is sorted by key.
 
+    Within ``rows`` the last row of a key wins. ``replace_trajectories`` also drops every old row of those
+    trajectories (a rescored trajectory's score set is replaced whole, so a removed variant leaves no row).
     Writing the same rows twice yields the same table, so rescoring is idempotent.
     """
     schema, keys = TABLES[name], TABLE_KEYS[name]
-    new = to_table(list(rows), schema)
+    latest = {tuple(r.get(k) for k in keys): r for r in rows}
+    new = to_table(list(latest.values()), schema)
     path = Path(run_dir) / f"{name}.parquet"
-    if path.exists():
-        old = pq.read_table(path).cast(schema)
-        new_keys = set(zip(*(new.column(k).to_pylist() for k in keys), strict=True))
-        old_keys = list(zip(*(old.column(k).to_pylist() for k in keys), strict=True))
-        keep = pa.array([k not in new_keys for k in old_keys], type=pa.bool_())
-        new = pa.concat_tables([old.filter(keep), new])
-    new = new.sort_by([(k, "ascending") for k in keys])
-    atomic_write_table(new, path)
+    with run_lock(run_dir):
+        if path.exists():
+            old = _conform(pq.read_table(path), schema)
+            new_keys = set(latest)
+            old_keys = list(zip(*(old.column(k).to_pylist() for k in keys), strict=True))
+            dropped = set(replace_trajectories or ())
+            old_traj = old.column("trajectory_id").to_pylist()
+            keep = pa.array([k not in new_keys and t not in dropped for k, t in zip(old_keys, old_traj, strict=True)],
+                            type=pa.bool_())
+            new = pa.concat_tables([old.filter(keep), new])
+        new = new.sort_by([(k, "ascending") for k in keys])
+        atomic_write_table(new, path)
     return new
 
 
@@ -194,27 +236,40 @@ def write_versions_diff(diff: VersionDiff, out: Path) -> None:
 
 def write_part(run_dir: Path, trial_rows: Sequence[dict], score_rows: Sequence[dict], seq: int) -> None:
     parts = Path(run_dir) / "parts"
-    stamp = f"{seq:06d}-{os.getpid()}-{tempfile.mktemp(dir='', prefix='')[-6:]}"
+    # the stamp orders parts in time across processes and resumed runs (nanoseconds first)
+    stamp = f"{time.time_ns():020d}-{os.getpid()}-{seq:06d}"
     # scores first: a part whose trials are missing only makes the resume rerun those trials
     atomic_write_table(to_table(score_rows, SCORES_SCHEMA), parts / f"scores-{stamp}.parquet")
     atomic_write_table(to_table(trial_rows, TRIALS_SCHEMA), parts / f"trials-{stamp}.parquet")
 
 
 def compact(run_dir: Path) -> None:
+    """Fold the parts into the tables. A trajectory's row is its latest attempt, and its scores are those
+    written with that attempt (an attempt that ended in an error leaves no scores of an earlier one)."""
     parts = Path(run_dir) / "parts"
     if not parts.is_dir():
         return
-    for name in ("scores", "trials"):
-        files = sorted(parts.glob(f"{name}-*.parquet"))
-        if not files:
-            continue
-        rows: list[dict] = []
-        for f in files:
-            rows += pq.read_table(f).cast(TABLES[name]).to_pylist()
-        latest = {tuple(r[k] for k in TABLE_KEYS[name]): r for r in rows}
-        upsert_rows(run_dir, name, latest.values())
-        for f in files:
-            f.unlink()
+    with run_lock(run_dir):
+        trial_files = sorted(parts.glob("trials-*.parquet"))
+        score_files = sorted(parts.glob("scores-*.parquet"))
+        latest: dict[str, tuple[str, dict]] = {}
+        for f in trial_files:
+            stamp = f.name.removeprefix("trials-")
+            for r in _conform(pq.read_table(f), TRIALS_SCHEMA).to_pylist():
+                latest[r["trajectory_id"]] = (stamp, r)
+        scores: list[dict] = []
+        for f in score_files:
+            stamp = f.name.removeprefix("scores-")
+            for r in _conform(pq.read_table(f), SCORES_SCHEMA).to_pylist():
+                if r["trajectory_id"] in latest and latest[r["trajectory_id"]][0] == stamp:
+                    scores.append(r)
+        if latest:
+            upsert_rows(run_dir, "trials", [r for _, r in latest.values()])
+            upsert_rows(run_dir, "scores", scores, replace_trajectories=latest.keys())
+        # a scores part without its trials part (a kill between the two writes) is dropped with the rest:
+        # its trials were never recorded, so the resume runs them again
+        for f in [*trial_files, *score_files]:
+            f.unlink(missing_ok=True)
 
 
 def finished_keys(run_dir: Path, retry_statuses: Iterable[str] = ("infra_error",)) -> set[str]:

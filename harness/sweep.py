@@ -73,12 +73,17 @@ def run_trial(spec: TrialSpec, pool, engines, score_lock, judge) -> tuple[dict, 
         user_cost=sim.user_cost, retries=counter.retries, n_messages=len(sim.messages),
         messages_json=json.dumps(dumped["messages"], ensure_ascii=False),
     )
-    if spec.domain not in engines:
-        from envs.replay import ReplayEngine
+    try:
+        if spec.domain not in engines:
+            from envs.replay import ReplayEngine
 
-        engines[spec.domain] = ReplayEngine(spec.domain)
-    with score_lock:
-        trial, scores = scored_rows(sim, spec.domain, spec.version, spec.key, engines[spec.domain], judge)
+            engines[spec.domain] = ReplayEngine(spec.domain)
+        with score_lock:
+            trial, scores = scored_rows(sim, spec.domain, spec.version, spec.key, engines[spec.domain], judge)
+    except Exception as exc:  # noqa: BLE001 - keep the trajectory; a scoring failure is not an infra error
+        traceback.print_exc()
+        row.update(status="error", reason=f"scoring failed: {type(exc).__name__}: {exc}"[:500])
+        return row, []
     row.update(trial)
     return row, [{"run_id": row["run_id"], **s} for s in scores]
 

@@ -76,3 +76,15 @@ def test_scripted_user_opens_with_reason_and_stops():
     users = [m["content"] for m in msgs if m["role"] == "user"]
     assert users[0].startswith("You")  # the reason for call, as written in the task
     assert users[-1].endswith("###STOP###") and row["termination_reason"] == "user_stop"
+
+
+def test_scoring_failure_keeps_the_trajectory_as_an_error_row(monkeypatch):
+    import harness.rescoring as rescoring
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("scoring exploded")
+
+    monkeypatch.setattr(rescoring, "scored_rows", broken)  # narrow: only the scorer is replaced
+    (row,) = _run(_config("conservative", ["1"], trials=1))
+    assert row["status"] == "error" and "scoring failed: RuntimeError" in row["reason"]
+    assert row["n_messages"] > 0 and row["messages_json"] != "[]"

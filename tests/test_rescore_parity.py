@@ -86,3 +86,15 @@ def test_nl_assertion_basis_without_judge_is_null_with_reason():
         assert "NL_ASSERTION" in gold.reward_basis
         assert gold.reward is None and gold.status == "no_judge" and "judge" in gold.reason
         assert gold.db_match is not None  # the DB part is still computed
+
+
+def test_task_without_actions_matches_stock():
+    """tau2 skips the database comparison when a task has no actions; so must we (no crash, same reward)."""
+    run = import_results_file(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json"))
+    item = run.simulations[0]
+    sim = SimulationRun.model_validate(item.raw)
+    task = load_task_set("airline", "tau2").task(sim.task_id).model_copy(deep=True)
+    task.evaluation_criteria.actions = None
+    stock = evaluate_simulation(sim, task, EvaluationType.ALL, False, "airline")
+    ours = score_trajectory(sim, task, engine_for("airline")).single_gold
+    assert ours.reward == stock.reward and ours.db_match is True

@@ -77,11 +77,14 @@ class LitellmJudge:
 
         conversation = "\n".join(f"{m.role}: {m.content}" for m in messages)
         prompt = f"conversation:\n{conversation}\n\nexpectedOutcomes:\n{list(assertions)}\n"
-        response = litellm.completion(
-            model=self.model,
-            messages=[{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}],
-            **self.llm_args,
-        )
+        try:
+            response = litellm.completion(
+                model=self.model,
+                messages=[{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}],
+                **self.llm_args,
+            )
+        except Exception as exc:  # noqa: BLE001 - a provider failure is a judge error row, never a score
+            raise JudgeError(f"judge {self.model} failed: {type(exc).__name__}: {str(exc)[:200]}") from None
         text = response.choices[0].message.content or ""
         try:
             parsed = _Results.model_validate(json.loads(text))

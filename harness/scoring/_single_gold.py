@@ -91,7 +91,7 @@ def score_against_gold(
         return GoldScore(gold_id, 1.0, reason="no evaluation criteria")
     basis = set(criteria.reward_basis)
     basis_names = [b.value for b in criteria.reward_basis]
-    actions = list(criteria.actions) if gold_actions is None else list(gold_actions)
+    actions = list(criteria.actions or []) if gold_actions is None else list(gold_actions)
     messages = sim.messages
 
     normalised = 0

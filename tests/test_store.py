@@ -1,0 +1,48 @@
+"""The Parquet store: old schemas, duplicates within a batch, replaced score sets, compaction of attempts."""
+
+from __future__ import annotations
+
+import pyarrow.parquet as pq
+
+from harness import store
+
+
+def _trial(tid: str, status: str = "ok", reward: float | None = 1.0) -> dict:
+    return {"run_id": "r", "trajectory_id": tid, "task_id": "1", "status": status, "reward": reward, "messages_json": "[]"}
+
+
+def _score(tid: str, gold: str, reward: float = 1.0) -> dict:
+    return {"run_id": "r", "trajectory_id": tid, "task_id": "1", "gold_id": gold, "reward": reward}
+
+
+def test_upsert_into_an_older_schema(tmp_path):
+    table = store.to_table([_trial("a")], store.TRIALS_SCHEMA).drop_columns(["agent_name", "intended_gold_id"])
+    pq.write_table(table, tmp_path / "trials.parquet")
+    out = store.upsert_rows(tmp_path, "trials", [_trial("b")])
+    assert out.column("trajectory_id").to_pylist() == ["a", "b"] and "agent_name" in out.column_names
+
+
+def test_duplicates_within_a_batch_keep_the_last(tmp_path):
+    out = store.upsert_rows(tmp_path, "scores", [_score("a", "gold", 0.0), _score("a", "gold", 1.0)])
+    assert out.num_rows == 1 and out.column("reward").to_pylist() == [1.0]
+
+
+def test_replaced_trajectories_drop_stale_variant_rows(tmp_path):
+    store.upsert_rows(tmp_path, "scores", [_score("a", "gold"), _score("a", "L6.refuse"), _score("b", "gold")])
+    out = store.upsert_rows(tmp_path, "scores", [_score("a", "gold", 0.0)], replace_trajectories=["a"])
+    rows = {(r["trajectory_id"], r["gold_id"]): r["reward"] for r in out.to_pylist()}
+    assert rows == {("a", "gold"): 0.0, ("b", "gold"): 1.0}
+
+
+def test_compaction_keeps_the_latest_attempt_and_its_scores(tmp_path):
+    store.write_part(tmp_path, [_trial("a")], [_score("a", "gold"), _score("a", "L6.refuse")], 1)
+    store.write_part(tmp_path, [_trial("a", "error", None)], [], 2)  # a later attempt that failed to score
+    store.write_part(tmp_path, [_trial("b")], [_score("b", "gold")], 3)
+    pq.write_table(store.to_table([_score("c", "gold")], store.SCORES_SCHEMA),
+                   tmp_path / "parts" / "scores-99999999999999999999-1-000009.parquet")  # killed before its trials
+    store.compact(tmp_path)
+    trials = store.read_table(tmp_path, "trials").set_index("trajectory_id")
+    scores = store.read_table(tmp_path, "scores")
+    assert trials.loc["a", "status"] == "error" and set(trials.index) == {"a", "b"}
+    assert set(zip(scores.trajectory_id, scores.gold_id, strict=True)) == {("b", "gold")}
+    assert not list((tmp_path / "parts").iterdir())
