@@ -11,6 +11,7 @@ import glob
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -92,14 +93,18 @@ def _match_counts(embedded: list[dict]) -> dict[tuple[str, str], int]:
     for domain in DOMAINS:
         for version in TASK_VERSIONS:
             try:
-                by_id = load_task_set(domain, version).by_id
+                pinned = _pinned_comparables(domain, version)
             except TauDataError:
                 counts[(domain, version)] = 0  # unavailable here; detection says so if it matters
                 continue
-            counts[(domain, version)] = sum(
-                1 for tid, text in theirs if tid in by_id and text == _comparable(by_id[tid])
-            )
+            counts[(domain, version)] = sum(1 for tid, text in theirs if pinned.get(tid) == text)
     return counts
+
+
+@lru_cache(maxsize=8)
+def _pinned_comparables(domain: str, version: str) -> dict[str, str]:
+    """The pinned tasks' comparable form, computed once per process rather than once per file."""
+    return {tid: _comparable(task) for tid, task in load_task_set(domain, version).by_id.items()}
 
 
 def detect_task_version(path: Path, domain: str, embedded: list[dict], given: str | None) -> tuple[str, str]:

@@ -31,12 +31,12 @@ def analyze(
     ),
 ) -> None:
     """Success, pass^k, loophole gap with bootstrap CI, variance, counterfactual, Table-1 split, readings."""
-    from rich.console import Console
     from rich.table import Table
 
     from analysis import analyze_trials, write_tables
+    from harness.cli._console import output_console
 
-    console = Console(width=None if Console().is_terminal else 160)
+    console = output_console(160)
     bundle = analyze_trials(load_trials(run_dir), reps, seed)
     if against is not None:
         from analysis import cross_version_moves

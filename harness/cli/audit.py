@@ -20,7 +20,6 @@ def policy(
     """Split the policy into clauses; print the structural profile (both domains); with --model, run the
     scope, boundary, composition and assumption tests per clause."""
     import pyarrow as pa
-    from rich.console import Console
     from rich.table import Table
 
     from analysis.audit_policy import PAPER_PROFILE, llm_audit, split_clauses, structural_profile
@@ -28,7 +27,9 @@ def policy(
     from harness import store
 
     check_domain(domain)
-    console = Console(width=None if Console().is_terminal else 180)
+    from harness.cli._console import output_console
+
+    console = output_console(180)
     texts = {d: load_task_set(d, "tau2").policy for d in DOMAINS}
     if policy_file is not None:
         if not policy_file.is_file():
@@ -75,14 +76,14 @@ def traces(
 ) -> None:
     """For every failing trial: the reading it took, the clause, the three criteria, exclusions, attribution."""
     import pyarrow as pa
-    from rich.console import Console
     from rich.table import Table
 
     from analysis.audit_traces import audit_traces
     from harness import store
+    from harness.cli._console import output_console
     from harness.cli.analyze import load_trials
 
-    console = Console(width=None if Console().is_terminal else 180)
+    console = output_console(180)
     table = audit_traces(load_trials(run_dir))
     dest = out or run_dir / "audit_traces.parquet"
     store.atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), dest)

@@ -20,16 +20,16 @@ def leaderboard(
 ) -> None:
     """Single- and multi-gold pass^k per run, ranks under each, flags and partial-run separation."""
     import pyarrow as pa
-    from rich.console import Console
     from rich.table import Table
 
     from analysis.leaderboard import leaderboard as build
     from analysis.leaderboard import load_manifest, to_markdown
     from envs import load_task_set
     from harness import store
+    from harness.cli._console import output_console
     from harness.rescoring import import_all, rescore_runs
 
-    console = Console(width=None if Console().is_terminal else 200)
+    console = output_console(200)
     spec = load_manifest(manifest) if manifest else None
     runs = import_all(paths, None, False)
     rescore_runs(runs, out, workers=workers)

@@ -23,28 +23,18 @@ def rescore(
     judge_api_base: str | None = typer.Option(None, "--judge-api-base", help="api_base for --judge."),
 ) -> None:
     """Rescore results files single-gold with tau2's semantics; print per-file agreement."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
     from rich.table import Table
 
+    from harness.cli._console import output_console, progress_bar
     from harness.rescoring import JudgeSpec, import_all, rescore_runs
 
-    console = Console(width=None if Console().is_terminal else 200)
+    console = output_console(200)
     runs = import_all(paths, task_version, skip_bad)
     spec = None
     if judge:
         spec = JudgeSpec(judge, (("api_base", judge_api_base),) if judge_api_base else ())
     total = sum(len(r.simulations) for r in runs)
-    with Progress(
-        TextColumn("rescoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=Console(stderr=True), transient=True,
-    ) as progress:
+    with progress_bar("rescoring", transient=True) as progress:
         bar = progress.add_task("rescore", total=total)
         summaries = rescore_runs(
             runs, out, workers=workers, judge=spec, on_progress=lambda n: progress.advance(bar, n)

@@ -16,25 +16,14 @@ def sweep(
     workers: int | None = typer.Option(None, "--workers", min=1, help="Ray worker actors (default: from cores)."),
 ) -> None:
     """Run (or resume) the trials of a sweep config; the output directory is its Parquet store."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
+    from harness.cli._console import output_console, progress_bar
     from harness.config import load_config
     from harness.sweep import run_sweep
 
     config = load_config(config_path)
-    console = Console(width=None if Console().is_terminal else 160)
+    console = output_console(160)
     console.print(f"sweep {config.name} ({config.sweep_id()}) → {config.output_dir()}", soft_wrap=True)
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=Console(stderr=True), transient=False,
-    ) as bar:
+    with progress_bar() as bar:
         task = None
 
         def update(p) -> None:  # type: ignore[no-untyped-def]

@@ -12,12 +12,12 @@ def check(
     policy_fix: list[str] = typer.Option([], "--policy-fix", help="Report which readings this fix rules out."),
 ) -> None:
     """Replay every variant, check outcomes are distinct, print the clause-level view."""
-    from rich.console import Console
     from rich.table import Table
 
     from gold_variants.check import check_variants
+    from harness.cli._console import output_console
 
-    console = Console(width=None if Console().is_terminal else 160)
+    console = output_console(160)
     if policy_fix:
         _check_fixes(console, policy_fix)
         return
