@@ -11,7 +11,7 @@ from gold_variants._model import (
     load_catalog,
 )
 from gold_variants._predicates import predicate_holds
-from gold_variants._registry import all_variants, gold_reading, variants_for
+from gold_variants._registry import all_variants, gold_reading, preload, variants_for
 from gold_variants._witness import witness
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "gold_reading",
     "load_catalog",
     "predicate_holds",
+    "preload",
     "variants_for",
     "witness",
 ]

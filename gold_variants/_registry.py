@@ -23,6 +23,13 @@ def variants_for(domain: str, version: str, task_id: str) -> list[GoldVariant]:
     return list(_variants(domain, version, task_id))
 
 
+def preload(domain: str) -> None:
+    """Load what the clause rules read (the domain's pristine database) before the first task asks."""
+    from gold_variants.readings._base import _tools
+
+    _tools(domain)
+
+
 def all_variants(domain: str, version: str) -> dict[str, list[GoldVariant]]:
     ts = load_task_set(domain, version)
     return {t.id: variants_for(domain, version, t.id) for t in ts.tasks}

@@ -74,11 +74,11 @@ def run_trial(spec: TrialSpec, pool, engines, score_lock, judge) -> tuple[dict, 
         messages_json=json.dumps(dumped["messages"], ensure_ascii=False),
     )
     try:
-        if spec.domain not in engines:
-            from envs.replay import ReplayEngine
-
-            engines[spec.domain] = ReplayEngine(spec.domain)
         with score_lock:
+            if spec.domain not in engines:
+                from envs.replay import ReplayEngine
+
+                engines[spec.domain] = ReplayEngine(spec.domain)
             trial, scores = scored_rows(sim, spec.domain, spec.version, spec.key, engines[spec.domain], judge)
     except Exception as exc:  # noqa: BLE001 - keep the trajectory; a scoring failure is not an infra error
         traceback.print_exc()
@@ -110,13 +110,21 @@ class TrialWorker:
             self.judge = LitellmJudge(judge["model"], **judge.get("args", {}))
 
     def ready(self, domains: list[str], slots: int) -> bool:
-        """Load ``slots`` databases per domain (one per thread) before the sweep's clock starts."""
+        """Load ``slots`` databases per domain (one per thread) and the scorer's before the sweep's clock starts."""
         from contextlib import ExitStack
+
+        from envs.replay import ReplayEngine
+        from gold_variants import preload
 
         with ExitStack() as stack:
             for domain in domains:
                 for _ in range(slots):
                     stack.enter_context(self.pool.database(domain))
+        for domain in domains:  # the scorer's engine and the clause rules' database, once per worker
+            with self.score_lock:
+                if domain not in self.engines:
+                    self.engines[domain] = ReplayEngine(domain)
+            preload(domain)
         return True
 
     def run(self, spec: TrialSpec) -> tuple[dict, list[dict]]:

@@ -154,3 +154,35 @@ def test_variants_check_passes():
     assert report.ok, report.problems
     assert any("R1: no retail task" in n for n in report.notes)
     assert any("R2: no retail task" in n for n in report.notes)
+
+
+def test_clause_rules_load_the_pristine_database_once_under_concurrent_first_calls(monkeypatch):
+    """A sweep worker's threads score at once: the rules' first database load must happen once, not per thread."""
+    import threading
+
+    from gold_variants.readings import _base
+
+    loads: list[str] = []
+    real = _base.environment_constructor
+
+    def counting(domain, *args):
+        loads.append(domain)
+        return real(domain, *args)
+
+    monkeypatch.setattr(_base, "environment_constructor", counting)
+    _base._load_tools.cache_clear()
+    try:
+        start = threading.Barrier(4)
+
+        def first_call() -> None:
+            start.wait()
+            _base._tools("airline")
+
+        threads = [threading.Thread(target=first_call) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert loads == ["airline"]
+    finally:
+        _base._load_tools.cache_clear()  # later tests load the real, unpatched toolkit again

@@ -42,6 +42,8 @@ class ScriptedLLMServer:
         self.faults = faults or Faults()
         self.requests: list[dict] = []
         self.counts: Counter[str] = Counter()
+        self.inflight = 0
+        self.max_inflight = 0  # requests being answered at once, at most: a check on the client's concurrency
         self._rng = random.Random(self.faults.seed)
         self._lock = threading.Lock()
         server = self
@@ -87,6 +89,15 @@ class ScriptedLLMServer:
         with self._lock:
             self.requests.append(body)
             self.counts[role] += 1
+            self.inflight += 1
+            self.max_inflight = max(self.max_inflight, self.inflight)
+        try:
+            return self._handle(body, task_ref, model, role)
+        finally:
+            with self._lock:
+                self.inflight -= 1
+
+    def _handle(self, body: dict, task_ref: str | None, model: str, role: str) -> tuple[int, dict]:
         f = self.faults
         if f.latency_s:
             time.sleep(f.latency_s)

@@ -158,6 +158,7 @@ def test_sigkill_then_resume_gives_each_trial_once(tmp_path):
         assert written >= 2
         resumed = _sweep(config)
         assert resumed.returncode == 0, resumed.stderr[-2000:]
+        assert 1 <= slow.max_inflight <= 2  # max_concurrency held at the provider: never more requests at once
     trials = pd.read_parquet(tmp_path / "killed" / "trials.parquet")
     keys = {k.key for k in expand(load_config(config))}
     assert sorted(trials.trajectory_id) == sorted(keys)  # every trial exactly once
