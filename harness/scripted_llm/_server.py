@@ -7,19 +7,26 @@ tool-call JSON at set rates, from a seeded generator. Every request is counted p
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
+import socket
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from aiohttp import web
 
 from harness.scripted_llm._roles import agent_reply, task_from_conversation, user_reply
 
 Responder = Callable[[dict], "str | dict[str, Any]"]
+
+
+def _role(model: str) -> str:
+    return "agent" if model.startswith("scripted-agent") else "user" if model.startswith("scripted-user") else "custom"
 
 
 @dataclass
@@ -34,6 +41,9 @@ class Faults:
 
 
 class ScriptedLLMServer:
+    """aiohttp on its own event-loop thread: one thread serves every connection, HTTP is parsed in C, and latency
+    as ``asyncio.sleep``, so the server costs the machine little next to the harness it stands in for."""
+
     def __init__(
         self, responder: Responder | None = None, faults: Faults | None = None, version_hint: str = "tau2"
     ) -> None:
@@ -46,61 +56,42 @@ class ScriptedLLMServer:
         self.max_inflight = 0  # requests being answered at once, at most: a check on the client's concurrency
         self._rng = random.Random(self.faults.seed)
         self._lock = threading.Lock()
-        server = self
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))  # loopback only
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="scripted-llm")
+        self._runner: web.AppRunner | None = None
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms delayed-ACK stall
-
-            def log_message(self, *args: Any) -> None:  # keep test output clean
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                if not self.path.rstrip("/").endswith("chat/completions"):
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
-                    return
-                status, payload = server.handle(body, self.headers.get("X-Harness-Task"))
-                self._send(status, payload)
-
-            def _send(self, status: int, payload: dict) -> None:
-                data = json.dumps(payload).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout fault)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def _draw(self) -> float:
-        with self._lock:
-            return self._rng.random()
-
-    def handle(self, body: dict, task_ref: str | None) -> tuple[int, dict]:
+    async def _serve(self, request: web.Request) -> web.Response:
+        if not request.path.rstrip("/").endswith("chat/completions"):
+            return web.json_response({"error": {"message": f"no route {request.path}"}}, status=404)
+        raw = await request.read()
+        body = json.loads(raw or b"{}")
         model = str(body.get("model", ""))
-        role = "agent" if model.startswith("scripted-agent") else "user" if model.startswith("scripted-user") else "custom"
+        role = _role(model)
         with self._lock:
             self.requests.append(body)
             self.counts[role] += 1
             self.inflight += 1
             self.max_inflight = max(self.max_inflight, self.inflight)
         try:
-            return self._handle(body, task_ref, model, role)
+            f = self.faults
+            if f.latency_s:
+                await asyncio.sleep(f.latency_s)
+            fault = self._fault()
+            if fault == "timeout":
+                await asyncio.sleep(f.timeout_sleep_s)  # the client gives up first; the answer below goes nowhere
+            status, payload = (
+                fault if isinstance(fault, tuple) else self.handle(body, request.headers.get("X-Harness-Task"))
+            )
+            return web.json_response(payload, status=status)
         finally:
             with self._lock:
                 self.inflight -= 1
 
-    def _handle(self, body: dict, task_ref: str | None, model: str, role: str) -> tuple[int, dict]:
+    def _fault(self) -> tuple[int, dict] | str | None:
         f = self.faults
-        if f.latency_s:
-            time.sleep(f.latency_s)
         draw = self._draw()
         if draw < f.rate_429:
             self.counts["fault_429"] += 1
@@ -112,7 +103,18 @@ class ScriptedLLMServer:
         draw -= f.rate_500
         if draw < f.rate_timeout:
             self.counts["fault_timeout"] += 1
-            time.sleep(f.timeout_sleep_s)
+            return "timeout"
+        return None
+
+    def _draw(self) -> float:
+        with self._lock:
+            return self._rng.random()
+
+    def handle(self, body: dict, task_ref: str | None) -> tuple[int, dict]:
+        """The answer to one request (after latency and faults): the scripted role's or the responder's."""
+        model = str(body.get("model", ""))
+        role = _role(model)
+        f = self.faults
         malformed = self._draw() < f.rate_malformed
         try:
             if self.responder is not None:
@@ -147,16 +149,29 @@ class ScriptedLLMServer:
 
     @property
     def api_base(self) -> str:
-        host, port = self._httpd.server_address[:2]
+        host, port = self._sock.getsockname()[:2]
         return f"http://{host}:{port}/v1"
 
     def __enter__(self) -> ScriptedLLMServer:
+        app = web.Application(client_max_size=64 * 1024**2)
+        app.router.add_route("*", "/{tail:.*}", self._serve)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)  # a timeout fault may still sleep
         self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result()
         return self
 
+    async def _start(self) -> None:
+        assert self._runner is not None
+        await self._runner.setup()
+        await web.SockSite(self._runner, self._sock).start()
+
     def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(timeout=30)
+            self._runner = None
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._sock.close()
 
     def start(self) -> ScriptedLLMServer:
         return self.__enter__()
