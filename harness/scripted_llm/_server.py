@@ -13,7 +13,7 @@ import random
 import socket
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -45,12 +45,16 @@ class ScriptedLLMServer:
     as ``asyncio.sleep``, so the server costs the machine little next to the harness it stands in for."""
 
     def __init__(
-        self, responder: Responder | None = None, faults: Faults | None = None, version_hint: str = "tau2"
+        self,
+        responder: Responder | None = None,
+        faults: Faults | None = None,
+        version_hint: str = "tau2",
+        keep_requests: int = 1000,
     ) -> None:
         self.responder = responder
         self.version_hint = version_hint
         self.faults = faults or Faults()
-        self.requests: list[dict] = []
+        self.requests: deque[dict] = deque(maxlen=keep_requests)  # the latest bodies; ``counts`` has every one
         self.counts: Counter[str] = Counter()
         self.inflight = 0
         self.max_inflight = 0  # requests being answered at once, at most: a check on the client's concurrency
@@ -133,7 +137,7 @@ class ScriptedLLMServer:
         except Exception as exc:  # noqa: BLE001 - reported to the client as a 500
             return 500, {"error": {"message": f"{type(exc).__name__}: {exc}"}}
         return 200, {
-            "id": f"scripted-{len(self.requests)}",
+            "id": f"scripted-{sum(self.counts.values())}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": model or "scripted",

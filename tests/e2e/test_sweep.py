@@ -95,10 +95,10 @@ def test_seeds_are_stable_hashes(full_sweep):
 def test_rerun_runs_nothing_new(full_sweep, server):
     tmp, config, _ = full_sweep
     before = pd.read_parquet(tmp / "e2e" / "trials.parquet")
-    n_requests = len(server.requests)
+    n_requests = server.counts.total()
     proc = _sweep(config)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert len(server.requests) == n_requests  # nothing was run again
+    assert server.counts.total() == n_requests  # nothing was run again
     pd.testing.assert_frame_equal(before, pd.read_parquet(tmp / "e2e" / "trials.parquet"))
 
 
