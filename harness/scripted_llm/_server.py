@@ -70,8 +70,10 @@ class ScriptedLLMServer:
     async def _serve(self, request: web.Request) -> web.Response:
         if not request.path.rstrip("/").endswith("chat/completions"):
             return web.json_response({"error": {"message": f"no route {request.path}"}}, status=404)
-        raw = await request.read()
-        body = json.loads(raw or b"{}")
+        try:
+            body = json.loads(await request.read() or b"{}")
+        except ValueError as exc:
+            return web.json_response({"error": {"message": f"body is not JSON: {exc}"}}, status=400)
         model = str(body.get("model", ""))
         role = _role(model)
         with self._lock:
@@ -173,8 +175,11 @@ class ScriptedLLMServer:
         if self._runner is not None:
             asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(timeout=30)
             self._runner = None
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
+        if self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)
+        if not self._thread.is_alive():
+            self._loop.close()
         self._sock.close()
 
     def start(self) -> ScriptedLLMServer:
