@@ -41,8 +41,9 @@ class Faults:
 
 
 class ScriptedLLMServer:
-    """aiohttp on its own event-loop thread: one thread serves every connection, HTTP is parsed in C, and latency
-    as ``asyncio.sleep``, so the server costs the machine little next to the harness it stands in for."""
+    """aiohttp on its own event-loop thread: one thread serves every connection, HTTP is parsed in C and latency
+    is an ``asyncio.sleep``, so the server costs the machine little next to the harness it stands in for.
+    Answers are computed on the loop: responders must be quick (the scripted roles take microseconds)."""
 
     def __init__(
         self,
