@@ -81,3 +81,22 @@ def test_redact_nested():
     assert redact({"args": {"api_key": "x", "nested": [{"auth_token": "y"}], "t": 1}}) == {
         "args": {"api_key": "***", "nested": [{"auth_token": "***"}], "t": 1}
     }
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["sweep", "configs/smoke.yaml", "--workers", "x"], "harness sweep: Invalid value for '--workers'"),
+        (["sweep"], "harness sweep: Missing argument"),
+        (["nosuchverb"], "harness: No such command 'nosuchverb'"),
+    ],
+)
+def test_cli_bad_flags_are_one_line_errors(args, names):
+    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", *args], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(f"error: {names}") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_cli_help_still_prints_and_exits_zero():
+    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "sweep", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "config" in proc.stdout.lower()

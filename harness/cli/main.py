@@ -53,11 +53,30 @@ def main() -> None:
     from envs import TauDataError, UnknownTaskError
     from harness.errors import HarnessInputError
 
+    try:  # typer >= 0.26 vendors click; older typer uses click itself
+        from typer._click import exceptions as cx
+    except ImportError:
+        from click import exceptions as cx
+
     try:
-        app()
+        # Not standalone: a bad flag is our one-line error, not click's usage box; help and exit codes as usual.
+        code = app(standalone_mode=False, prog_name="harness")
+    except cx.NoArgsIsHelpError:
+        app([*sys.argv[1:], "--help"], prog_name="harness")
+    except cx.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx else "harness"
+        print(f"error: {where}: {exc.format_message()}", file=sys.stderr)
+        sys.exit(2)
+    except cx.ClickException as exc:
+        print(f"error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        print("aborted", file=sys.stderr)
+        sys.exit(130)
     except (TauDataError, HarnessInputError, UnknownTaskError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":
