@@ -75,17 +75,23 @@ def run_trial(spec: TrialSpec, pool, engines, score_lock, judge) -> tuple[dict, 
     )
     try:
         with score_lock:
-            if spec.domain not in engines:
-                from envs.replay import ReplayEngine
-
-                engines[spec.domain] = ReplayEngine(spec.domain)
-            trial, scores = scored_rows(sim, spec.domain, spec.version, spec.key, engines[spec.domain], judge)
+            engine = _engine(engines, spec.domain)
+            trial, scores = scored_rows(sim, spec.domain, spec.version, spec.key, engine, judge)
     except Exception as exc:  # noqa: BLE001 - keep the trajectory; a scoring failure is not an infra error
         traceback.print_exc()
         row.update(status="error", reason=f"scoring failed: {type(exc).__name__}: {exc}"[:500])
         return row, []
     row.update(trial)
     return row, [{"run_id": row["run_id"], **s} for s in scores]
+
+
+def _engine(engines: dict, domain: str):  # type: ignore[no-untyped-def]
+    """The worker's replay engine for ``domain``, built on first use (call under the score lock)."""
+    if domain not in engines:
+        from envs.replay import ReplayEngine
+
+        engines[domain] = ReplayEngine(domain)
+    return engines[domain]
 
 
 class TrialWorker:
@@ -113,7 +119,6 @@ class TrialWorker:
         """Load ``slots`` databases per domain (one per thread) and the scorer's before the sweep's clock starts."""
         from contextlib import ExitStack
 
-        from envs.replay import ReplayEngine
         from gold_variants import preload
 
         with ExitStack() as stack:
@@ -122,8 +127,7 @@ class TrialWorker:
                     stack.enter_context(self.pool.database(domain))
         for domain in domains:  # the scorer's engine and the clause rules' database, once per worker
             with self.score_lock:
-                if domain not in self.engines:
-                    self.engines[domain] = ReplayEngine(domain)
+                _engine(self.engines, domain)
             preload(domain)
         return True
 
