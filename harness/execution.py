@@ -16,7 +16,10 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
     if address:
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     else:
+        # address="local": always start a private instance, never join a `ray start` cluster that
+        # happens to run on this machine (or its stale address file).
         ray.init(
+            address="local",
             num_cpus=num_cpus,
             include_dashboard=False,
             log_to_driver=False,
