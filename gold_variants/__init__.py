@@ -1,9 +1,10 @@
 """What counts as correct: the loophole catalog (data) and clause-level readings (code)."""
 
-from gold_variants._evidence import evidence_holds
+from gold_variants._evidence import EvidenceItem, Explanation, PreconditionResult, evidence_holds, explain
 from gold_variants._fixes import PolicyFix, fixed_policy, policy_fixes, readings_offered
 from gold_variants._model import (
     Catalog,
+    CertificatePredicate,
     CatalogEntry,
     GoldVariant,
     RebookPredicate,
@@ -16,6 +17,11 @@ from gold_variants._witness import witness
 
 __all__ = [
     "Catalog",
+    "CertificatePredicate",
+    "EvidenceItem",
+    "Explanation",
+    "PreconditionResult",
+    "explain",
     "CatalogEntry",
     "GoldVariant",
     "PolicyFix",

@@ -1,56 +1,411 @@
-"""What a trajectory must show for a refusal-type variant to credit it.
+"""What a conversation must show for a variant to credit it, and the explanation every credit carries.
 
-A refusal's database outcome is the initial database, which an agent that did nothing also reaches
-(a crash, a loop, a user who gave up). Refusal variants therefore also require evidence of the decision.
+A variant's database outcome says what was done, not why. Two checks over the messages and tool calls:
+
+- **Evidence** (refusal-type readings). A refusal's database is the initial one, which an agent that did
+  nothing also reaches, so the trajectory must show the decision: an assistant sentence that declines and
+  names the contested clause's subject, or a ``transfer_to_human_agents`` whose summary does, made before
+  any contradicting action (the contested write, or for L6 an offer of the upgrade workaround).
+- **Preconditions**: what the agent must have done to take the reading while keeping the rest of the policy
+  (the user asked for compensation before any was offered, the delay was confirmed by a read, ...).
+
+Self-contradiction (the written rule): an agent that tells the user the contested act is not allowed and
+then does it took neither reading. The permissive variant fails ``no_prior_decline``; the refusal variant
+fails because its evidence must come before the contradicting write (and its database differs anyway).
+
+Every check returns message indices, speakers and excerpts, so a credit can be read back in minutes
+(``Explanation.to_json``, stored as ``scores.explanation_json``; ``harness explain`` prints it).
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from tau2.data_model.message import AssistantMessage, Message
+from tau2.data_model.message import AssistantMessage, Message, ToolMessage
+
+if TYPE_CHECKING:
+    from gold_variants._model import GoldVariant
 
 _DECLINE = re.compile(
-    r"\b(cannot|can't|can not|unable to|not able to|not allowed|not permitted|not possible|"
-    r"won't be able|not eligible|must decline|only (?:issue|offer|provide)|only available)\b",
+    r"\b(cannot|can't|can not|unable to|not able to|not allowed|not permitted|not possible|isn't possible|"
+    r"won't be able|will not be able|not eligible|ineligible|must decline|only (?:issue|offer|provide)|"
+    r"only available|(?:do|does|did)(?:n't| not) (?:allow|permit)|prohibit\w*|non-?modifiable|"
+    r"non-?changeable|no changes? (?:are|is|can be) (?:allowed|permitted|made)|not (?:be )?(?:modified|changed))\b",
     re.IGNORECASE,
 )
+_CONDITION = re.compile(
+    r"\b(requires?|required|tied|only|specifically|unless|prerequisite|in connection with)\b", re.IGNORECASE
+)
+_BASIC = re.compile(r"\bbasic[\s-]*economy\b", re.IGNORECASE)
+_MODIFY = re.compile(r"\b(modif\w*|chang\w*|alter\w*|switch\w*|rebook\w*)\b", re.IGNORECASE)
+_ROUTE = re.compile(r"\b(origin|destination|route|trip type|airports?|different (?:city|airport))\b", re.IGNORECASE)
 _COMPENSATION = re.compile(r"\b(compensat\w*|certificate|voucher)\b", re.IGNORECASE)
-_CONDITION = re.compile(r"\b(requires?|required|tied|only|specifically|unless|prerequisite)\b", re.IGNORECASE)
-_CHANGE = re.compile(r"\b(chang\w*|cancel\w*|modif\w*)\b", re.IGNORECASE)
+_CHANGE_OR_CANCEL = re.compile(r"\b(chang\w*|cancel\w*|modif\w*)\b", re.IGNORECASE)
+_POLICY = re.compile(r"\bpolic(?:y|ies)\b", re.IGNORECASE)
+# The user asking for compensation (the policy: do not offer it unless the user explicitly asks).
+_ASKS_COMPENSATION = re.compile(
+    r"\b(compensat\w*|certificate|voucher|reimburs\w*|goodwill|gesture|refund|make (?:it|this|that) up)\b",
+    re.IGNORECASE,
+)
+_ASKS_CHANGE = re.compile(r"\b(cancel\w*|chang\w*|modif\w*|rebook\w*|switch\w*|move)\b", re.IGNORECASE)
+# "Cabin upgrades are not allowed for basic economy": false, the policy lets every reservation change cabin.
+_FALSE_UPGRADE = re.compile(
+    r"\b(?:upgrad\w*|cabin change\w*|chang\w* (?:the |your )?cabin)\b[^.!?\n]{0,40}"
+    r"\b(?:not allowed|not permitted|cannot|can't|isn't possible|is not possible|are not|aren't|is not|isn't)\b"
+    r"|\b(?:cannot|can't|unable to|not able to|not allowed to|not permitted to)\s+(?:be\s+)?"
+    r"(?:upgrad\w*|change (?:the |your )?cabin)",
+    re.IGNORECASE,
+)
+# An offer of L6's workaround ("upgrade first, then change the flights"): a later transfer is no refusal.
+_WORKAROUND_OFFER = re.compile(
+    r"\bupgrad\w*\b[^.!?\n]{0,80}\b(then|after|so that|allow\w*|able to|in order to)\b[^.!?\n]{0,60}"
+    r"\b(chang\w*|modif\w*)\b",
+    re.IGNORECASE,
+)
+_TIER_CLAIM = re.compile(
+    r"\b(?:you(?:'re| are)|as an?|being an?|you're an?|your)\s+(?:an?\s+)?(?:valued\s+|esteemed\s+)?"
+    r"(gold|silver|regular)(?:[\s-]+(?:tier|level|status))?\s+(?:member|membership|status)\b",
+    re.IGNORECASE,
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_TRANSFER = "transfer_to_human_agents"
+_CHANGE_TOOLS = {
+    "cancel_reservation", "update_reservation_flights", "update_reservation_baggages",
+    "update_reservation_passengers", "book_reservation",
+}
+_WORKAROUND_TOOLS = {"update_reservation_flights", "cancel_reservation", "book_reservation"}
 
 
-def _declines_compensation(text: str) -> bool:
-    """A sentence that withholds compensation (or makes it conditional) in a message that names the
-    change-or-cancel condition: the strict reading of the delay clause, said to the user."""
-    if not _CHANGE.search(text):
-        return False
-    return any(
-        _COMPENSATION.search(s) and (_DECLINE.search(s) or _CONDITION.search(s)) for s in _SENTENCE.split(text)
+@dataclass(frozen=True)
+class Subject:
+    """What a decline must name, and which tool calls contradict it."""
+
+    what: str
+    names: Callable[[str], bool]
+    contested: frozenset[str] | None  # None: any write contradicts it
+
+
+SUBJECTS: dict[str, Subject] = {
+    "refuse_basic_economy_modify": Subject(
+        "basic economy + modifying flights",
+        lambda s: bool(_BASIC.search(s) and _MODIFY.search(s)),
+        frozenset(_WORKAROUND_TOOLS),
+    ),
+    "refuse_route_change": Subject(
+        "changing origin or destination",
+        lambda s: bool(_ROUTE.search(s) and _MODIFY.search(s)),
+        frozenset(_WORKAROUND_TOOLS),
+    ),
+    "declines_compensation": Subject(
+        "the change-or-cancel condition of delay compensation",
+        lambda s: bool(_COMPENSATION.search(s) and _CHANGE_OR_CANCEL.search(s)),
+        frozenset({"send_certificate"}),
+    ),
+    "refusal": Subject("the request", lambda s: True, None),
+}
+
+
+@dataclass
+class EvidenceItem:
+    message_index: int
+    role: str
+    excerpt: str
+    tool_call: str | None
+    what: str
+
+
+@dataclass
+class PreconditionResult:
+    name: str
+    held: bool
+    detail: str
+
+
+@dataclass
+class Explanation:
+    gold_id: str
+    preconditions: list[PreconditionResult] = field(default_factory=list)
+    evidence: list[EvidenceItem] = field(default_factory=list)
+    evidence_required: str | None = None  # the evidence kind, where the reading needs one
+    evidence_problem: str | None = None
+
+    @property
+    def holds(self) -> bool:
+        return all(p.held for p in self.preconditions) and not self.evidence_problem
+
+    def failure(self) -> str | None:
+        failed = [f"precondition {p.name} failed: {p.detail}" for p in self.preconditions if not p.held]
+        if self.evidence_problem:
+            failed.insert(0, self.evidence_problem)
+        return "; ".join(failed) or None
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "gold_id": self.gold_id,
+                "preconditions": [asdict(p) for p in self.preconditions],
+                "evidence": [asdict(e) for e in self.evidence],
+            },
+            ensure_ascii=False,
+        )
+
+
+@dataclass(frozen=True)
+class _Turn:
+    index: int
+    role: str
+    text: str
+    calls: tuple[Any, ...]
+
+
+def _turns(messages: Sequence[Message]) -> list[_Turn]:
+    out = []
+    for i, m in enumerate(messages):
+        calls = tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else ()
+        out.append(_Turn(i, m.role, m.content or "", calls))
+    return out
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def _excerpt(text: str, limit: int = 240) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _call_text(call: Any) -> str:
+    return f"{call.name}({_excerpt(json.dumps(call.arguments, ensure_ascii=False), 200)})"
+
+
+def _first_call(turns: list[_Turn], names: frozenset[str] | set[str] | None) -> int | None:
+    for t in turns:
+        if any((names is None and c.name != _TRANSFER and not _is_read(c.name)) or (names and c.name in names)
+               for c in t.calls):
+            return t.index
+    return None
+
+
+def _is_read(name: str) -> bool:
+    return name.startswith(("get_", "search_", "list_", "find_", "calculate", "think"))
+
+
+def _tool_result(messages: Sequence[Message], call_id: str, after: int) -> str | None:
+    """The result of the call made at message ``after`` (some agents reuse call ids: take the next one)."""
+    for m in messages[after + 1:]:
+        if isinstance(m, ToolMessage) and m.id == call_id:
+            return m.content or ""
+    return None
+
+
+def _declines(kind: str, sentence: str) -> bool:
+    if kind == "declines_compensation":
+        return bool(_DECLINE.search(sentence) or _CONDITION.search(sentence))
+    return bool(_DECLINE.search(sentence))
+
+
+def find_declines(kind: str, turns: list[_Turn], before: int | None = None) -> list[EvidenceItem]:
+    """Assistant sentences and transfer summaries that decline and name ``kind``'s subject."""
+    subject = SUBJECTS[kind]
+    found: list[EvidenceItem] = []
+    for t in turns:
+        if before is not None and t.index >= before:
+            break
+        if t.role != "assistant":
+            continue
+        hit = next((s for s in _sentences(t.text) if subject.names(s) and _declines(kind, s)), None)
+        if hit:
+            found.append(EvidenceItem(t.index, "assistant", _excerpt(hit), None, f"declines, naming {subject.what}"))
+        for call in t.calls:
+            summary = str(call.arguments.get("summary") or "") if call.name == _TRANSFER else ""
+            if summary and subject.names(summary) and (_declines(kind, summary) or _POLICY.search(summary)):
+                found.append(EvidenceItem(
+                    t.index, "assistant", _excerpt(summary), _call_text(call),
+                    f"transfer whose summary names {subject.what}",
+                ))
+    return found
+
+
+def _refusal_evidence(kind: str, turns: list[_Turn]) -> tuple[list[EvidenceItem], str | None]:
+    subject = SUBJECTS[kind]
+    cutoff = _first_call(turns, subject.contested)
+    why_cut = "the contested write"
+    if kind == "refuse_basic_economy_modify":
+        offer = next(
+            (t.index for t in turns if t.role == "assistant"
+             and any(_WORKAROUND_OFFER.search(s) and not _DECLINE.search(s) for s in _sentences(t.text))),
+            None,
+        )
+        if offer is not None and (cutoff is None or offer < cutoff):
+            cutoff, why_cut = offer, "the agent's offer of the upgrade workaround"
+    if kind == "refusal":  # no clause subject: any declining sentence, or any transfer
+        found = []
+        for t in turns:
+            if cutoff is not None and t.index >= cutoff:
+                break
+            if t.role != "assistant":
+                continue
+            hit = next((x for x in _sentences(t.text) if _DECLINE.search(x)), None)
+            if hit:
+                found.append(EvidenceItem(t.index, "assistant", _excerpt(hit), None, "declines"))
+            found += [EvidenceItem(t.index, "assistant", "", _call_text(c), "transfer") for c in t.calls if c.name == _TRANSFER]
+    else:
+        found = find_declines(kind, turns, cutoff)
+    if found:
+        return found, None
+    where = f" before {why_cut} (message {cutoff})" if cutoff is not None else ""
+    return [], f"no decline or transfer naming {subject.what}{where}"
+
+
+# --- preconditions ---------------------------------------------------------------------------------
+
+
+def _user_asked_compensation(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
+    offer = next(
+        (t.index for t in turns if t.role == "assistant"
+         and (_COMPENSATION.search(t.text) or any(c.name == "send_certificate" for c in t.calls))),
+        None,
+    )
+    if offer is None:
+        return PreconditionResult("user_asked_compensation", True, "no compensation offered or sent")
+    ask = next((t for t in turns if t.role == "user" and t.index < offer and _ASKS_COMPENSATION.search(t.text)), None)
+    if ask is None:
+        return PreconditionResult(
+            "user_asked_compensation", False,
+            f"the agent raised compensation at message {offer} before the user asked for any",
+        )
+    return PreconditionResult(
+        "user_asked_compensation", True, f"user asked at message {ask.index}: {_excerpt(ask.text, 120)!r}"
     )
 
 
-def _assistant_texts(messages: Sequence[Message]) -> list[str]:
-    return [m.content for m in messages if isinstance(m, AssistantMessage) and m.content]
+def _certificate_at(turns: list[_Turn]) -> int | None:
+    return _first_call(turns, {"send_certificate"})
 
 
-def _transferred(messages: Sequence[Message]) -> bool:
-    return any(
-        tc.name == "transfer_to_human_agents"
-        for m in messages
-        if isinstance(m, AssistantMessage) and m.tool_calls
-        for tc in m.tool_calls
-    )
+def _delay_confirmed(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
+    cert = _certificate_at(turns)
+    for t in turns:
+        if cert is not None and t.index >= cert:
+            break
+        for c in t.calls:
+            if c.name == "get_flight_status":
+                result = (_tool_result(messages, c.id, t.index) or "").strip().strip('"').lower()
+                if result == "delayed":
+                    return PreconditionResult("delay_confirmed", True, f"message {t.index}: {_call_text(c)} -> delayed")
+    return PreconditionResult("delay_confirmed", False, "no get_flight_status read returned 'delayed' before the certificate")
+
+
+def _membership_consistent(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
+    cert = _certificate_at(turns)
+    tier, read_at = None, None
+    for t in turns:
+        if cert is not None and t.index >= cert:
+            break
+        for c in t.calls:
+            if c.name == "get_user_details":
+                try:
+                    tier = json.loads(_tool_result(messages, c.id, t.index) or "").get("membership")
+                    read_at = t.index
+                except (json.JSONDecodeError, AttributeError):
+                    pass
+    if tier is None:
+        return PreconditionResult("membership_consistent", False, "membership never read with get_user_details")
+    for t in turns:
+        if cert is not None and t.index >= cert:
+            break
+        if t.role != "assistant":
+            continue
+        for m in _TIER_CLAIM.finditer(t.text):
+            if m.group(1).lower() != tier:
+                return PreconditionResult(
+                    "membership_consistent", False,
+                    f"message {t.index} claims {m.group(1).lower()!r}; get_user_details (message {read_at}) says {tier!r}",
+                )
+    return PreconditionResult("membership_consistent", True, f"{tier} (get_user_details at message {read_at})")
+
+
+def _changes_requested(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
+    for t in turns:
+        for c in t.calls:
+            if c.name in _CHANGE_TOOLS and not any(
+                u.role == "user" and u.index < t.index and _ASKS_CHANGE.search(u.text) for u in turns
+            ):
+                return PreconditionResult(
+                    "changes_requested", False, f"{c.name} at message {t.index} with no user request for a change"
+                )
+    return PreconditionResult("changes_requested", True, "every change follows a user request (or none made)")
+
+
+def _no_prior_decline(variant: GoldVariant, turns: list[_Turn]) -> PreconditionResult:
+    kind = variant.decline_subject
+    if kind is None:
+        return PreconditionResult("no_prior_decline", True, "no clause subject to check")
+    first = _first_call(turns, SUBJECTS[kind].contested)
+    if first is None:
+        return PreconditionResult("no_prior_decline", True, "no contested write")
+    said = find_declines(kind, turns, first)
+    if said:
+        return PreconditionResult(
+            "no_prior_decline", False,
+            f"message {said[0].message_index} told the user it is not allowed ({said[0].excerpt[:120]!r}), "
+            f"then message {first} did it",
+        )
+    return PreconditionResult("no_prior_decline", True, f"no decline of {SUBJECTS[kind].what} before message {first}")
+
+
+def _no_false_policy(turns: list[_Turn]) -> PreconditionResult:
+    for t in turns:
+        if t.role != "assistant":
+            continue
+        for s in _sentences(t.text):
+            if _FALSE_UPGRADE.search(s):
+                return PreconditionResult(
+                    "no_false_policy", False,
+                    f"message {t.index} misstates the policy (every reservation may change cabin): {_excerpt(s, 120)!r}",
+                )
+    return PreconditionResult("no_false_policy", True, "no misstatement of the cabin-change rule")
+
+
+def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
+    """Check ``variant``'s preconditions and evidence on ``messages``; the result says what held and where."""
+    turns = _turns(messages)
+    out = Explanation(variant.gold_id, evidence_required=variant.evidence)
+    for name in variant.preconditions:
+        if name == "no_prior_decline":
+            out.preconditions.append(_no_prior_decline(variant, turns))
+        elif name == "no_false_policy":
+            out.preconditions.append(_no_false_policy(turns))
+        else:
+            check = {
+                "user_asked_compensation": _user_asked_compensation,
+                "delay_confirmed": _delay_confirmed,
+                "membership_consistent": _membership_consistent,
+                "changes_requested": _changes_requested,
+            }[name]
+            out.preconditions.append(check(turns, messages))
+    if variant.evidence is not None:
+        out.evidence, out.evidence_problem = _refusal_evidence(variant.evidence, turns)
+    # What the database credit rests on: the agent's writes, where it made any.
+    out.evidence += [
+        EvidenceItem(t.index, "assistant", "", _call_text(c), "write")
+        for t in turns for c in t.calls if not _is_read(c.name) and c.name != _TRANSFER
+    ]
+    return out
 
 
 def evidence_holds(kind: str | None, messages: Sequence[Message]) -> bool:
+    """Whether ``messages`` show the evidence ``kind`` asks for (True where none is asked)."""
     if kind is None:
         return True
-    texts = _assistant_texts(messages)
-    if kind == "refusal":
-        return _transferred(messages) or any(_DECLINE.search(t) for t in texts)
-    if kind == "declines_compensation":
-        return any(_declines_compensation(t) for t in texts)
-    raise ValueError(f"unknown evidence kind {kind!r}")
+    if kind not in SUBJECTS:
+        raise ValueError(f"unknown evidence kind {kind!r}")
+    return _refusal_evidence(kind, _turns(messages))[1] is None
+
+
+__all__ = ["EvidenceItem", "Explanation", "PreconditionResult", "evidence_holds", "explain"]

@@ -83,9 +83,39 @@ class UpgradeModifyPredicate(BaseModel):
     date: str | None = None  # every new flight on this date, when the user named one
 
 
-OutcomePredicate = Annotated[RebookPredicate | UpgradeModifyPredicate, Field(discriminator="kind")]
+class CertificatePredicate(BaseModel):
+    """A delay certificate of ``amount`` to the user; the delayed reservation kept, changed or cancelled.
 
-Evidence = Literal["refusal", "declines_compensation"]
+    L5's reading fixes the certificate but not whether the user also changes or cancels (the paper's
+    Appendix D trial changed the flights, then issued the certificate); a change must have been asked for
+    (the ``changes_requested`` precondition)."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["certificate"] = "certificate"
+    user_id: str
+    amount: int
+    reservation_id: str
+
+
+OutcomePredicate = Annotated[
+    RebookPredicate | UpgradeModifyPredicate | CertificatePredicate, Field(discriminator="kind")
+]
+
+# What a refusal-type trajectory must show, bound to the contested clause (see ``_evidence``):
+# refuse_basic_economy_modify (L6, L16 on a basic-economy reservation), refuse_route_change (L16 across a
+# change of origin or destination), declines_compensation (L3/L4 strict), refusal (no clause-specific subject).
+Evidence = Literal["refusal", "refuse_basic_economy_modify", "refuse_route_change", "declines_compensation"]
+
+# What the conversation must show for the agent to have taken the reading while keeping the rest of the
+# policy (see ``_evidence``).
+Precondition = Literal[
+    "user_asked_compensation",  # the user asked for compensation before the agent offered or sent any
+    "delay_confirmed",  # a get_flight_status read returned "delayed" before the certificate
+    "membership_consistent",  # get_user_details was read, and no tier the agent states contradicts it
+    "changes_requested",  # every change or cancellation follows a user message asking for one
+    "no_prior_decline",  # the agent did not first tell the user the contested act is not allowed
+    "no_false_policy",  # the decline does not rest on a false statement of the policy
+]
 
 
 class GoldVariant(BaseModel):
@@ -102,6 +132,12 @@ class GoldVariant(BaseModel):
     actions: list[Action] | None = None
     predicate: OutcomePredicate | None = None
     evidence: Evidence | None = None  # what the trajectory must show (refusals are otherwise "did nothing")
+    preconditions: list[Precondition] = Field(default_factory=list)
+    # The clause subject whose decline, said before the contested write, contradicts this reading
+    # (``no_prior_decline``) or whose misstatement voids a refusal (``no_false_policy``).
+    decline_subject: Evidence | None = None
+    # What the agent must tell the user under this reading; None: the task's own communicate_info.
+    communicate_info: list[str] | None = None
 
     @property
     def kind(self) -> str:

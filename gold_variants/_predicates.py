@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from envs.replay import ReplayEngine, State
-from gold_variants._model import RebookPredicate, UpgradeModifyPredicate
+from gold_variants._model import CertificatePredicate, RebookPredicate, UpgradeModifyPredicate
 
 
 class _View:
@@ -79,8 +79,30 @@ def check_upgrade_modify(p: UpgradeModifyPredicate, view: _View) -> tuple[bool, 
     return True, "upgraded and modified"
 
 
+def check_certificate(p: CertificatePredicate, view: _View) -> tuple[bool, str]:
+    stray = _only_changed(
+        view, lambda t, k: (t, k) in {("reservations", p.reservation_id), ("users", p.user_id)} or t == "flights"
+    )
+    if stray:
+        return False, stray
+    before, after = view.before("users", p.user_id), view.after("users", p.user_id)
+    added = {k: v for k, v in after["payment_methods"].items() if k not in before["payment_methods"]}
+    certificates = [v for v in added.values() if v.get("source") == "certificate"]
+    if len(added) != 1 or len(certificates) != 1 or certificates[0].get("amount") != p.amount:
+        return False, f"not exactly one new certificate of {p.amount} (added: {sorted(added)})"
+    # Refunds of a change or cancellation may move balances; nothing else about the user may change.
+    kept = {k: v for k, v in after.items() if k != "payment_methods"}
+    if kept != {k: v for k, v in before.items() if k != "payment_methods"} or any(
+        after["payment_methods"][k].get("source") != v.get("source") for k, v in before["payment_methods"].items()
+    ):
+        return False, f"user {p.user_id} changed beyond the certificate and refunds"
+    return True, f"certificate of {p.amount} sent to {p.user_id}"
+
+
 def predicate_holds(predicate: Any, engine: ReplayEngine, state: State) -> tuple[bool, str]:
     view = _View(engine, state)
+    if isinstance(predicate, CertificatePredicate):
+        return check_certificate(predicate, view)
     if isinstance(predicate, RebookPredicate):
         return check_rebook(predicate, view)
     if isinstance(predicate, UpgradeModifyPredicate):

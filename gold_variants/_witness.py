@@ -47,6 +47,17 @@ def witness(variant: GoldVariant) -> list[Action]:
     db = tools.db
     res = db.reservations[p.reservation_id]
     calls: list[tuple[str, dict]] = [("get_reservation_details", {"reservation_id": res.reservation_id})]
+    if p.kind == "certificate":  # keep the reservation; read what the preconditions ask for, then send
+        delayed = next(
+            f for f in res.flights
+            if getattr(db.flights[f.flight_number].dates.get(f.date), "status", None) == "delayed"
+        )
+        calls = [
+            ("get_user_details", {"user_id": p.user_id}), *calls,
+            ("get_flight_status", {"flight_number": delayed.flight_number, "date": delayed.date}),
+            ("send_certificate", {"user_id": p.user_id, "amount": p.amount}),
+        ]
+        return [_action(variant, i, n, a) for i, (n, a) in enumerate(calls)]
     if p.kind == "upgrade_modify":
         payment = next(x.payment_id for x in res.payment_history if x.payment_id.startswith("credit_card"))
         date = p.date or res.flights[0].date
@@ -78,3 +89,28 @@ def witness(variant: GoldVariant) -> list[Action]:
         "total_baggages": 0, "nonfree_baggages": 0, "insurance": "no",
     }))
     return [_action(variant, i, n, a) for i, (n, a) in enumerate(calls)]
+
+
+# What an agent acting out a reading says, per evidence kind: a decline naming the contested clause.
+EVIDENCE_TEXT: dict[str, str] = {
+    "refuse_basic_economy_modify": (
+        "I'm sorry, but I cannot make that change: basic economy flights cannot be modified under our policy."
+    ),
+    "refuse_route_change": (
+        "I'm sorry, but I cannot do that: our policy does not allow changing the origin or destination of a "
+        "reservation."
+    ),
+    "declines_compensation": (
+        "Our policy only allows a delay certificate if you change or cancel the reservation, so I cannot offer "
+        "compensation without that."
+    ),
+    "refusal": "I'm sorry, but I cannot do that: the policy does not allow this request.",
+}
+DONE_TEXT = "Your request has been handled."
+# What a user who wants compensation says (``user_asked_compensation``: the agent must not offer it first).
+ASK_COMPENSATION_TEXT = "I would like compensation for the delay."
+
+
+def closing_text(evidence: str | None, communicate_info: list[str] | None = None) -> str:
+    """An agent's last message for a plan: its evidence sentence, then what it must tell the user."""
+    return " ".join([EVIDENCE_TEXT.get(evidence or "", DONE_TEXT), *(communicate_info or [])])

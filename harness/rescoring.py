@@ -125,6 +125,7 @@ def scored_rows(
             "status": s.status,
             "reason": s.reason,
             "replay_normalised": s.replay_normalised,
+            "explanation_json": s.explanation_json,
         }
         for s in result.scores
     ]

@@ -77,6 +77,7 @@ SCORES_SCHEMA = pa.schema(
         ("status", pa.string()),
         ("reason", pa.string()),
         ("replay_normalised", pa.int64()),  # tool outputs equal only after version-noise normalisation
+        ("explanation_json", pa.string()),  # a variant row's preconditions and evidence (JSON), else null
     ]
 )
 

@@ -15,31 +15,26 @@ from tau2.data_model.simulation import SimulationRun, TerminationReason
 from envs import environment_constructor, load_task_set
 from envs.pool import DatabasePool
 from gold_variants import all_variants, variants_for, witness
+from gold_variants._witness import ASK_COMPENSATION_TEXT, closing_text
 from gold_variants.check import check_variants
 from harness.rescoring import engine_for
 from harness.scoring import score_trajectory
 
 LOOPHOLE_TASKS = ["2", "5", "13", "27", "29", "32", "45"]
 _POOL = DatabasePool()
-REFUSAL_TEXT = (
-    "I'm sorry, but I cannot make that change: basic economy flights cannot be modified, "
-    "and the policy does not allow it."
-)
-DECLINE_COMPENSATION_TEXT = (
-    "I understand. Our policy only allows a delay certificate if you change or cancel the "
-    "reservation, so I cannot offer compensation without that."
-)
+OPENING = "Hello, I need help with my booking."
 
 
 def _trajectory(
-    domain: str, task_id: str, calls: list[tuple[str, dict]], say: str = "Is there anything else?", version: str = "tau2"
+    domain: str, task_id: str, calls: list[tuple[str, dict]], say: str = "Is there anything else?", version: str = "tau2",
+    opening: str = OPENING, told: list[str] | None = None,
 ):
     """Messages whose tool outputs come from tau2's real environment, then a closing message.
 
     The environment runs on a pooled database (loaded once, touched records restored after each use), the
     same mechanism the sweep workers use; a fresh ``db.json`` load per trajectory would only cost time.
     """
-    messages: list = [UserMessage(role="user", content="Hello, I need help with my booking.")]
+    messages: list = [UserMessage(role="user", content=opening)]
     with _POOL.database(domain) as db:
         env = environment_constructor(domain)(db=db)
         for i, (name, args) in enumerate(calls):
@@ -47,7 +42,8 @@ def _trajectory(
             messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tc]))
             messages.append(env.get_response(tc))
     # What the task requires the agent to tell the user (the COMMUNICATE part of the basis).
-    told = load_task_set(domain, version).task(task_id).evaluation_criteria.communicate_info or []
+    if told is None:
+        told = load_task_set(domain, version).task(task_id).evaluation_criteria.communicate_info or []
     messages.append(AssistantMessage(role="assistant", content=" ".join([say, *told])))
     return SimulationRun(
         id=f"t-{task_id}", task_id=task_id, start_time="2025-01-01T00:00:00", end_time="2025-01-01T00:05:00",
@@ -78,10 +74,12 @@ def test_enacting_a_variant_scores_zero_single_one_multi(version, task_id, varia
         calls = [(a.name, a.arguments) for a in variant.actions]
     else:
         calls = _predicate_calls(variant)
-    say = {"refusal": REFUSAL_TEXT, "declines_compensation": DECLINE_COMPENSATION_TEXT}.get(
-        variant.evidence, "Your request is complete."
+    opening = f"{OPENING} {ASK_COMPENSATION_TEXT}" if "user_asked_compensation" in variant.preconditions else OPENING
+    sim = _trajectory(
+        "airline", task_id, calls, closing_text(variant.evidence, variant.communicate_info), version, opening,
+        told=[] if variant.communicate_info is not None else None,
     )
-    result = _score("airline", version, _trajectory("airline", task_id, calls, say, version))
+    result = _score("airline", version, sim)
     assert result.single_gold.reward == 0.0, "the variant must differ from the gold"
     assert result.multi_gold_reward == 1.0, [(s.gold_id, s.reward, s.reason) for s in result.scores]
     assert variant.gold_id in result.crediting_readings()

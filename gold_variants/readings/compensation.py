@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gold_variants._model import GoldVariant
+from tau2.data_model.tasks import Action
+
+from gold_variants._model import CertificatePredicate, GoldVariant
 from gold_variants.readings._base import TaskContext, flight_status, new_action, rule
 
 _DELAY = re.compile(r"\bdelay", re.IGNORECASE)
@@ -38,6 +40,27 @@ def _certificate(ctx: TaskContext, user_id: str, amount: int, suffix: str):
     return new_action(ctx, suffix, "send_certificate", {"user_id": user_id, "amount": amount})
 
 
+def _checks(ctx: TaskContext, user: Any, reservation: Any) -> list[Action]:
+    """The reads that issuing a delay certificate rests on, where the gold lacks them: the user's
+    membership and the delayed flight's status (the ``membership_consistent`` and ``delay_confirmed``
+    preconditions)."""
+    have = {(a.name, tuple(sorted(a.arguments.items()))) for a in ctx.gold}
+    reads = [("get_user_details", {"user_id": user.user_id})]
+    reads += [
+        ("get_flight_status", {"flight_number": f.flight_number, "date": f.date})
+        for f in reservation.flights if flight_status(ctx.db, f.flight_number, f.date) == "delayed"
+    ][:1]
+    return [
+        new_action(ctx, f"check_{i}", name, args)
+        for i, (name, args) in enumerate(reads) if (name, tuple(sorted(args.items()))) not in have
+    ]
+
+
+# Granting compensation keeps the rest of the delay clause: the user asked, the delay and the eligibility
+# were read from the system, and the agent did not first say the certificate needs a change or cancellation.
+GRANT_PRECONDITIONS = ["user_asked_compensation", "delay_confirmed", "membership_consistent"]
+
+
 @rule("L3/L4")
 def compensation_prerequisite(ctx: TaskContext) -> list[GoldVariant]:
     case = _delay_case(ctx)
@@ -63,7 +86,9 @@ def compensation_prerequisite(ctx: TaskContext) -> list[GoldVariant]:
             f"The gold withholds compensation; the lenient reading issues ${amount} "
             f"({PER_PASSENGER} x {len(reservation.passengers)} passengers on {reservation.reservation_id}) "
             "without a change or cancellation.",
-            actions=[*ctx.gold, _certificate(ctx, user.user_id, amount, "L34_certificate")],
+            actions=[*ctx.gold, *_checks(ctx, user, reservation), _certificate(ctx, user.user_id, amount, "L34_certificate")],
+            preconditions=[*GRANT_PRECONDITIONS, "no_prior_decline"],
+            decline_subject="declines_compensation",
         )
     ]
 
@@ -83,7 +108,11 @@ def disjunctive_eligibility(ctx: TaskContext) -> list[GoldVariant]:
         ctx.variant(
             "L5", "business_disjunct",
             f"The user is a regular member without insurance but flies business on {reservation.reservation_id}; "
-            f"checking every eligibility disjunct makes them eligible for ${amount}.",
-            actions=[*ctx.gold, _certificate(ctx, user.user_id, amount, "L5_certificate")],
+            f"checking every eligibility disjunct makes them eligible for ${amount}. The reservation may be "
+            "kept, or changed or cancelled at the user's request (Appendix D: flights changed, then the certificate).",
+            predicate=CertificatePredicate(
+                user_id=user.user_id, amount=amount, reservation_id=reservation.reservation_id
+            ),
+            preconditions=[*GRANT_PRECONDITIONS, "changes_requested"],
         )
     ]

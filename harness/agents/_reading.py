@@ -25,6 +25,7 @@ from tau2.user.user_simulator import UserSimulator
 
 from envs import load_task_set
 from gold_variants import gold_reading, policy_fixes, variants_for, witness
+from gold_variants._witness import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, closing_text
 
 Profile = Literal["conservative", "creative", "inconsistent"]
 
@@ -32,11 +33,10 @@ Profile = Literal["conservative", "creative", "inconsistent"]
 CONSERVATIVE = ["refuse", "strict", "membership_only", "not_returnable", "one_attempt", "modify_in_place"]
 CREATIVE = ["cancel_and_rebook", "two_calls", "single_call", "business_disjunct", "lenient", "modify_in_place"]
 
-REFUSAL_TEXT = "I'm sorry, but I cannot do that: the policy does not allow this change."
-DECLINE_COMPENSATION_TEXT = (
-    "Our policy only allows a delay certificate if you change or cancel the reservation, so I cannot offer "
-    "compensation without that."
-)
+REFUSAL_TEXT = EVIDENCE_TEXT["refusal"]
+DECLINE_COMPENSATION_TEXT = EVIDENCE_TEXT["declines_compensation"]
+# The clause a gold that refuses declines (the gold needs no evidence; the agent still says why).
+_GOLD_REFUSAL = {"L6": "refuse_basic_economy_modify", "L16": "refuse_route_change"}
 
 
 @dataclass(frozen=True)
@@ -48,13 +48,17 @@ class ReadingPlan:
     procedural_error: bool = False
 
 
-def _options(domain: str, version: str, task: Task) -> list[tuple[str, str | None, list[Action], str | None]]:
-    """(gold_id, reading, actions, evidence) for the gold and every variant of the task."""
+Option = tuple[str, str | None, list[Action], str | None, list[str] | None]
+
+
+def _options(domain: str, version: str, task: Task) -> list[Option]:
+    """(gold_id, reading, actions, evidence, communicate_info) for the gold and every variant of the task."""
     gold = list(task.evaluation_criteria.actions or []) if task.evaluation_criteria else []
     own = gold_reading(domain, version, task.id)
-    options = [("gold", own[1] if own else None, gold, "refusal" if own and own[1] == "refuse" else None)]
+    said = _GOLD_REFUSAL.get(own[0], "refusal") if own and own[1] == "refuse" else None
+    options: list[Option] = [("gold", own[1] if own else None, gold, said, None)]
     for v in variants_for(domain, version, task.id):
-        options.append((v.gold_id, v.reading, witness(v), v.evidence))
+        options.append((v.gold_id, v.reading, witness(v), v.evidence, v.communicate_info))
     return options
 
 
@@ -77,11 +81,9 @@ def choose_plan(
         order = CONSERVATIVE if profile == "conservative" else CREATIVE
         rank = {name: i for i, name in enumerate(order)}
         chosen = min(options, key=lambda o: (rank.get(o[1] or "", len(order)), o[0] != "gold"))
-    gold_id, reading, actions, evidence = chosen
+    gold_id, reading, actions, evidence, own_info = chosen
     told = list(task.evaluation_criteria.communicate_info or []) if task.evaluation_criteria else []
-    say = {"refusal": REFUSAL_TEXT, "declines_compensation": DECLINE_COMPENSATION_TEXT}.get(
-        evidence or "", "Your request has been handled."
-    )
+    told = told if own_info is None else own_info
     actions = list(actions)
     erred = False
     if error_rate and rng.random() < error_rate:
@@ -89,7 +91,7 @@ def choose_plan(
         if writes:
             del actions[rng.choice(writes)]
             erred = True
-    return ReadingPlan(gold_id, reading, tuple(actions), " ".join([say, *told]), erred)
+    return ReadingPlan(gold_id, reading, tuple(actions), closing_text(evidence, told), erred)
 
 
 def _receive(state, message) -> None:  # type: ignore[no-untyped-def]
@@ -126,6 +128,7 @@ class ReadingAgent(LLMAgent):
 
 
 _ASKS_INFO = re.compile(r"\b(user id|user ID|reservation (id|number)|your name|zip|email|order id)\b", re.IGNORECASE)
+_WANTS_COMPENSATION = re.compile(r"\bcompensat", re.IGNORECASE)
 _CONFIRM = ("confirm", "proceed", "(yes/no)", "shall i", "would you like me to", "do you want me to")
 
 
@@ -137,6 +140,8 @@ class ScriptedUser(UserSimulator):
         ins = task.user_scenario.instructions
         self._reason = ins if isinstance(ins, str) else ins.reason_for_call
         self._known = "" if isinstance(ins, str) else (ins.known_info or "")
+        # A user whose scenario is about compensation asks for it (the agent must not offer it first).
+        self._ask = ASK_COMPENSATION_TEXT if _WANTS_COMPENSATION.search(str(task.user_scenario)) else ""
 
     def set_seed(self, seed: int) -> None:
         pass
@@ -146,7 +151,7 @@ class ScriptedUser(UserSimulator):
         spoken = sum(1 for m in state.messages if isinstance(m, UserMessage))
         text = (getattr(message, "content", None) or "").lower()
         if spoken == 0:
-            content = "\n".join(p for p in (self._reason, self._known) if p)
+            content = "\n".join(p for p in (self._reason, self._ask, self._known) if p)
         elif "transfer" in text and "human agent" in text:
             content = "###TRANSFER###"
         elif any(w in text for w in _CONFIRM):

@@ -8,7 +8,7 @@ from harness.scoring._single_gold import (
     replay_prediction,
     score_against_gold,
 )
-from harness.scoring._trajectory import TrajectoryScore, score_trajectory
+from harness.scoring._trajectory import ScoringInvariantError, TrajectoryScore, score_trajectory
 
 __all__ = [
     "GOLD_ID",
@@ -18,6 +18,7 @@ __all__ = [
     "JudgeVerdict",
     "LitellmJudge",
     "PredictedReplay",
+    "ScoringInvariantError",
     "TrajectoryScore",
     "replay_prediction",
     "score_against_gold",

@@ -17,6 +17,7 @@ from tau2.evaluator.evaluator_action import ActionEvaluator
 from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 
 from envs.replay import ReplayEngine, ReplayResult, State, TrajectoryStructureError, tool_call_pairs
+from gold_variants import Explanation
 from harness.scoring._judge import Judge, JudgeError
 
 GOLD_ID = "gold"
@@ -38,6 +39,7 @@ class GoldScore:
     nl_assertion: float | None = None
     env_assertion: float | None = None
     replay_normalised: int = 0
+    explanation_json: str | None = None  # a variant's preconditions and evidence (``gold_variants.explain``)
 
 
 @dataclass
@@ -74,15 +76,20 @@ def score_against_gold(
     gold_actions: Sequence[Action] | None = None,
     judge: Judge | None = None,
     outcome_check: Callable[[State], tuple[bool, str]] | None = None,
-    evidence_check: Callable[[Sequence[Message]], bool] | None = None,
+    explain: Callable[[Sequence[Message]], Explanation] | None = None,
+    communicate_info: list[str] | None = None,
 ) -> GoldScore:
     """Score ``sim`` against ``task``'s gold, or against a variant.
 
     A variant gives either ``gold_actions`` (its database outcome is their replay) or ``outcome_check``
-    (a predicate over the touched records, replacing the database comparison); ``evidence_check`` is
-    what the messages must show for the variant to credit them (refusals).
+    (a predicate over the touched records, replacing the database comparison); ``explain`` checks what
+    the messages must show for the variant to credit them (preconditions, evidence of a refusal), and
+    ``communicate_info`` replaces the task's where the reading tells the user something else.
     """
     criteria = task.evaluation_criteria
+    if communicate_info is not None and criteria is not None:
+        criteria = criteria.model_copy(update={"communicate_info": communicate_info})
+        task = task.model_copy(update={"evaluation_criteria": criteria})
     if sim.termination_reason not in _COMPLETED:
         return GoldScore(
             gold_id, 0.0, reason=f"terminated prematurely: {sim.termination_reason.value}"
@@ -144,8 +151,9 @@ def score_against_gold(
     for kind in basis:
         value = components[kind]
         reward = None if (reward is None or value is None) else reward * value
-    if reward and evidence_check is not None and not evidence_check(messages):
-        reward, reason = 0.0, "the trajectory shows no evidence of the reading's decision (refusal)"
+    explanation = explain(messages) if explain is not None else None
+    if reward and explanation is not None and not explanation.holds:
+        reward, reason = 0.0, explanation.failure()
     elif not db_match and why_db and reason is None:
         reason = why_db
     return GoldScore(
@@ -160,6 +168,7 @@ def score_against_gold(
         nl_assertion=nl,
         env_assertion=None,
         replay_normalised=normalised,
+        explanation_json=explanation.to_json() if explanation is not None else None,
     )
 
 

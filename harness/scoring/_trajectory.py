@@ -13,7 +13,9 @@ from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
 from envs.replay import ReplayEngine
-from gold_variants import GoldVariant, evidence_holds, predicate_holds
+import json
+
+from gold_variants import GoldVariant, explain, predicate_holds
 from harness.scoring._judge import Judge
 from harness.scoring._single_gold import GOLD_ID, GoldScore, replay_prediction, score_against_gold
 
@@ -39,6 +41,24 @@ class TrajectoryScore:
         """Golds under which the trajectory scores full reward."""
         return [s.gold_id for s in self.scores if s.reward == 1.0]
 
+    def invariant_violations(self) -> list[str]:
+        """What multi-gold promises, checked on every scored trajectory: it never scores a trajectory below
+        the single gold, and every variant credit carries an explanation whose preconditions held."""
+        problems = []
+        single, multi = self.single_gold.reward, self.multi_gold_reward
+        if single is not None and (multi is None or multi < single):
+            problems.append(f"multi-gold reward {multi} is below the single-gold reward {single}")
+        for s in self.scores:
+            if s.gold_id == GOLD_ID or s.reward != 1.0:
+                continue
+            if s.explanation_json is None:
+                problems.append(f"{s.gold_id} credits the trajectory without an explanation")
+                continue
+            failed = [p["name"] for p in json.loads(s.explanation_json)["preconditions"] if not p["held"]]
+            if failed:
+                problems.append(f"{s.gold_id} credits the trajectory although {', '.join(failed)} failed")
+        return problems
+
     def crediting_readings(self) -> list[str]:
         """Readings that credit a trajectory the single gold fails (e.g. ``L6.single_call``)."""
         if self.single_gold.reward == 1.0:
@@ -62,9 +82,6 @@ def score_trajectory(
         if variant.predicate is not None:
             predicate = variant.predicate
             outcome = lambda state, p=predicate: predicate_holds(p, engine, state)  # noqa: E731
-        evidence = None
-        if variant.evidence is not None:
-            evidence = lambda msgs, kind=variant.evidence: evidence_holds(kind, msgs)  # noqa: E731
         scores.append(
             score_against_gold(
                 sim, task, engine, predicted,
@@ -72,7 +89,16 @@ def score_trajectory(
                 gold_actions=variant.actions,
                 judge=judge,
                 outcome_check=outcome,
-                evidence_check=evidence,
+                explain=lambda msgs, v=variant: explain(v, msgs),
+                communicate_info=variant.communicate_info,
             )
         )
-    return TrajectoryScore(scores, {v.gold_id: v for v in variants})
+    result = TrajectoryScore(scores, {v.gold_id: v for v in variants})
+    problems = result.invariant_violations()
+    if problems:  # a scoring bug, never a property of the trajectory: stop rather than store it
+        raise ScoringInvariantError(f"task {task.id} trajectory {sim.id}: {'; '.join(problems)}")
+    return result
+
+
+class ScoringInvariantError(AssertionError):
+    """Multi-gold scored a trajectory below its single gold, or credited it without a held explanation."""

@@ -16,13 +16,11 @@ from tau2.data_model.tasks import Action
 
 from envs import load_task_set
 from gold_variants import variants_for
+from gold_variants._witness import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, closing_text
 
 CONFIRM_WORDS = ("confirm", "proceed", "(yes/no)", "shall i", "would you like me to", "do you want me to")
-REFUSAL_TEXT = "I'm sorry, but I cannot do that: the policy does not allow this change."
-DECLINE_COMPENSATION_TEXT = (
-    "Our policy only allows a delay certificate if you change or cancel the reservation, so I cannot offer "
-    "compensation without that."
-)
+REFUSAL_TEXT = EVIDENCE_TEXT["refusal"]
+DECLINE_COMPENSATION_TEXT = EVIDENCE_TEXT["declines_compensation"]
 
 
 @dataclass(frozen=True)
@@ -43,10 +41,8 @@ def plan_for(task_ref: str, plan: str) -> Plan:
     variant = next((v for v in variants_for(domain, version, task_id) if v.gold_id == plan), None)
     if variant is None or variant.actions is None:
         return plan_for(task_ref, "gold")  # a task without this reading: the agent follows the gold
-    say = {"refusal": REFUSAL_TEXT, "declines_compensation": DECLINE_COMPENSATION_TEXT}.get(
-        variant.evidence or "", "Your request has been handled."
-    )
-    return Plan(tuple(variant.actions), " ".join([say, *told]))
+    own = variant.communicate_info
+    return Plan(tuple(variant.actions), closing_text(variant.evidence, told if own is None else own))
 
 
 @lru_cache(maxsize=4)
@@ -74,7 +70,9 @@ def _first_words(task_ref: str) -> str:
     ins = load_task_set(domain, version).task(task_id).user_scenario.instructions
     if isinstance(ins, str):
         return ins
-    return "\n".join(p for p in (ins.reason_for_call, ins.known_info) if p)
+    # A user whose scenario is about compensation asks for it (the agent must not offer it first).
+    ask = ASK_COMPENSATION_TEXT if "compensat" in str(ins).lower() else None
+    return "\n".join(p for p in (ins.reason_for_call, ask, ins.known_info) if p)
 
 
 def agent_reply(body: dict, task_ref: str, plan: str, malformed: bool = False) -> dict[str, Any]:
