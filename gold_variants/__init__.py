@@ -1,11 +1,17 @@
 """What counts as correct: the loophole catalog (data) and clause-level readings (code)."""
 
-from gold_variants._evidence import EvidenceItem, Explanation, PreconditionResult, evidence_holds, explain
+from gold_variants._evidence import (
+    EvidenceItem,
+    Explanation,
+    PreconditionResult,
+    evidence_holds,
+    explain,
+)
 from gold_variants._fixes import PolicyFix, fixed_policy, policy_fixes, readings_offered
 from gold_variants._model import (
     Catalog,
-    CertificatePredicate,
     CatalogEntry,
+    CertificatePredicate,
     GoldVariant,
     RebookPredicate,
     UpgradeModifyPredicate,

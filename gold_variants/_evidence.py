@@ -4,14 +4,16 @@ A variant's database outcome says what was done, not why. Two checks over the me
 
 - **Evidence** (refusal-type readings). A refusal's database is the initial one, which an agent that did
   nothing also reaches, so the trajectory must show the decision: an assistant sentence that declines and
-  names the contested clause's subject, or a ``transfer_to_human_agents`` whose summary does, made before
-  any contradicting action (the contested write, or for L6 an offer of the upgrade workaround).
+  names the contested clause's subject, or a ``transfer_to_human_agents`` whose summary does (a decline
+  resting on a false statement of the policy fails ``no_false_policy``).
 - **Preconditions**: what the agent must have done to take the reading while keeping the rest of the policy
   (the user asked for compensation before any was offered, the delay was confirmed by a read, ...).
 
-Self-contradiction (the written rule): an agent that tells the user the contested act is not allowed and
-then does it took neither reading. The permissive variant fails ``no_prior_decline``; the refusal variant
-fails because its evidence must come before the contradicting write (and its database differs anyway).
+Self-contradiction (the written rule): an agent that both refuses the contested act and acts against the
+refusal (does it, or for L6 offers the upgrade workaround) took neither reading, whatever the order. The
+refusal variant fails its evidence ("contradicted by ... at message N"); the permissive variant fails
+``no_prior_decline`` where the decline came first (whissle tau3 task 29: "you cannot change the origin,
+destination, or trip type", then the destination changed in place).
 
 Every check returns message indices, speakers and excerpts, so a credit can be read back in minutes
 (``Explanation.to_json``, stored as ``scores.explanation_json``; ``harness explain`` prints it).
@@ -38,11 +40,14 @@ _DECLINE = re.compile(
     re.IGNORECASE,
 )
 _CONDITION = re.compile(
-    r"\b(requires?|required|tied|only|specifically|unless|prerequisite|in connection with)\b", re.IGNORECASE
+    r"\b(requires?|required|tied|only|specifically|unless|prerequisite|in connection with)\b",
+    re.IGNORECASE,
 )
 _BASIC = re.compile(r"\bbasic[\s-]*economy\b", re.IGNORECASE)
 _MODIFY = re.compile(r"\b(modif\w*|chang\w*|alter\w*|switch\w*|rebook\w*)\b", re.IGNORECASE)
-_ROUTE = re.compile(r"\b(origin|destination|route|trip type|airports?|different (?:city|airport))\b", re.IGNORECASE)
+_ROUTE = re.compile(
+    r"\b(origin|destination|route|trip type|airports?|different (?:city|airport))\b", re.IGNORECASE
+)
 _COMPENSATION = re.compile(r"\b(compensat\w*|certificate|voucher)\b", re.IGNORECASE)
 _CHANGE_OR_CANCEL = re.compile(r"\b(chang\w*|cancel\w*|modif\w*)\b", re.IGNORECASE)
 _POLICY = re.compile(r"\bpolic(?:y|ies)\b", re.IGNORECASE)
@@ -51,7 +56,9 @@ _ASKS_COMPENSATION = re.compile(
     r"\b(compensat\w*|certificate|voucher|reimburs\w*|goodwill|gesture|refund|make (?:it|this|that) up)\b",
     re.IGNORECASE,
 )
-_ASKS_CHANGE = re.compile(r"\b(cancel\w*|chang\w*|modif\w*|rebook\w*|switch\w*|move)\b", re.IGNORECASE)
+_ASKS_CHANGE = re.compile(
+    r"\b(cancel\w*|chang\w*|modif\w*|rebook\w*|switch\w*|move)\b", re.IGNORECASE
+)
 # "Cabin upgrades are not allowed for basic economy": false, the policy lets every reservation change cabin.
 _FALSE_UPGRADE = re.compile(
     r"\b(?:upgrad\w*|cabin change\w*|chang\w* (?:the |your )?cabin)\b[^.!?\n]{0,40}"
@@ -74,8 +81,11 @@ _TIER_CLAIM = re.compile(
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _TRANSFER = "transfer_to_human_agents"
 _CHANGE_TOOLS = {
-    "cancel_reservation", "update_reservation_flights", "update_reservation_baggages",
-    "update_reservation_passengers", "book_reservation",
+    "cancel_reservation",
+    "update_reservation_flights",
+    "update_reservation_baggages",
+    "update_reservation_passengers",
+    "book_reservation",
 }
 _WORKAROUND_TOOLS = {"update_reservation_flights", "cancel_reservation", "book_reservation"}
 
@@ -138,7 +148,9 @@ class Explanation:
         return all(p.held for p in self.preconditions) and not self.evidence_problem
 
     def failure(self) -> str | None:
-        failed = [f"precondition {p.name} failed: {p.detail}" for p in self.preconditions if not p.held]
+        failed = [
+            f"precondition {p.name} failed: {p.detail}" for p in self.preconditions if not p.held
+        ]
         if self.evidence_problem:
             failed.insert(0, self.evidence_problem)
         return "; ".join(failed) or None
@@ -185,8 +197,11 @@ def _call_text(call: Any) -> str:
 
 def _first_call(turns: list[_Turn], names: frozenset[str] | set[str] | None) -> int | None:
     for t in turns:
-        if any((names is None and c.name != _TRANSFER and not _is_read(c.name)) or (names and c.name in names)
-               for c in t.calls):
+        if any(
+            (names is None and c.name != _TRANSFER and not _is_read(c.name))
+            or (names and c.name in names)
+            for c in t.calls
+        ):
             return t.index
     return None
 
@@ -197,7 +212,7 @@ def _is_read(name: str) -> bool:
 
 def _tool_result(messages: Sequence[Message], call_id: str, after: int) -> str | None:
     """The result of the call made at message ``after`` (some agents reuse call ids: take the next one)."""
-    for m in messages[after + 1:]:
+    for m in messages[after + 1 :]:
         if isinstance(m, ToolMessage) and m.id == call_id:
             return m.content or ""
     return None
@@ -220,46 +235,83 @@ def find_declines(kind: str, turns: list[_Turn], before: int | None = None) -> l
             continue
         hit = next((s for s in _sentences(t.text) if subject.names(s) and _declines(kind, s)), None)
         if hit:
-            found.append(EvidenceItem(t.index, "assistant", _excerpt(hit), None, f"declines, naming {subject.what}"))
+            found.append(
+                EvidenceItem(
+                    t.index, "assistant", _excerpt(hit), None, f"declines, naming {subject.what}"
+                )
+            )
         for call in t.calls:
             summary = str(call.arguments.get("summary") or "") if call.name == _TRANSFER else ""
-            if summary and subject.names(summary) and (_declines(kind, summary) or _POLICY.search(summary)):
-                found.append(EvidenceItem(
-                    t.index, "assistant", _excerpt(summary), _call_text(call),
-                    f"transfer whose summary names {subject.what}",
-                ))
+            if (
+                summary
+                and subject.names(summary)
+                and (_declines(kind, summary) or _POLICY.search(summary))
+            ):
+                found.append(
+                    EvidenceItem(
+                        t.index,
+                        "assistant",
+                        _excerpt(summary),
+                        _call_text(call),
+                        f"transfer whose summary names {subject.what}",
+                    )
+                )
     return found
+
+
+def _contradiction(kind: str, turns: list[_Turn]) -> tuple[int, str] | None:
+    """Where the agent acted against the refusal: the contested write, or (L6) an offer of the upgrade
+    workaround ("you can upgrade, then change the flights"), at any point of the conversation."""
+    write = _first_call(turns, SUBJECTS[kind].contested)
+    offer = None
+    if kind == "refuse_basic_economy_modify":
+        offer = next(
+            (
+                t.index
+                for t in turns
+                if t.role == "assistant"
+                and any(
+                    _WORKAROUND_OFFER.search(s) and not _DECLINE.search(s)
+                    for s in _sentences(t.text)
+                )
+            ),
+            None,
+        )
+    found = [
+        (i, what)
+        for i, what in (
+            (write, "the contested write"),
+            (offer, "an offer of the upgrade workaround"),
+        )
+        if i is not None
+    ]
+    return min(found) if found else None
 
 
 def _refusal_evidence(kind: str, turns: list[_Turn]) -> tuple[list[EvidenceItem], str | None]:
     subject = SUBJECTS[kind]
-    cutoff = _first_call(turns, subject.contested)
-    why_cut = "the contested write"
-    if kind == "refuse_basic_economy_modify":
-        offer = next(
-            (t.index for t in turns if t.role == "assistant"
-             and any(_WORKAROUND_OFFER.search(s) and not _DECLINE.search(s) for s in _sentences(t.text))),
-            None,
-        )
-        if offer is not None and (cutoff is None or offer < cutoff):
-            cutoff, why_cut = offer, "the agent's offer of the upgrade workaround"
+    against = _contradiction(kind, turns)
     if kind == "refusal":  # no clause subject: any declining sentence, or any transfer
         found = []
         for t in turns:
-            if cutoff is not None and t.index >= cutoff:
-                break
             if t.role != "assistant":
                 continue
             hit = next((x for x in _sentences(t.text) if _DECLINE.search(x)), None)
             if hit:
                 found.append(EvidenceItem(t.index, "assistant", _excerpt(hit), None, "declines"))
-            found += [EvidenceItem(t.index, "assistant", "", _call_text(c), "transfer") for c in t.calls if c.name == _TRANSFER]
+            found += [
+                EvidenceItem(t.index, "assistant", "", _call_text(c), "transfer")
+                for c in t.calls
+                if c.name == _TRANSFER
+            ]
     else:
-        found = find_declines(kind, turns, cutoff)
+        found = find_declines(kind, turns)
+    # A refusal the agent itself contradicts is no refusal (the self-contradiction rule).
+    if against is not None:
+        return found, f"the refusal is contradicted by {against[1]} at message {against[0]}"
     if found:
         return found, None
-    where = f" before {why_cut} (message {cutoff})" if cutoff is not None else ""
-    return [], f"no decline or transfer naming {subject.what}{where}"
+    return [], f"no decline or transfer naming {subject.what}"
 
 
 # --- preconditions ---------------------------------------------------------------------------------
@@ -267,20 +319,36 @@ def _refusal_evidence(kind: str, turns: list[_Turn]) -> tuple[list[EvidenceItem]
 
 def _user_asked_compensation(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
     offer = next(
-        (t.index for t in turns if t.role == "assistant"
-         and (_COMPENSATION.search(t.text) or any(c.name == "send_certificate" for c in t.calls))),
+        (
+            t.index
+            for t in turns
+            if t.role == "assistant"
+            and (_COMPENSATION.search(t.text) or any(c.name == "send_certificate" for c in t.calls))
+        ),
         None,
     )
     if offer is None:
-        return PreconditionResult("user_asked_compensation", True, "no compensation offered or sent")
-    ask = next((t for t in turns if t.role == "user" and t.index < offer and _ASKS_COMPENSATION.search(t.text)), None)
+        return PreconditionResult(
+            "user_asked_compensation", True, "no compensation offered or sent"
+        )
+    ask = next(
+        (
+            t
+            for t in turns
+            if t.role == "user" and t.index < offer and _ASKS_COMPENSATION.search(t.text)
+        ),
+        None,
+    )
     if ask is None:
         return PreconditionResult(
-            "user_asked_compensation", False,
+            "user_asked_compensation",
+            False,
             f"the agent raised compensation at message {offer} before the user asked for any",
         )
     return PreconditionResult(
-        "user_asked_compensation", True, f"user asked at message {ask.index}: {_excerpt(ask.text, 120)!r}"
+        "user_asked_compensation",
+        True,
+        f"user asked at message {ask.index}: {_excerpt(ask.text, 120)!r}",
     )
 
 
@@ -297,8 +365,14 @@ def _delay_confirmed(turns: list[_Turn], messages: Sequence[Message]) -> Precond
             if c.name == "get_flight_status":
                 result = (_tool_result(messages, c.id, t.index) or "").strip().strip('"').lower()
                 if result == "delayed":
-                    return PreconditionResult("delay_confirmed", True, f"message {t.index}: {_call_text(c)} -> delayed")
-    return PreconditionResult("delay_confirmed", False, "no get_flight_status read returned 'delayed' before the certificate")
+                    return PreconditionResult(
+                        "delay_confirmed", True, f"message {t.index}: {_call_text(c)} -> delayed"
+                    )
+    return PreconditionResult(
+        "delay_confirmed",
+        False,
+        "no get_flight_status read returned 'delayed' before the certificate",
+    )
 
 
 def _membership_consistent(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
@@ -315,7 +389,9 @@ def _membership_consistent(turns: list[_Turn], messages: Sequence[Message]) -> P
                 except (json.JSONDecodeError, AttributeError):
                     pass
     if tier is None:
-        return PreconditionResult("membership_consistent", False, "membership never read with get_user_details")
+        return PreconditionResult(
+            "membership_consistent", False, "membership never read with get_user_details"
+        )
     for t in turns:
         if cert is not None and t.index >= cert:
             break
@@ -324,22 +400,30 @@ def _membership_consistent(turns: list[_Turn], messages: Sequence[Message]) -> P
         for m in _TIER_CLAIM.finditer(t.text):
             if m.group(1).lower() != tier:
                 return PreconditionResult(
-                    "membership_consistent", False,
+                    "membership_consistent",
+                    False,
                     f"message {t.index} claims {m.group(1).lower()!r}; get_user_details (message {read_at}) says {tier!r}",
                 )
-    return PreconditionResult("membership_consistent", True, f"{tier} (get_user_details at message {read_at})")
+    return PreconditionResult(
+        "membership_consistent", True, f"{tier} (get_user_details at message {read_at})"
+    )
 
 
 def _changes_requested(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
     for t in turns:
         for c in t.calls:
             if c.name in _CHANGE_TOOLS and not any(
-                u.role == "user" and u.index < t.index and _ASKS_CHANGE.search(u.text) for u in turns
+                u.role == "user" and u.index < t.index and _ASKS_CHANGE.search(u.text)
+                for u in turns
             ):
                 return PreconditionResult(
-                    "changes_requested", False, f"{c.name} at message {t.index} with no user request for a change"
+                    "changes_requested",
+                    False,
+                    f"{c.name} at message {t.index} with no user request for a change",
                 )
-    return PreconditionResult("changes_requested", True, "every change follows a user request (or none made)")
+    return PreconditionResult(
+        "changes_requested", True, "every change follows a user request (or none made)"
+    )
 
 
 def _no_prior_decline(variant: GoldVariant, turns: list[_Turn]) -> PreconditionResult:
@@ -352,11 +436,14 @@ def _no_prior_decline(variant: GoldVariant, turns: list[_Turn]) -> PreconditionR
     said = find_declines(kind, turns, first)
     if said:
         return PreconditionResult(
-            "no_prior_decline", False,
+            "no_prior_decline",
+            False,
             f"message {said[0].message_index} told the user it is not allowed ({said[0].excerpt[:120]!r}), "
             f"then message {first} did it",
         )
-    return PreconditionResult("no_prior_decline", True, f"no decline of {SUBJECTS[kind].what} before message {first}")
+    return PreconditionResult(
+        "no_prior_decline", True, f"no decline of {SUBJECTS[kind].what} before message {first}"
+    )
 
 
 def _no_false_policy(turns: list[_Turn]) -> PreconditionResult:
@@ -366,7 +453,8 @@ def _no_false_policy(turns: list[_Turn]) -> PreconditionResult:
         for s in _sentences(t.text):
             if _FALSE_UPGRADE.search(s):
                 return PreconditionResult(
-                    "no_false_policy", False,
+                    "no_false_policy",
+                    False,
                     f"message {t.index} misstates the policy (every reservation may change cabin): {_excerpt(s, 120)!r}",
                 )
     return PreconditionResult("no_false_policy", True, "no misstatement of the cabin-change rule")
@@ -394,7 +482,9 @@ def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
     # What the database credit rests on: the agent's writes, where it made any.
     out.evidence += [
         EvidenceItem(t.index, "assistant", "", _call_text(c), "write")
-        for t in turns for c in t.calls if not _is_read(c.name) and c.name != _TRANSFER
+        for t in turns
+        for c in t.calls
+        if not _is_read(c.name) and c.name != _TRANSFER
     ]
     return out
 

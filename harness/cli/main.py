@@ -12,6 +12,7 @@ import typer
 from harness._quiet import quiet_imports, set_log_level
 from harness.cli import analyze as analyze_cmd
 from harness.cli import audit as audit_cmd
+from harness.cli import explain as explain_cmd
 from harness.cli import leaderboard as leaderboard_cmd
 from harness.cli import report as report_cmd
 from harness.cli import rescore as rescore_cmd
@@ -45,6 +46,7 @@ analyze_cmd.register(app)
 report_cmd.register(app)
 leaderboard_cmd.register(app)
 sweep_cmd.register(app)
+explain_cmd.register(app)
 
 
 def main() -> None:

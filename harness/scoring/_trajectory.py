@@ -6,6 +6,7 @@ by the engine, so scoring against all variants costs little more than scoring on
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -13,8 +14,6 @@ from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
 from envs.replay import ReplayEngine
-import json
-
 from gold_variants import GoldVariant, explain, predicate_holds
 from harness.scoring._judge import Judge
 from harness.scoring._single_gold import GOLD_ID, GoldScore, replay_prediction, score_against_gold

@@ -1,0 +1,123 @@
+"""``harness explain RUN_DIR TRAJECTORY_ID``: a trajectory's conversation with each variant's evidence marked.
+
+Reads ``scores.explanation_json`` (preconditions held or failed, evidence as message index, speaker, excerpt
+or tool call), so a reviewer can check a credit, or a refused one, without the scorer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("explain")(explain)
+
+
+def _find(trials, trajectory_id: str, run_dir: Path):  # type: ignore[no-untyped-def]
+    """The trial with this id; a unique substring (e.g. the simulation id) also works."""
+    from harness.errors import HarnessInputError
+
+    exact = trials[trials.trajectory_id == trajectory_id]
+    hits = (
+        exact
+        if len(exact)
+        else trials[trials.trajectory_id.str.contains(trajectory_id, regex=False)]
+    )
+    if len(hits) != 1:
+        problem = "not found" if hits.empty else f"matches {len(hits)} trajectories"
+        raise HarnessInputError(
+            f"{run_dir / 'trials.parquet'}: trajectory_id {trajectory_id!r}: {problem}"
+        )
+    return hits.iloc[0]
+
+
+def _messages(trial, run_dir: Path) -> list[dict]:  # type: ignore[no-untyped-def]
+    from harness.errors import HarnessInputError
+
+    try:
+        messages = json.loads(trial.messages_json or "[]")
+    except json.JSONDecodeError as exc:
+        raise HarnessInputError(
+            f"{run_dir / 'trials.parquet'}: field 'messages_json': not JSON ({exc})"
+        ) from None
+    if not isinstance(messages, list):
+        raise HarnessInputError(
+            f"{run_dir / 'trials.parquet'}: field 'messages_json': not a list of messages"
+        )
+    return [m if isinstance(m, dict) else {} for m in messages]
+
+
+def explain(
+    run_dir: Path = typer.Argument(..., help="A run directory (from rescore or sweep)."),
+    trajectory_id: str = typer.Argument(
+        ..., help="The trial's trajectory_id (or a unique part of it)."
+    ),
+    width: int = typer.Option(400, "--width", min=40, help="Characters of each message to print."),
+) -> None:
+    """Print the conversation with every variant's preconditions and evidence marked."""
+    from rich.markup import escape
+
+    from harness import store
+    from harness.cli._console import output_console
+    from harness.cli.analyze import load_trials
+
+    console = output_console(160)
+    trial = _find(load_trials(run_dir), trajectory_id, run_dir)
+    scores = store.read_table(run_dir, "scores")
+    rows = scores[(scores.trajectory_id == trial.trajectory_id) & (scores.gold_id != "gold")]
+    console.print(
+        f"[bold]{escape(str(trial.trajectory_id))}[/]  {trial.domain} {trial.task_version} task {trial.task_id}  "
+        f"single-gold {trial.reward}  multi-gold {trial.multi_gold_reward}  "
+        f"matched: {', '.join(trial.matched_gold_ids) if trial.matched_gold_ids is not None else '-'}",
+        soft_wrap=True,
+    )
+    marks: dict[int, list[str]] = {}
+    for row in rows.itertuples(index=False):
+        verdict = "[green]credits[/]" if row.reward == 1.0 else "[red]does not credit[/]"
+        console.print(f"\n[bold]{row.gold_id}[/] {verdict} (reward {row.reward})", soft_wrap=True)
+        if isinstance(row.reason, str) and row.reason:
+            console.print(f"  reason: {escape(str(row.reason))}", soft_wrap=True)
+        if not row.explanation_json:
+            console.print(
+                "  (no explanation stored: the run predates explanations, or the row was not scored)"
+            )
+            continue
+        explanation = json.loads(row.explanation_json)
+        for p in explanation.get("preconditions", []):
+            tick = "[green]held[/]" if p["held"] else "[red]failed[/]"
+            console.print(
+                f"  precondition {p['name']}: {tick} - {escape(p['detail'])}", soft_wrap=True
+            )
+        for e in explanation.get("evidence", []):
+            marks.setdefault(e["message_index"], []).append(f"{row.gold_id}: {e['what']}")
+            what = escape(e["tool_call"] or repr(e["excerpt"]))
+            console.print(
+                f"  evidence at message {e['message_index']} ({e['role']}, {e['what']}): {what}",
+                soft_wrap=True,
+            )
+    if rows.empty:
+        console.print(
+            "\nno gold variants apply to this task: nothing to explain beyond the single gold"
+        )
+    console.print("\n[bold]conversation[/] (▶ marks evidence)")
+    for i, m in enumerate(_messages(trial, run_dir)):
+        text = " ".join(str(m.get("content") or "").split())
+        calls = m.get("tool_calls") or []
+        call_text = "; ".join(
+            f"{c.get('name')}({json.dumps(c.get('arguments'), ensure_ascii=False)[:200]})"
+            for c in calls
+            if isinstance(c, dict)
+        )
+        mark = i in marks
+        limit = len(text) if mark else width  # evidence messages in full
+        body = " ".join(
+            p for p in (text[:limit] + ("…" if len(text) > limit else ""), call_text) if p
+        )
+        prefix = "▶" if mark else " "
+        line = f"{prefix} {i:>3} {str(m.get('role', '?')):<9} {escape(body)}"
+        console.print(f"[bold yellow]{line}[/]" if mark else line, soft_wrap=True, highlight=False)
+        for label in marks.get(i, []):
+            console.print(f"        [yellow]↳ {escape(label)}[/]", soft_wrap=True)

@@ -1,0 +1,335 @@
+"""Preconditions and clause-bound evidence: for every pattern, a conversation that must be credited and one
+that must not, built where possible by editing real trajectories of ../shared/real-runs."""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import lru_cache
+
+import pytest
+from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
+from tau2.data_model.simulation import SimulationRun
+
+from envs import load_task_set
+from gold_variants import explain, variants_for
+from gold_variants._witness import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT
+from harness.rescoring import engine_for
+from harness.scoring import ScoringInvariantError, TrajectoryScore, score_trajectory
+from tests.conftest import real_run
+from tests.test_gold_variants import _trajectory
+
+WHISSLE = "whissle_airline_tau3_1trial.json"
+AIDE = "aide_claude-sonnet-4-5_airline_tau2_1trial.json"
+
+
+@lru_cache(maxsize=2)
+def _raw(name: str) -> dict:
+    return json.loads(real_run(name).read_text())
+
+
+def _real(name: str, task_id: str) -> SimulationRun:
+    raw = next(s for s in _raw(name)["simulations"] if s["task_id"] == task_id)
+    return SimulationRun.model_validate(copy.deepcopy(raw))
+
+
+def _score(sim: SimulationRun, version: str):
+    task = load_task_set("airline", version).task(sim.task_id)
+    return score_trajectory(
+        sim, task, engine_for("airline"), variants=variants_for("airline", version, sim.task_id)
+    )
+
+
+def _row(result, gold_id: str):
+    return next(s for s in result.scores if s.gold_id == gold_id)
+
+
+def _variant(version: str, task_id: str, gold_id: str):
+    return next(v for v in variants_for("airline", version, task_id) if v.gold_id == gold_id)
+
+
+def _say(sim: SimulationRun, index: int, text: str) -> SimulationRun:
+    sim.messages[index] = sim.messages[index].model_copy(update={"content": text})
+    return sim
+
+
+def _transfer(summary: str) -> list:
+    call = ToolCall(
+        id="call_transfer", name="transfer_to_human_agents", arguments={"summary": summary}
+    )
+    return [
+        AssistantMessage(role="assistant", content=None, tool_calls=[call]),
+        ToolMessage(
+            id="call_transfer", role="tool", content="Transfer successful", requestor="assistant"
+        ),
+    ]
+
+
+# --- L3/L4 strict: a decline naming the change-or-cancel condition --------------------------------------
+
+
+@pytest.mark.parametrize("task_id", ["2", "27", "38"])
+def test_aide_strict_declines_stay_credited_with_their_evidence(task_id):
+    sim = _real(AIDE, task_id)
+    result = _score(sim, "tau2")
+    assert result.single_gold.reward == 0.0 and "L3L4.strict" in result.crediting_readings()
+    evidence = json.loads(_row(result, "L3L4.strict").explanation_json)["evidence"]
+    declines = [e for e in evidence if e["what"].startswith(("declines", "transfer"))]
+    assert declines
+    for e in declines:  # each item points at the message it quotes
+        source = sim.messages[e["message_index"]]
+        quoted = e["excerpt"].rstrip("…")[:60]
+        assert quoted in " ".join((source.content or "").split()) or quoted in str(
+            source.tool_calls
+        )
+
+
+def test_a_decline_that_does_not_name_the_condition_is_no_evidence():
+    sim = _real(AIDE, "38")
+    for i in (14, 20, 22):  # the three messages that tie compensation to a change or cancellation
+        _say(
+            sim,
+            i,
+            "I'm sorry, I am unable to adjust the price, and I cannot find that reservation.",
+        )
+    row = _row(_score(sim, "tau2"), "L3L4.strict")
+    assert (
+        row.reward == 0.0
+        and "no decline or transfer naming the change-or-cancel condition" in row.reason
+    )
+
+
+# --- L3/L4 lenient: the user asked, the delay and the membership were read -----------------------------
+
+
+def _whissle_2_asking() -> SimulationRun:
+    sim = _real(WHISSLE, "2")
+    return _say(sim, 15, sim.messages[15].content + " " + ASK_COMPENSATION_TEXT)
+
+
+def test_compensation_offered_before_the_user_asked_is_not_credited():
+    result = _score(_real(WHISSLE, "2"), "tau3")
+    row = _row(result, "L3L4.lenient")
+    assert row.db_match and row.reward == 0.0 and "user_asked_compensation failed" in row.reason
+    assert result.multi_gold_reward == 0.0
+
+
+def test_compensation_the_user_asked_for_is_credited():
+    result = _score(_whissle_2_asking(), "tau3")
+    assert result.single_gold.reward == 0.0 and "L3L4.lenient" in result.crediting_readings()
+    held = {
+        p["name"]: p["held"]
+        for p in json.loads(_row(result, "L3L4.lenient").explanation_json)["preconditions"]
+    }
+    assert held == dict.fromkeys(
+        ["user_asked_compensation", "delay_confirmed", "membership_consistent", "no_prior_decline"],
+        True,
+    )
+
+
+def test_a_membership_claim_the_user_record_contradicts_is_not_credited():
+    sim = _say(
+        _whissle_2_asking(),
+        22,
+        "Since you are a silver member and your flight was delayed, I can send $50.",
+    )
+    row = _row(_score(sim, "tau3"), "L3L4.lenient")
+    assert (
+        row.reward == 0.0
+        and "membership_consistent failed" in row.reason
+        and "'gold'" in row.reason
+    )
+
+
+def test_a_delay_never_confirmed_by_a_read_is_not_credited():
+    sim = _whissle_2_asking()
+    variant = _variant("tau3", "2", "L3L4.lenient")
+    assert explain(variant, sim.messages).holds
+    # The status read no longer says "delayed" (explain only: the replay would differ).
+    _say(sim, 21, "on time")
+    failed = [p.name for p in explain(variant, sim.messages).preconditions if not p.held]
+    assert failed == ["delay_confirmed"]
+
+
+# --- self-contradiction (the written rule), on whissle tau3 task 29 ------------------------------------
+
+
+def test_an_agent_that_says_the_route_cannot_change_then_changes_it_took_no_reading():
+    result = _score(_real(WHISSLE, "29"), "tau3")
+    assert "no_prior_decline failed" in _row(result, "L16.modify_in_place").reason
+    assert _row(result, "L16.refuse").reward == 0.0 and result.multi_gold_reward == 0.0
+
+
+def test_the_same_change_without_the_prior_decline_is_credited_in_place():
+    sim = _real(WHISSLE, "29")
+    _say(
+        sim,
+        8,
+        sim.messages[8].content.replace(
+            "Please note that you cannot change the origin, destination, or trip type.", ""
+        ),
+    )
+    result = _score(sim, "tau3")
+    assert result.single_gold.reward == 0.0 and "L16.modify_in_place" in result.crediting_readings()
+
+
+# --- L6 refusal: names basic economy + modifying flights, no workaround offered, no false policy -------
+
+
+def _aide_32_refusing(summary: str, upto: int = 12) -> SimulationRun:
+    """aide's task 32 up to its decline ("basic economy reservations cannot be modified"), then a transfer."""
+    sim = _real(AIDE, "32")
+    sim.messages = sim.messages[:upto] + _transfer(summary)
+    return sim
+
+
+def test_a_transfer_naming_the_basic_economy_rule_is_a_refusal():
+    result = _score(
+        _aide_32_refusing("Basic economy flights cannot be modified according to policy."), "tau2"
+    )
+    assert result.single_gold.reward == 0.0 and "L6.refuse" in result.crediting_readings()
+
+
+@pytest.mark.parametrize(
+    ("summary", "upto", "why"),
+    [
+        ("User disputes the price of the change and asks for a supervisor.", 12, None),
+        ("Could not find the reservation.", 4, "no decline or transfer naming basic economy"),
+        (
+            "Basic economy flights cannot be modified according to policy.",
+            17,
+            "offer of the upgrade workaround",
+        ),
+    ],
+    ids=["price-dispute-after-decline", "not-the-clause", "after-offering-the-workaround"],
+)
+def test_transfers_that_are_not_the_refusal_are_not_credited(summary, upto, why):
+    row = _row(_score(_aide_32_refusing(summary, upto), "tau2"), "L6.refuse")
+    # A price-dispute transfer after a decline naming the clause (message 11) is credited on that
+    # decline alone, not on the transfer.
+    if why is None:
+        assert row.reward == 1.0
+        assert all(e["message_index"] == 11 for e in json.loads(row.explanation_json)["evidence"])
+    else:
+        assert row.reward == 0.0 and why in row.reason
+
+
+def test_a_decline_resting_on_a_false_statement_of_policy_is_not_credited():
+    sim = _aide_32_refusing("Basic economy flights cannot be modified according to policy.")
+    _say(
+        sim,
+        11,
+        "Cabin upgrades are not allowed for basic economy, and basic economy flights cannot be modified.",
+    )
+    row = _row(_score(sim, "tau2"), "L6.refuse")
+    assert row.reward == 0.0 and "no_false_policy failed" in row.reason
+
+
+# --- composition with the gold's independent writes, and a variant's own communicate_info -------------
+
+
+def test_a_route_refusal_must_still_add_the_requested_bag():
+    calls = [("get_reservation_details", {"reservation_id": "VA5SGQ"})]
+    bag = (
+        "update_reservation_baggages",
+        {
+            "reservation_id": "VA5SGQ",
+            "total_baggages": 1,
+            "nonfree_baggages": 0,
+            "payment_id": "credit_card_8003957",
+        },
+    )
+    say = EVIDENCE_TEXT["refuse_route_change"]
+    with_bag = _score(_trajectory("airline", "29", [*calls, bag], say, "tau3"), "tau3")
+    without = _score(_trajectory("airline", "29", calls, say, "tau3"), "tau3")
+    assert "L16.refuse" in with_bag.crediting_readings()
+    assert "L16.refuse" not in without.matched_gold_ids
+
+
+@pytest.mark.parametrize(("told", "credited"), [(["327", "1000"], True), (["1000"], False)])
+def test_a_refusal_on_task_14_tells_the_balances_but_not_the_refused_charge(told, credited):
+    sim = _trajectory(
+        "airline", "14", [], EVIDENCE_TEXT["refuse_basic_economy_modify"], "tau2", told=told
+    )
+    assert ("L16.refuse" in _score(sim, "tau2").matched_gold_ids) is credited
+
+
+# --- L5: the outcome predicate of Appendix D ------------------------------------------------------------
+
+
+_L5_READS = [
+    ("get_user_details", {"user_id": "mei_brown_7075"}),
+    ("get_reservation_details", {"reservation_id": "3JA7XV"}),
+    ("get_flight_status", {"flight_number": "HAT045", "date": "2024-05-15"}),
+]
+_L5_CANCEL_AND_PAY = [
+    ("cancel_reservation", {"reservation_id": "3JA7XV"}),
+    ("send_certificate", {"user_id": "mei_brown_7075", "amount": 200}),
+]
+
+
+@pytest.mark.parametrize(
+    ("opening", "credited"),
+    [
+        (
+            f"My flight HAT045 was delayed; please cancel my reservation. {ASK_COMPENSATION_TEXT}",
+            True,
+        ),
+        (f"My flight HAT045 was delayed. {ASK_COMPENSATION_TEXT}", False),  # cancelled unasked
+    ],
+    ids=["cancel-asked", "cancel-unasked"],
+)
+def test_l5_certificate_after_a_cancellation_the_user_asked_for(opening, credited):
+    sim = _trajectory(
+        "airline", "5", [*_L5_READS, *_L5_CANCEL_AND_PAY], version="tau2", opening=opening
+    )
+    result = _score(sim, "tau2")
+    assert result.single_gold.reward == 0.0
+    assert ("L5.business_disjunct" in result.matched_gold_ids) is credited
+
+
+def test_l5_on_a_false_gold_claim_is_not_credited():
+    sim = _trajectory(
+        "airline",
+        "5",
+        [*_L5_READS, _L5_CANCEL_AND_PAY[1]],
+        version="tau2",
+        opening=f"My flight was delayed. {ASK_COMPENSATION_TEXT}",
+    )
+    assert "L5.business_disjunct" in _score(sim, "tau2").matched_gold_ids
+    sim.messages.insert(
+        -3, AssistantMessage(role="assistant", content="As a gold member you qualify for $200.")
+    )
+    row = _row(_score(sim, "tau2"), "L5.business_disjunct")
+    assert row.reward == 0.0 and "membership_consistent failed" in row.reason
+
+
+# --- the scorer's own invariant ----------------------------------------------------------------------
+
+
+def test_the_scorer_refuses_a_multi_gold_reward_below_the_single_gold(monkeypatch):
+    sim = _real(AIDE, "32")  # single gold 1
+    assert _score(sim, "tau2").single_gold.reward == 1.0
+    broken = property(lambda self: max(s.reward for s in self.scores if s.gold_id != "gold"))
+    # A regression that drops the gold from the maximum.
+    monkeypatch.setattr(TrajectoryScore, "multi_gold_reward", broken)
+    with pytest.raises(ScoringInvariantError, match="below the single-gold reward"):
+        _score(sim, "tau2")
+
+
+def test_the_scorer_refuses_a_credit_whose_preconditions_failed(monkeypatch):
+    from gold_variants._evidence import Explanation
+
+    # A regression in the gate that zeroes credits whose preconditions failed.
+    monkeypatch.setattr(Explanation, "holds", property(lambda self: True))
+    with pytest.raises(ScoringInvariantError, match="user_asked_compensation failed"):
+        _score(_real(WHISSLE, "2"), "tau3")
+
+
+def test_user_turns_are_not_evidence():
+    """Only the agent declines: the user's own 'you cannot change basic economy' proves nothing."""
+    variant = _variant("tau2", "32", "L6.refuse")
+    messages = [
+        UserMessage(role="user", content="I know basic economy flights cannot be modified.")
+    ]
+    assert not explain(variant, messages).holds
