@@ -333,3 +333,14 @@ def test_user_turns_are_not_evidence():
         UserMessage(role="user", content="I know basic economy flights cannot be modified.")
     ]
     assert not explain(variant, messages).holds
+
+
+def test_offering_to_cancel_and_book_anew_is_no_l16_refusal():
+    """aide's task 14 declines ("basic economy reservations cannot be modified"), then offers to cancel
+    and book anew, which the user later turns down: the L16 refusal reading was not taken."""
+    row = _row(_score(_real(AIDE, "14"), "tau2"), "L16.refuse")
+    assert row.db_match and row.communicate == 1.0  # the refusal's own communicate_info (no "44")
+    assert row.reward == 0.0 and "offer to cancel and book anew at message 10" in row.reason
+    # "upgrade the cabin ..., but you cannot search for different flights" states the policy truly
+    held = {p["name"]: p["held"] for p in json.loads(row.explanation_json)["preconditions"]}
+    assert held == {"no_false_policy": True}
