@@ -37,7 +37,8 @@ _DECLINE = re.compile(
     r"\b(cannot|can't|can not|unable to|not able to|not allowed|not permitted|not possible|isn't possible|"
     r"won't be able|will not be able|not eligible|ineligible|must decline|only (?:issue|offer|provide)|"
     r"only available|(?:do|does|did)(?:n't| not) (?:allow|permit)|prohibit\w*|non-?modifiable|"
-    r"non-?changeable|no changes? (?:are|is|can be) (?:allowed|permitted|made)|not (?:be )?(?:modified|changed))\b",
+    r"non-?changeable|no changes? (?:are|is|can be) (?:allowed|permitted|made)|not (?:be )?(?:modified|changed)|"
+    r"(?:is|are|was|were)(?:n't| not) (?:allowed|permitted|possible|eligible|modifiable|changeable))\b",
     re.IGNORECASE,
 )
 _CONDITION = re.compile(
@@ -398,22 +399,28 @@ def _membership_consistent(turns: list[_Turn], messages: Sequence[Message]) -> P
                     read_at = t.index
                 except (json.JSONDecodeError, AttributeError):
                     pass
-    if tier is None:
-        return PreconditionResult(
-            "membership_consistent", False, "membership never read with get_user_details"
-        )
     for t in turns:
         if cert is not None and t.index >= cert:
             break
         if t.role != "assistant":
             continue
         for m in _TIER_CLAIM.finditer(t.text):
+            if (
+                tier is None
+            ):  # a tier taken on the user's word (the paper's Mistral trials on task 5)
+                return PreconditionResult(
+                    "membership_consistent",
+                    False,
+                    f"message {t.index} claims {m.group(1).lower()!r} without reading get_user_details",
+                )
             if m.group(1).lower() != tier:
                 return PreconditionResult(
                     "membership_consistent",
                     False,
                     f"message {t.index} claims {m.group(1).lower()!r}; get_user_details (message {read_at}) says {tier!r}",
                 )
+    if tier is None:
+        return PreconditionResult("membership_consistent", True, "no tier read or claimed")
     return PreconditionResult(
         "membership_consistent", True, f"{tier} (get_user_details at message {read_at})"
     )

@@ -111,7 +111,7 @@ Evidence = Literal["refusal", "refuse_basic_economy_modify", "refuse_route_chang
 Precondition = Literal[
     "user_asked_compensation",  # the user asked for compensation before the agent offered or sent any
     "delay_confirmed",  # a get_flight_status read returned "delayed" before the certificate
-    "membership_consistent",  # get_user_details was read, and no tier the agent states contradicts it
+    "membership_consistent",  # no tier the agent states is unread or contradicts get_user_details
     "changes_requested",  # every change or cancellation follows a user message asking for one
     "no_prior_decline",  # the agent did not first tell the user the contested act is not allowed
     "no_false_policy",  # the decline does not rest on a false statement of the policy

@@ -302,6 +302,15 @@ def test_l5_on_a_false_gold_claim_is_not_credited():
     )
     row = _row(_score(sim, "tau2"), "L5.business_disjunct")
     assert row.reward == 0.0 and "membership_consistent failed" in row.reason
+    # The same claim with no get_user_details read at all: a tier taken on the user's word.
+    unread = [
+        m for m in sim.messages if "mei_brown_7075" not in str(m) or "send_certificate" in str(m)
+    ]
+    variant = _variant("tau2", "5", "L5.business_disjunct")
+    (membership,) = [
+        p for p in explain(variant, unread).preconditions if p.name == "membership_consistent"
+    ]
+    assert not membership.held and "without reading get_user_details" in membership.detail
 
 
 # --- the scorer's own invariant ----------------------------------------------------------------------
