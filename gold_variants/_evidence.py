@@ -405,9 +405,8 @@ def _membership_consistent(turns: list[_Turn], messages: Sequence[Message]) -> P
         if t.role != "assistant":
             continue
         for m in _TIER_CLAIM.finditer(t.text):
-            if (
-                tier is None
-            ):  # a tier taken on the user's word (the paper's Mistral trials on task 5)
+            # A tier taken on the user's word (the paper's Mistral trials on task 5).
+            if tier is None:
                 return PreconditionResult(
                     "membership_consistent",
                     False,
