@@ -56,6 +56,12 @@ TRIALS_SCHEMA = pa.schema(
         ("procedural_error", pa.bool_()),  # reading agents: an action was dropped on purpose
         ("n_messages", pa.int64()),
         ("messages_json", pa.string()),  # the full tau2 message list, as JSON
+        ("judge", pa.string()),  # who graded NL assertions: none | recorded | a model name
+        ("judge_cost", pa.float64()),  # what the judge's calls cost for this trajectory
+        ("recorded_domain", pa.string()),  # info.environment_info.domain_name as the file recorded it
+        ("policy_sha256", pa.string()),  # sha256 of the policy text in the file (null: none recorded)
+        ("tasks_sha256", pa.string()),  # sha256 of the file's embedded tasks (canonical JSON)
+        ("flags", pa.list_(pa.string())),  # suspicious-but-legal input markers (empty_conversation, ...)
     ]
 )
 

@@ -27,14 +27,22 @@ def leaderboard(
     from envs import load_task_set
     from harness import store
     from harness.cli._console import output_console
+    from harness.errors import HarnessInputError
+    from harness.importers import CUSTOM, shown
     from harness.rescoring import import_all, rescore_runs
 
     console = output_console(200)
     spec = load_manifest(manifest) if manifest else None
     runs = import_all(paths, None, False)
+    if not sum(r.n_simulations for r in runs):
+        raise HarnessInputError(f"{shown(' '.join(paths))}: no simulations to rank (every file's 'simulations' is empty)")
     rescore_runs(runs, out, workers=workers)
     trials = store.read_table(out, "trials")
-    counts = {(d, v): len(load_task_set(d, v).tasks) for d, v in trials[["domain", "task_version"]].drop_duplicates().itertuples(index=False)}
+    pinned = trials[trials.task_version != CUSTOM][["domain", "task_version"]].drop_duplicates()
+    counts = {(d, v): len(load_task_set(d, v).tasks) for d, v in pinned.itertuples(index=False)}
+    for r in runs:  # a custom run's task group has its own embedded tasks
+        if r.task_version == CUSTOM:
+            counts[(r.domain, f"custom:{(r.tasks_sha256 or 'unknown')[:12]}")] = len(r.tasks)
     board = build(trials, counts, spec, include_flagged)
     store.atomic_write_table(pa.Table.from_pandas(board.astype({"rank_single": "Int64", "rank_multi": "Int64",
                                                                 "rank_change": "Int64"}), preserve_index=False),
@@ -43,9 +51,10 @@ def leaderboard(
     tmp = out / ".leaderboard.md.tmp"
     tmp.write_text(md, encoding="utf-8")
     tmp.replace(out / "leaderboard.md")
-    for (domain, version), g in board.groupby(["domain", "task_version"]):
+    for (domain, version), g in board.groupby(["domain", "task_group"]):
         t = Table("rank multi", "rank single", "Δ", "name", "traj.", "tasks", "single pass^1", "multi pass^1",
-                  "gain (pts, 95% CI)", "loophole", "non-loophole", "failures explained", "status", "source (sha256)",
+                  "gain (pts, 95% CI)", "loophole", "non-loophole", "failures explained", "judge", "status",
+                  "source (sha256)",
                   title=f"{domain} {version}")
         for r in g.itertuples(index=False):
             status = ", ".join(s for s, on in (
@@ -55,7 +64,7 @@ def leaderboard(
             gain = "n/a" if r.gain_points != r.gain_points else f"{r.gain_points:+.1f}{ci}"
             t.add_row(_v(r.rank_multi), _v(r.rank_single), _v(r.rank_change), str(r.name), str(r.trajectories),
                       str(r.tasks), _p(r.single_pass1), _p(r.multi_pass1), gain,
-                      _p(r.loophole_single), _p(r.non_loophole_single), _p(r.explained_failures), status or "ok",
+                      _p(r.loophole_single), _p(r.non_loophole_single), _p(r.explained_failures), r.judge, status or "ok",
                       f"{Path(r.source_file).name} ({r.source_sha256[:12]})")
         console.print(t)
         for r in g[g.flagged].itertuples(index=False):
