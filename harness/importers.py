@@ -180,10 +180,27 @@ def _no_constant(name: str) -> object:
 _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
 _WS = re.compile(r"[ \t\n\r]*")
 # A \uD800-\uDFFF escape that is not part of a surrogate pair: JSON allows it, UTF-8 cannot hold it.
-_LONE_SURROGATE = re.compile(
-    r"(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
-    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})"
-)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate escape in a JSON text, if any (a pair, or an escaped backslash, is fine)."""
+    paired_low = -1
+    for m in _SURROGATE_ESCAPE.finditer(text):
+        start = m.start()
+        if start == paired_low:
+            continue
+        k = start
+        while k > 0 and text[k - 1] == "\\":
+            k -= 1
+        if (start - k) % 2:
+            continue  # "\\ud800": an escaped backslash, then plain text
+        high = text[start + 3] in "89abAB"
+        if high and _SURROGATE_ESCAPE.match(text, m.end()) and text[m.end() + 3] in "cdefCDEF":
+            paired_low = m.end()
+            continue
+        return m.group()
+    return None
 
 
 class _Stream:
@@ -247,7 +264,7 @@ class _Stream:
     def _offset(self) -> int:
         return self.bytes_read - len(self.buf.encode("utf-8", "surrogatepass")) + self.pos
 
-    def value(self, where: str) -> object:
+    def value(self, where: str, check_text: bool = True) -> object:
         self.peek()
         while True:
             try:
@@ -263,9 +280,10 @@ class _Stream:
                 raise self.error(f"not valid JSON: nesting too deep in {where}") from None
             if end == len(self.buf) and self._more():
                 continue  # a number may go on in the next chunk
-            text = self.buf[self.pos : end]
-            if "\\u" in text and (m := _LONE_SURROGATE.search(text)):
-                raise self.error(f"not valid JSON: lone surrogate escape {m.group(2)!r} in {where}")
+            if check_text:
+                text = self.buf[self.pos : end]
+                if "\\u" in text and (lone := _lone_surrogate(text)):
+                    raise self.error(f"not valid JSON: lone surrogate escape {lone!r} in {where}")
             self.pos = end
             return value
 
@@ -300,14 +318,14 @@ def _members(stream: _Stream) -> Iterator[tuple[str, object]]:
 _ARRAY = object()
 
 
-def _elements(stream: _Stream, where: str) -> Iterator[object]:
+def _elements(stream: _Stream, where: str, check_text: bool = True) -> Iterator[object]:
     stream.expect("[", "'['")
     if stream.peek() == "]":
         stream.pos += 1
         return
     index = 0
     while True:
-        yield stream.value(f"{where}[{index}]")
+        yield stream.value(f"{where}[{index}]", check_text)
         index += 1
         if stream.expect(",]", "',' or ']'") == "]":
             return
@@ -472,7 +490,9 @@ class ImportedRun:
     tasks: dict[str, Task]  # the tasks it is scored against, by id
     tasks_sha256: str | None
     policy_sha256: str | None
-    n_simulations: int
+    n_simulations: (
+        int | None
+    )  # None: not counted yet (a monolithic file is read once, while scoring)
     embedded_ids: frozenset[str] = (
         frozenset()
     )  # task ids embedded in the file (empty: none embedded)
@@ -508,12 +528,26 @@ class ImportedRun:
                 yield value
             return
         stream = _open(self.path)
+        seen: set[str] = set()
+        count = 0
         try:
             for key, value in _members(stream):
+                if (
+                    key in seen
+                ):  # e.g. a trailing "simulations": [] that would silently drop every one
+                    raise stream.error(f"not valid JSON: duplicate key {key!r} at the top level")
+                seen.add(key)
                 if key == "simulations" and value is _ARRAY:
-                    yield from _elements(stream, "simulations")
+                    for element in _elements(stream, "simulations"):
+                        count += 1
+                        yield element
+            stream.finish()
         finally:
             stream.close()
+        if count == 0:
+            raise HarnessInputError(
+                f"{shown(self.path)}: field 'simulations' is empty: nothing to rescore"
+            )
 
 
 def _model(where: str, info: dict, key: str) -> tuple[str | None, str | None]:
@@ -559,7 +593,7 @@ def _environment_domain(path: Path, recorded: object, given_domain: str | None) 
     )
 
 
-def _read_header(path: Path) -> tuple[dict, int, str, str, list[dict]]:
+def _read_header(path: Path) -> tuple[dict, int | None, str, str, list[dict]]:
     """Monolithic or dir layout: (top-level fields but simulations, number of simulations, sha256,
     layout, simulation_index)."""
     if path.is_dir():
@@ -593,21 +627,32 @@ def _read_header(path: Path) -> tuple[dict, int, str, str, list[dict]]:
         return data, len(index), head_sha, "dir", index
     stream = _open(path)
     header: dict = {}
-    count = 0
+    count: int | None = None
     try:
         for key, value in _members(stream):
             if key in header:
                 raise stream.error(f"not valid JSON: duplicate key {key!r} at the top level")
             if key == "simulations" and value is _ARRAY:
                 header[key] = []
-                for _ in _elements(stream, "simulations"):
-                    count += 1
+                if "info" in header and "tasks" in header:
+                    break  # tau2's order: the simulations are read once, while they are scored
+                count = sum(1 for _ in _elements(stream, "simulations", check_text=False))
             else:
                 header[key] = value
-        sha = stream.finish()
     finally:
         stream.close()
-    return header, count, sha, "monolithic", []
+    return header, count, _sha256_file(path), "monolithic", []
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(1 << 22):
+                h.update(chunk)
+    except OSError as exc:
+        raise HarnessInputError(f"{shown(path)}: cannot read ({exc.strerror})") from None
+    return h.hexdigest()
 
 
 def _check_dir_files(path: Path, index: list[dict], skip_bad: bool) -> None:

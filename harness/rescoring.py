@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
 from tau2.data_model.simulation import SimulationRun, TerminationReason
 from tau2.data_model.tasks import Task
 
@@ -15,6 +18,7 @@ from envs import load_task_set
 from envs.replay import ReplayEngine
 from gold_variants import variants_for
 from harness import store
+from harness.errors import HarnessInputError
 from harness.importers import (
     CUSTOM,
     ImportedRun,
@@ -22,6 +26,7 @@ from harness.importers import (
     find_sources,
     import_results_file,
     pinned_gold_version,
+    shown,
 )
 from harness.scoring import Judge, JudgeError, JudgeVerdict, LitellmJudge, score_trajectory
 
@@ -168,7 +173,9 @@ def _trial_row(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
 
 
 def _int(v: object) -> int | None:
-    return int(v) if isinstance(v, int) and not isinstance(v, bool) else None
+    """An int64 column value; anything else (a bad row kept by --skip-bad) is null."""
+    ok = isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63
+    return v if ok else None  # type: ignore[return-value]
 
 
 def _float(v: object) -> float | None:
@@ -252,11 +259,11 @@ def _recorded_verdicts(raw: dict) -> object:
 def score_items(
     domain: str,
     task_version: str,
-    items: Sequence[tuple[str, dict]],
+    items: Sequence[tuple],
     judge: JudgeSpec | None,
     tasks: dict[str, Task] | None = None,
 ) -> list[tuple[str, dict, list[dict]]]:
-    """Score (trajectory_id, raw simulation) pairs; runs in-process or as a Ray task.
+    """Score (trajectory_id, raw simulation[, its validated SimulationRun]) items; in-process or on Ray.
 
     ``tasks``: a custom run's embedded tasks by id (pinned runs: None, the pinned tasks).
     """
@@ -267,12 +274,15 @@ def score_items(
     engine = engine_for(domain)
     built = judge.build() if judge else None
     out = []
-    for trajectory_id, raw in items:
+    for trajectory_id, raw, *validated in items:
         recorded_reason = raw.get("termination_reason")
-        payload = (
-            raw if recorded_reason in _PINNED else {**raw, "termination_reason": "agent_error"}
-        )
-        sim = SimulationRun.model_validate(payload)
+        if validated:  # validated at import, in this process
+            sim = validated[0]
+        else:
+            payload = (
+                raw if recorded_reason in _PINNED else {**raw, "termination_reason": "agent_error"}
+            )
+            sim = SimulationRun.model_validate(payload)
         per_trajectory = (
             RecordedJudge(_recorded_verdicts(raw)) if judge and judge.model == RECORDED else built
         )
@@ -290,15 +300,72 @@ def score_items(
     return out
 
 
+_RUN_FILES = (
+    "trials.parquet",
+    "scores.parquet",
+    "disagreements.parquet",
+    "leaderboard.parquet",
+    ".lock",
+    "parts",
+)
+_SYSTEM_ROOTS = ("/proc", "/sys", "/dev")
+
+
+def check_out_dir(out: Path) -> bool:
+    """``--out`` must be a run directory, an empty folder, or a folder we may create; checked before any
+    work. Returns whether the folder exists already (a failed command removes one it created)."""
+    flag = f"--out: {shown(out)}"
+    resolved = Path(os.path.abspath(out))
+    real = Path(os.path.realpath(resolved))
+    if any(str(real) == root or str(real).startswith(root + "/") for root in _SYSTEM_ROOTS):
+        raise HarnessInputError(
+            f"{flag} is under a system folder ({real.parts[1] if len(real.parts) > 1 else real})"
+        )
+    if resolved.exists() or resolved.is_symlink():
+        if not resolved.is_dir():
+            raise HarnessInputError(f"{flag} exists and is not a directory")
+        entries = {e.name for e in os.scandir(resolved)}
+        if entries and not entries & set(_RUN_FILES):
+            raise HarnessInputError(
+                f"{flag} is a folder with other files, not a run directory (no trials.parquet)"
+            )
+        if not os.access(resolved, os.W_OK | os.X_OK):
+            raise HarnessInputError(f"{flag}: no permission to write there")
+        return True
+    parent = resolved.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise HarnessInputError(f"{flag}: {shown(parent)} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise HarnessInputError(f"{flag}: no permission to create it under {shown(parent)}")
+    return False
+
+
+def remove_created(out: Path, existed: bool) -> None:
+    """After a failed command: remove the run folder it created (and the parents it made), so that a
+    failure leaves nothing behind. A folder that existed before is left as it was (writes are atomic)."""
+    if existed:
+        return
+    shutil.rmtree(out, ignore_errors=True)
+
+
 def import_sources(
     paths: list[str], task_version: str | None, skip_bad: bool, domain: str | None = None
 ) -> tuple[list[ImportedRun], list[str]]:
     """Find and read every file's metadata (and check it parses) before anything is scored or written;
     also the notes on paths that were skipped."""
     found = find_sources(paths)
-    return [
-        import_results_file(p, task_version, skip_bad, domain) for p in found.sources
-    ], found.notes
+    runs: dict[str, ImportedRun] = {}
+    for path in found.sources:
+        run = import_results_file(path, task_version, skip_bad, domain)
+        if run.sha256 in runs:  # the same run twice (a copy): its rows would collide
+            found.notes.append(
+                f"{shown(path)}: skipped (same content as {shown(runs[run.sha256].path)})"
+            )
+            continue
+        runs[run.sha256] = run
+    return list(runs.values()), found.notes
 
 
 def import_all(
@@ -307,12 +374,13 @@ def import_all(
     return import_sources(paths, task_version, skip_bad, domain)[0]
 
 
-Chunk = tuple[str, str, list[tuple[str, dict]], "JudgeSpec | None", "dict[str, Task] | None"]
+Chunk = tuple[str, str, list[tuple], "JudgeSpec | None", "dict[str, Task] | None"]
 
 
 def _chunks(
     runs: Iterable[ImportedRun],
     trial_rows: dict[str, dict],
+    messages: _Column,
     judge: JudgeSpec | None,
     chunk_size: int,
 ) -> Iterator[Chunk]:
@@ -320,16 +388,17 @@ def _chunks(
     one at a time, so only the chunks in flight hold raw simulations."""
     for run in runs:
         tasks = run.tasks if run.task_version == CUSTOM else None
-        pending: list[tuple[str, dict]] = []
+        pending: list[tuple] = []
         for index, item in enumerate(run.iter_simulations()):
             row = _trial_row(run, index, item)
+            messages.add(row.pop("messages_json"))
             trial_rows[row["trajectory_id"]] = row
             if item.sim is None:
                 row.update(
                     reward=None, multi_gold_reward=None, status=item.status, reason=item.error
                 )
                 continue
-            pending.append((row["trajectory_id"], item.raw))
+            pending.append((row["trajectory_id"], item.raw, item.sim))
             if len(pending) >= chunk_size:
                 yield (run.domain, run.task_version, pending, judge, _needed(tasks, pending))
                 pending = []
@@ -337,10 +406,32 @@ def _chunks(
             yield (run.domain, run.task_version, pending, judge, _needed(tasks, pending))
 
 
-def _needed(tasks: dict[str, Task] | None, items: list[tuple[str, dict]]) -> dict[str, Task] | None:
+class _Column:
+    """A string column built in Arrow chunks, so that its values are not held twice (as Python strings
+    and as Arrow) at the end."""
+
+    def __init__(self, every: int = 256) -> None:
+        self.chunks: list[pa.Array] = []
+        self.pending: list[str] = []
+        self.every = every
+
+    def add(self, value: str) -> None:
+        self.pending.append(value)
+        if len(self.pending) >= self.every:
+            self.chunks.append(pa.array(self.pending, pa.string()))
+            self.pending = []
+
+    def finish(self) -> pa.ChunkedArray:
+        if self.pending or not self.chunks:
+            self.chunks.append(pa.array(self.pending, pa.string()))
+            self.pending = []
+        return pa.chunked_array(self.chunks, pa.string())
+
+
+def _needed(tasks: dict[str, Task] | None, items: list[tuple]) -> dict[str, Task] | None:
     if tasks is None:
         return None
-    return {str(raw.get("task_id")): tasks[str(raw.get("task_id"))] for _, raw in items}
+    return {str(item[1].get("task_id")): tasks[str(item[1].get("task_id"))] for item in items}
 
 
 def _ray_windowed(chunks: Iterator[Chunk], workers: int) -> Iterator[list]:
@@ -376,7 +467,10 @@ def rescore_runs(
     streaming stops the command with nothing written.
     """
     trial_rows: dict[str, dict] = {}
-    chunks = _chunks(runs, trial_rows, judge, chunk_size)
+    messages = (
+        _Column()
+    )  # messages_json, row for row: the largest column, kept as Arrow, not Python str
+    chunks = _chunks(runs, trial_rows, messages, judge, chunk_size)
     results = _ray_windowed(chunks, workers) if workers > 1 else (score_items(*c) for c in chunks)
     score_rows: list[dict] = []
     for scored in results:
@@ -387,8 +481,14 @@ def rescore_runs(
             score_rows += [{"run_id": run_id, **s} for s in scores]
         if on_progress:
             on_progress(len(scored))
+    trials = store.to_table(list(trial_rows.values()), store.TRIALS_SCHEMA)
+    trials = trials.set_column(
+        trials.schema.get_field_index("messages_json"),
+        store.TRIALS_SCHEMA.field("messages_json"),
+        messages.finish(),
+    )
     with store.run_lock(out):
-        store.upsert_rows(out, "trials", trial_rows.values())
+        store.upsert_table(out, "trials", trials)
         store.upsert_rows(out, "scores", score_rows, replace_trajectories=trial_rows.keys())
         store.write_disagreements(out)
     return [_summarise(run, trial_rows) for run in runs]

@@ -94,11 +94,10 @@ def test_judge_only_where_it_matters():
 def test_judge_once_per_trajectory_with_cost():
     """An airline task with two gold variants, given NL assertions: one call for the trajectory, whichever
     golds need the verdict (a verdict is about the messages, which every gold shares)."""
-    from harness.rescoring import _OncePerTrajectory
     from tau2.data_model.tasks import RewardType
 
     from gold_variants import variants_for
-    from harness.rescoring import scored_rows
+    from harness.rescoring import _OncePerTrajectory, scored_rows
 
     run = import_results_file(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json"))
     item = next(i for i in run.simulations if i.raw["task_id"] == "32")

@@ -19,23 +19,33 @@ def leaderboard(
     workers: int = typer.Option(1, "--workers", min=1, help="Ray workers for rescoring (1: in-process)."),
 ) -> None:
     """Single- and multi-gold pass^k per run, ranks under each, flags and partial-run separation."""
+    from analysis.leaderboard import load_manifest
+    from harness.cli._console import output_console
+    from harness.rescoring import check_out_dir, remove_created
+
+    console = output_console(200)
+    spec = load_manifest(manifest) if manifest else None
+    existed = check_out_dir(out)
+    try:
+        _build(console, paths, out, spec, include_flagged, workers)
+    except BaseException:
+        remove_created(out, existed)
+        raise
+
+
+def _build(console, paths, out, spec, include_flagged, workers) -> None:  # type: ignore[no-untyped-def]
     import pyarrow as pa
     from rich.table import Table
 
     from analysis.leaderboard import leaderboard as build
-    from analysis.leaderboard import load_manifest, to_markdown
+    from analysis.leaderboard import to_markdown
     from envs import load_task_set
     from harness import store
-    from harness.cli._console import output_console
     from harness.errors import HarnessInputError
-    from harness.importers import CUSTOM, shown
+    from harness.importers import CUSTOM
     from harness.rescoring import import_all, rescore_runs
 
-    console = output_console(200)
-    spec = load_manifest(manifest) if manifest else None
     runs = import_all(paths, None, False)
-    if not sum(r.n_simulations for r in runs):
-        raise HarnessInputError(f"{shown(' '.join(paths))}: no simulations to rank (every file's 'simulations' is empty)")
     rescore_runs(runs, out, workers=workers)
     trials = store.read_table(out, "trials")
     pinned = trials[trials.task_version != CUSTOM][["domain", "task_version"]].drop_duplicates()
@@ -44,6 +54,8 @@ def leaderboard(
         if r.task_version == CUSTOM:
             counts[(r.domain, f"custom:{(r.tasks_sha256 or 'unknown')[:12]}")] = len(r.tasks)
     board = build(trials, counts, spec, include_flagged)
+    if board.empty:
+        raise HarnessInputError(f"--out: {out}: no trajectories to rank")
     store.atomic_write_table(pa.Table.from_pandas(board.astype({"rank_single": "Int64", "rank_multi": "Int64",
                                                                 "rank_change": "Int64"}), preserve_index=False),
                              out / "leaderboard.parquet")

@@ -31,13 +31,25 @@ def rescore(
     ),
 ) -> None:
     """Rescore results files single-gold with tau2's semantics; print per-file agreement."""
+    from harness.cli._console import output_console
+    from harness.rescoring import check_out_dir, remove_created
+
+    console = output_console(200)
+    existed = check_out_dir(out)
+    try:
+        _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env)
+    except BaseException:
+        remove_created(out, existed)
+        raise
+
+
+def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env) -> None:  # type: ignore[no-untyped-def]
     from rich.table import Table
 
-    from harness.cli._console import output_console, progress_bar
+    from harness.cli._console import progress_bar
     from harness.importers import FLAGS
     from harness.rescoring import JudgeSpec, import_sources, rescore_runs
 
-    console = output_console(200)
     runs, notes = import_sources(paths, task_version, skip_bad, domain)
     for note in notes:
         console.print(f"note: {note}", soft_wrap=True, markup=False)
@@ -45,7 +57,8 @@ def rescore(
     if judge:
         args = (("api_base", judge_api_base),) if judge_api_base else ()
         spec = JudgeSpec(judge, args, judge_api_key_env)
-    total = sum(r.n_simulations for r in runs)
+    counts = [r.n_simulations for r in runs]
+    total = None if None in counts else sum(counts)  # type: ignore[arg-type]
     with progress_bar("rescoring", transient=True) as progress:
         bar = progress.add_task("rescore", total=total)
         summaries = rescore_runs(
