@@ -194,3 +194,25 @@ def test_tau3_retail_judge_recorded(tmp_path):
     assert [s["reward_info"]["reward"] for s in raw["simulations"]] == list(
         trials.sort_values("trajectory_id").reward
     )
+
+
+def test_leaderboard_keeps_custom_runs_apart(base, tmp_path):
+    """A custom run is ranked only with runs of the same embedded tasks, never in the tau2 table."""
+    data, _ = _custom(base)
+    other, _ = _custom(base)
+    other["tasks"][0]["evaluation_criteria"]["communicate_info"] = ["another edit"]
+    folder = tmp_path / "in"
+    layouts.write_monolithic(base, folder / "stock.json")
+    layouts.write_monolithic(data, folder / "tighter.json")
+    layouts.write_monolithic(other, folder / "tighter_other.json")
+    proc = harness("leaderboard", str(folder), "--out", str(tmp_path / "lb"))
+    assert proc.returncode == 0, proc.stderr
+    board = pd.read_parquet(tmp_path / "lb" / "leaderboard.parquet").set_index("source_file")
+    groups = {Path(f).name: g for f, g in board.task_group.items()}
+    assert groups["stock.json"] == "tau2"
+    assert groups["tighter.json"].startswith("custom:") and groups["tighter_other.json"].startswith("custom:")
+    assert groups["tighter.json"] != groups["tighter_other.json"]
+    assert set(board.judge) == {"none"}
+    assert (board.rank_single == 1).all()  # each alone in its group
+    md = (tmp_path / "lb" / "leaderboard.md").read_text()
+    assert md.count("## airline custom:") == 2 and md.count("## airline tau2") == 1
