@@ -311,9 +311,9 @@ _RUN_FILES = (
 _SYSTEM_ROOTS = ("/proc", "/sys", "/dev")
 
 
-def check_out_dir(out: Path) -> bool:
+def check_out_dir(out: Path) -> Path | None:
     """``--out`` must be a run directory, an empty folder, or a folder we may create; checked before any
-    work. Returns whether the folder exists already (a failed command removes one it created)."""
+    work. Returns the topmost folder the command will create (None: it exists), for ``remove_created``."""
     flag = f"--out: {shown(out)}"
     resolved = Path(os.path.abspath(out))
     real = Path(os.path.realpath(resolved))
@@ -324,30 +324,32 @@ def check_out_dir(out: Path) -> bool:
     if resolved.exists() or resolved.is_symlink():
         if not resolved.is_dir():
             raise HarnessInputError(f"{flag} exists and is not a directory")
-        entries = {e.name for e in os.scandir(resolved)}
+        try:
+            entries = {e.name for e in os.scandir(resolved)}
+        except OSError as exc:
+            raise HarnessInputError(f"{flag}: cannot list it ({exc.strerror})") from None
         if entries and not entries & set(_RUN_FILES):
             raise HarnessInputError(
                 f"{flag} is a folder with other files, not a run directory (no trials.parquet)"
             )
         if not os.access(resolved, os.W_OK | os.X_OK):
             raise HarnessInputError(f"{flag}: no permission to write there")
-        return True
-    parent = resolved.parent
-    while not parent.exists():
-        parent = parent.parent
+        return None
+    top, parent = resolved, resolved.parent
+    while not parent.exists() and not parent.is_symlink():
+        top, parent = parent, parent.parent
     if not parent.is_dir():
         raise HarnessInputError(f"{flag}: {shown(parent)} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise HarnessInputError(f"{flag}: no permission to create it under {shown(parent)}")
-    return False
+    return top
 
 
-def remove_created(out: Path, existed: bool) -> None:
+def remove_created(created: Path | None) -> None:
     """After a failed command: remove the run folder it created (and the parents it made), so that a
     failure leaves nothing behind. A folder that existed before is left as it was (writes are atomic)."""
-    if existed:
-        return
-    shutil.rmtree(out, ignore_errors=True)
+    if created is not None:
+        shutil.rmtree(created, ignore_errors=True)
 
 
 def import_sources(

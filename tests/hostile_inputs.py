@@ -243,7 +243,30 @@ def _missing(tmp: Path) -> list[str]:
     return _rescore(tmp / "nope\r.json", tmp)
 
 
+def _out_foreign_folder(tmp: Path) -> list[str]:
+    (tmp / "home").mkdir()
+    (tmp / "home" / "notes.txt").write_text("mine")
+    return ["rescore", str(real_run(BASE_RUN)), "--out", str(tmp / "home")]
+
+
+def _leaderboard_empty(tmp: Path) -> list[str]:
+    data = base()
+    data["simulations"] = []
+    path = _text(tmp, json.dumps(data))
+    return ["leaderboard", str(path), "--out", str(tmp / "lb" / "deep")]
+
+
+def _late_bad_simulation(tmp: Path) -> list[str]:
+    """The last simulation is bad: found while streaming, after the others were scored."""
+    data = base()
+    data["simulations"][-1]["trial"] = "7"
+    return ["rescore", str(_text(tmp, json.dumps(data))), "--out", str(tmp / "a" / "b" / "out")]
+
+
 PATH_CASES: dict[str, tuple[str, Case]] = {
+    "out_is_a_foreign_folder": ("paths", _out_foreign_folder),
+    "leaderboard_no_simulations": ("meaning", _leaderboard_empty),
+    "late_bad_simulation_nothing_written": ("types", _late_bad_simulation),
     "symlink_loop_folder": ("paths", _symlink_loop),
     "symlink_cycle_file": ("paths", _link_cycle),
     "fifo_only": ("paths", _fifo_only),

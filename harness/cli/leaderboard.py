@@ -12,11 +12,14 @@ def register(app: typer.Typer) -> None:
 
 
 def leaderboard(
-    paths: list[str] = typer.Argument(..., help="Results files, directories of them, or globs."),
+    paths: list[str] = typer.Argument(..., help="Results files, folders (searched recursively) or globs."),
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet store, leaderboard.parquet/.md)."),
     manifest: Path | None = typer.Option(None, "--manifest", help="YAML: file -> display name, organisation, notes."),
     include_flagged: bool = typer.Option(False, "--include-flagged", help="Rank runs whose recorded rewards disagree."),
     workers: int = typer.Option(1, "--workers", min=1, help="Ray workers for rescoring (1: in-process)."),
+    domain: str | None = typer.Option(
+        None, "--domain", help="airline or retail: the environment of a custom domain name."
+    ),
 ) -> None:
     """Single- and multi-gold pass^k per run, ranks under each, flags and partial-run separation."""
     from analysis.leaderboard import load_manifest
@@ -25,15 +28,15 @@ def leaderboard(
 
     console = output_console(200)
     spec = load_manifest(manifest) if manifest else None
-    existed = check_out_dir(out)
+    created = check_out_dir(out)
     try:
-        _build(console, paths, out, spec, include_flagged, workers)
+        _build(console, paths, out, spec, include_flagged, workers, domain)
     except BaseException:
-        remove_created(out, existed)
+        remove_created(created)
         raise
 
 
-def _build(console, paths, out, spec, include_flagged, workers) -> None:  # type: ignore[no-untyped-def]
+def _build(console, paths, out, spec, include_flagged, workers, domain) -> None:  # type: ignore[no-untyped-def]
     import pyarrow as pa
     from rich.table import Table
 
@@ -45,7 +48,7 @@ def _build(console, paths, out, spec, include_flagged, workers) -> None:  # type
     from harness.importers import CUSTOM
     from harness.rescoring import import_all, rescore_runs
 
-    runs = import_all(paths, None, False)
+    runs = import_all(paths, None, False, domain)
     rescore_runs(runs, out, workers=workers)
     trials = store.read_table(out, "trials")
     pinned = trials[trials.task_version != CUSTOM][["domain", "task_version"]].drop_duplicates()

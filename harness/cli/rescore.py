@@ -35,11 +35,11 @@ def rescore(
     from harness.rescoring import check_out_dir, remove_created
 
     console = output_console(200)
-    existed = check_out_dir(out)
+    created = check_out_dir(out)
     try:
         _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env)
     except BaseException:
-        remove_created(out, existed)
+        remove_created(created)
         raise
 
 

@@ -210,7 +210,9 @@ def test_leaderboard_keeps_custom_runs_apart(base, tmp_path):
     board = pd.read_parquet(tmp_path / "lb" / "leaderboard.parquet").set_index("source_file")
     groups = {Path(f).name: g for f, g in board.task_group.items()}
     assert groups["stock.json"] == "tau2"
-    assert groups["tighter.json"].startswith("custom:") and groups["tighter_other.json"].startswith("custom:")
+    assert groups["tighter.json"].startswith("custom:") and groups["tighter_other.json"].startswith(
+        "custom:"
+    )
     assert groups["tighter.json"] != groups["tighter_other.json"]
     assert set(board.judge) == {"none"}
     assert (board.rank_single == 1).all()  # each alone in its group
