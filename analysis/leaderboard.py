@@ -18,6 +18,8 @@ from tau2.metrics.agent_metrics import is_successful, pass_hat_k
 
 from analysis._tables import loophole_mask
 
+CUSTOM = "custom"  # harness.importers.CUSTOM: analysis does not import the harness
+
 
 class ManifestEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -72,10 +74,13 @@ def _gain_ci(single: np.ndarray, multi: np.ndarray, reps: int, seed: int) -> tup
 def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], manifest: Manifest | None = None,
                 include_flagged: bool = False, reps: int = 10_000, seed: int = 42) -> pd.DataFrame:
     """One row per (run, domain, task version); ``task_counts`` is the number of tasks per (domain, version)."""
-    df = trials.assign(loophole=loophole_mask(trials))
+    df = trials.assign(loophole=loophole_mask(trials), task_group=task_groups(trials))
     rows = []
-    for (source, sha, domain, version), g in df.groupby(["source_file", "source_sha256", "domain", "task_version"]):
+    keys = ["source_file", "source_sha256", "domain", "task_group"]
+    for (source, sha, domain, group), g in df.groupby(keys, dropna=False):
+        version = g.task_version.iloc[0]
         entry = manifest.lookup(source, sha) if manifest else None
+        judges = sorted({j for j in g.get("judge", pd.Series(dtype=str)).dropna() if j != "none"})
         scored = g[g.reward.notna()]
         single, multi = _success(scored.reward), _success(scored.multi_gold_reward)
         recorded = g[g.recorded_reward.notna() & g.reward.notna()]
@@ -85,7 +90,9 @@ def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], m
         lo, non = scored[scored.loophole], scored[~scored.loophole]
         failures = single == 0
         row = {
-            "domain": domain, "task_version": version,
+            "domain": domain, "task_version": version, "task_group": group,
+            "tasks_sha256": g.tasks_sha256.iloc[0] if "tasks_sha256" in g and version == CUSTOM else None,
+            "judge": ", ".join(judges) or "none",
             "name": entry.name if entry else str(g.agent_name.iloc[0]),
             "organisation": entry.organisation if entry else None,
             "notes": entry.notes if entry else None,
@@ -93,7 +100,7 @@ def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], m
             "source_file": source, "source_sha256": sha,
             "trajectories": len(g), "scored": len(scored), "tasks": g.task_id.nunique(),
             "trials": trials_per_task,
-            "partial": g.task_id.nunique() < task_counts.get((domain, version), 0),
+            "partial": g.task_id.nunique() < task_counts.get((domain, group), task_counts.get((domain, version), 0)),
             "recorded_pass1": recorded.recorded_reward.mean() if len(recorded) else np.nan,
             "single_pass1": single.mean() if len(single) else np.nan,
             "multi_pass1": multi.mean() if len(multi) else np.nan,
@@ -123,24 +130,33 @@ def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], m
     board["rank_group"] = ""
     for col in ("rank_single", "rank_multi", "rank_change"):
         board[col] = pd.NA
-    for (_domain, _version, task_set), g in board[board.ranked].groupby(["domain", "task_version", "_task_set"]):
+    # custom runs are ranked only among runs of the same embedded tasks (their task_group holds the sha256)
+    for (_domain, _group, task_set), g in board[board.ranked].groupby(["domain", "task_group", "_task_set"]):
         idx = g.index
         board.loc[idx, "rank_group"] = "full" if not g.partial.iloc[0] else f"partial ({len(task_set)} tasks)"
         board.loc[idx, "rank_single"] = g.single_pass1.rank(ascending=False, method="min").astype("Int64")
         board.loc[idx, "rank_multi"] = g.multi_pass1.rank(ascending=False, method="min").astype("Int64")
         board.loc[idx, "rank_change"] = board.loc[idx, "rank_single"] - board.loc[idx, "rank_multi"]
     board = board.drop(columns="_task_set")
-    return board.sort_values(["domain", "task_version", "ranked", "rank_group", "rank_multi", "name"],
+    return board.sort_values(["domain", "task_group", "ranked", "rank_group", "rank_multi", "name"],
                              ascending=[True, True, False, True, True, True], na_position="last").reset_index(drop=True)
+
+
+def task_groups(trials: pd.DataFrame) -> pd.Series:
+    """Which tasks a row's run was scored on: the pinned version, or ``custom:<tasks sha256[:12]>``, so that
+    custom runs are never mixed into τ²/τ³ tables nor with custom runs of other tasks."""
+    sha = trials["tasks_sha256"] if "tasks_sha256" in trials else pd.Series(None, index=trials.index, dtype=object)
+    custom = trials.task_version == CUSTOM
+    return trials.task_version.where(~custom, "custom:" + sha.fillna("unknown").astype(str).str[:12])
 
 
 def to_markdown(board: pd.DataFrame) -> str:
     lines = ["# Loophole-adjusted leaderboard", ""]
     cols = ["rank_multi", "rank_single", "rank_change", "name", "trajectories", "tasks", "trials", "single_pass1",
             "multi_pass1", "gain_points", "loophole_single", "non_loophole_single", "explained_failures", "flagged",
-            "partial", "source_sha256"]
-    for (domain, version), g in board.groupby(["domain", "task_version"]):
-        lines += [f"## {domain} {version}", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+            "partial", "judge", "source_sha256"]
+    for (domain, group), g in board.groupby(["domain", "task_group"]):
+        lines += [f"## {domain} {group}", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         for r in g.itertuples(index=False):
             cells = []
             for c in cols:

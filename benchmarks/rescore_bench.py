@@ -1,6 +1,7 @@
 """Rescoring speed: tau2's stock ``evaluate_simulation`` against our engine, same trajectories, one run.
 
 Usage: python benchmarks/rescore_bench.py [RESULTS_FILE]   (default: ../shared/real-runs/whissle_airline_tau3_1trial.json)
+       python benchmarks/rescore_bench.py --large [MB]   (default 200: a results file of that size, see below)
 
 Both sides run on one core in this process. Ours includes loading the domain database once (the per-worker
 setup). Trajectories where stock tau2 raises (pydantic version noise in replayed tool outputs) are timed
@@ -68,5 +69,73 @@ def main() -> None:
     print(f"speedup={t_stock / t_ours:.1f}")
 
 
+
+# --- a large results file: memory and time of the import, whole-file against streaming -----------
+# tau2 1.0 runs with many trials (or voice ticks) reach hundreds of MB. The file is the aide airline run's
+# simulations repeated with fresh ids. "whole" reads the file as the harness did before streaming (one
+# json.loads of the file, held while scoring); "streaming" reads one simulation at a time. Scoring and the
+# Parquet writes are the same code. Each side runs in its own child process, so each peak RSS is its own.
+
+
+def _large_file(mb: int, dest: Path) -> Path:
+    base = json.loads((ROOT.parent / "shared/real-runs/aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text())
+    sims = base.pop("simulations")
+    with open(dest, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(base)[:-1] + ', "simulations": [')
+        n = 0
+        while fh.tell() < mb * 1_000_000:
+            for sim in sims:
+                fh.write(("" if n == 0 else ", ") + json.dumps({**sim, "id": f"{sim['id']}-{n}", "trial": n // len(sims)}))
+                n += 1
+        fh.write("]}")
+    return dest
+
+
+def _child(mode: str, path: str, out: str) -> None:
+    import resource
+
+    from harness.rescoring import rescore_runs
+
+    t0 = time.perf_counter()
+    run = import_results_file(Path(path))
+    if mode == "whole":  # the file parsed in one piece and held, then the same scoring and writing
+        data = json.loads(Path(path).read_bytes())
+        run._raw_simulations = lambda: iter(data["simulations"])  # type: ignore[method-assign]
+    n = rescore_runs([run], Path(out))[0].count
+    elapsed = time.perf_counter() - t0
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"mode": mode, "trajectories": n, "seconds": elapsed, "peak_rss_mb": peak_mb}))
+
+
+def large(mb: int) -> None:
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = _large_file(mb, Path(tmp) / "large.json")
+        size = path.stat().st_size / 1e6
+        results = {}
+        for mode in ("whole", "streaming"):
+            proc = subprocess.run(
+                [sys.executable, __file__, "--child", mode, str(path), str(Path(tmp) / f"out-{mode}")],
+                capture_output=True, text=True, check=False,
+            )
+            if proc.returncode != 0:
+                print(proc.stderr[-2000:], file=sys.stderr)
+                sys.exit(1)
+            results[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
+        for mode, r in results.items():
+            print(f"{mode}: {size:.0f} MB file, {r['trajectories']} trajectories, {r['seconds']:.1f} s, "
+                  f"peak RSS {r['peak_rss_mb']:.0f} MB")
+        w, s = results["whole"], results["streaming"]
+        print(f"large file: streaming peak RSS {s['peak_rss_mb']:.0f} MB (target <= 1024), "
+              f"time ratio whole/streaming={w['seconds'] / s['seconds']:.2f}")
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        _child(*sys.argv[2:5])
+    elif len(sys.argv) > 1 and sys.argv[1] == "--large":
+        large(int(sys.argv[2]) if len(sys.argv) > 2 else 200)
+    else:
+        main()

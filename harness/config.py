@@ -183,22 +183,81 @@ def _line_of(node: yaml.Node | None, loc: tuple) -> int | None:
     return line
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """``yaml.safe_load`` that refuses a duplicate key (PyYAML lets the last one win silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+MAX_YAML_NODES = 100_000  # a config is small; an alias ("anchor") bomb expands to billions of nodes
+MAX_TRIALS_ENV = "HARNESS_MAX_TRIALS"
+DEFAULT_MAX_TRIALS = 1_000_000
+_SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
+
+
+def _expanded_size(root: yaml.Node, limit: int) -> int:
+    """Nodes the document has once every alias is expanded, counted up to ``limit``."""
+    count, stack = 0, [root]
+    while stack and count <= limit:
+        node = stack.pop()
+        count += 1
+        if isinstance(node, yaml.SequenceNode):
+            stack += node.value
+        elif isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                stack += (k, v)
+    return count
+
+
+def _max_trials() -> int:
+    import os
+
+    try:
+        return int(os.environ.get(MAX_TRIALS_ENV, DEFAULT_MAX_TRIALS))
+    except ValueError:
+        raise HarnessInputError(f"${MAX_TRIALS_ENV}: not an integer") from None
+
+
 def load_config(path: str | Path) -> SweepConfig:
-    """Read a sweep config; every problem is a one-line ``HarnessInputError``."""
+    """Read a sweep config; every problem is a one-line ``HarnessInputError``.
+
+    Checked before anything is created: strict YAML (no duplicate keys, bounded alias expansion), the
+    schema, a run name that is a slug (nothing escapes ``runs/``), every task id against its task sets, and
+    the size of the trial grid, counted without building it, against ``$HARNESS_MAX_TRIALS``.
+    """
     path = Path(path)
+    shown = str(path) if str(path).isprintable() else repr(str(path))
     try:
         text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise HarnessInputError(f"{shown}: not valid UTF-8 at byte {exc.start}") from None
     except OSError as exc:
-        raise HarnessInputError(f"{path}: cannot read config ({exc.strerror})") from None
+        raise HarnessInputError(f"{shown}: cannot read config ({exc.strerror})") from None
     try:
-        data = yaml.safe_load(text)
-        root = yaml.compose(text)
+        root = yaml.compose(text, Loader=_StrictLoader)
+        if root is not None and _expanded_size(root, MAX_YAML_NODES) > MAX_YAML_NODES:
+            raise HarnessInputError(
+                f"{shown}: YAML expands to more than {MAX_YAML_NODES} nodes through aliases (an anchor bomb?)"
+            )
+        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
-        raise HarnessInputError(f"{path}:{where} not valid YAML ({getattr(exc, 'problem', exc)})") from None
+        problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        raise HarnessInputError(f"{shown}:{where} not valid YAML ({problem})") from None
+    except RecursionError:
+        raise HarnessInputError(f"{shown}: not valid YAML (nesting too deep)") from None
     if not isinstance(data, dict):
-        raise HarnessInputError(f"{path}: a sweep config is a YAML mapping")
+        raise HarnessInputError(f"{shown}: a sweep config is a YAML mapping")
     try:
         config = SweepConfig.model_validate(data)
     except ValidationError as exc:
@@ -207,13 +266,40 @@ def load_config(path: str | Path) -> SweepConfig:
         field = ".".join(map(str, loc)) or "(top level)"
         line = _line_of(root, loc)
         msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-        raise HarnessInputError(f"{path}: line {line}: field '{field}': {msg}") from None
+        raise HarnessInputError(f"{shown}: line {line}: field '{field}': {msg}") from None
+    if not _SLUG.fullmatch(config.name) or config.name in (".", ".."):
+        line = _line_of(root, ("name",))
+        raise HarnessInputError(
+            f"{shown}: line {line}: field 'name': {config.name!r} is not a run name "
+            "(letters, digits, '.', '_' or '-'; it names a folder under runs/)"
+        )
     for domain, override in config.policy_overrides.items():
         resolved = override if override.is_absolute() else path.parent / override
         if not resolved.is_file():
             line = _line_of(root, ("policy_overrides", domain))
             raise HarnessInputError(
-                f"{path}: line {line}: field 'policy_overrides.{domain}': file {override} not found"
+                f"{shown}: line {line}: field 'policy_overrides.{domain}': file {override} not found"
             )
         config.policy_overrides[domain] = resolved
+    _check_grid(config, shown, root)
     return config
+
+
+def _check_grid(config: SweepConfig, shown: str, root: yaml.Node | None) -> None:
+    """Every task id exists, and the grid's size is counted (never built) against the cap."""
+    from harness.trials import task_ids
+
+    total = 0
+    for domain in config.domains:
+        for version in config.task_versions:
+            try:
+                n_tasks = len(task_ids(config, domain, version))
+            except HarnessInputError as exc:
+                raise HarnessInputError(f"{shown}: line {_line_of(root, ('tasks',))}: {exc}") from None
+            total += len(config.agents) * n_tasks * config.trials
+    cap = _max_trials()
+    if total > cap:
+        raise HarnessInputError(
+            f"{shown}: line {_line_of(root, ('trials',))}: the sweep has {total:,} trials, more than the cap "
+            f"of {cap:,} (set ${MAX_TRIALS_ENV} to raise it)"
+        )

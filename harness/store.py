@@ -56,6 +56,12 @@ TRIALS_SCHEMA = pa.schema(
         ("procedural_error", pa.bool_()),  # reading agents: an action was dropped on purpose
         ("n_messages", pa.int64()),
         ("messages_json", pa.string()),  # the full tau2 message list, as JSON
+        ("judge", pa.string()),  # who graded NL assertions: none | recorded | a model name
+        ("judge_cost", pa.float64()),  # what the judge's calls cost for this trajectory
+        ("recorded_domain", pa.string()),  # info.environment_info.domain_name as the file recorded it
+        ("policy_sha256", pa.string()),  # sha256 of the policy text in the file (null: none recorded)
+        ("tasks_sha256", pa.string()),  # sha256 of the file's embedded tasks (canonical JSON)
+        ("flags", pa.list_(pa.string())),  # suspicious-but-legal input markers (empty_conversation, ...)
     ]
 )
 
@@ -118,16 +124,30 @@ def to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_pydict(columns, schema=schema)
 
 
-def read_table(run_dir: Path, name: str) -> pd.DataFrame:
-    """A table in the current schema: columns an older run lacks come back as nulls."""
+def read_table(run_dir: Path, name: str, columns: list[str] | None = None) -> pd.DataFrame:
+    """A table in the current schema: columns an older run lacks come back as nulls (``columns``: only those)."""
     path = Path(run_dir) / f"{name}.parquet"
     schema = TABLES[name]
+    if columns is not None:
+        schema = pa.schema([schema.field(c) for c in columns])
     if not path.exists():
         return to_table([], schema).to_pandas()
-    df = _conform(pq.read_table(path), schema).to_pandas()
-    if name == "trials":  # rescored runs written before agent_name existed
+    try:
+        table = pq.read_table(path, columns=[c for c in schema.names if c in pq.read_schema(path).names])
+        df = _conform(table, schema).to_pandas()
+    except (pa.ArrowException, OSError) as exc:  # corrupt, truncated or foreign: one line naming the file
+        from harness.errors import HarnessInputError
+
+        detail = " ".join(str(exc).split())[:200]
+        raise HarnessInputError(f"{_shown(path)}: not a readable {name} table ({type(exc).__name__}: {detail})") from None
+    if name == "trials" and "agent_name" in df and "agent_model" in df:  # rescores before agent_name
         df["agent_name"] = df["agent_name"].fillna(df["agent_model"])
     return df
+
+
+def _shown(path: Path) -> str:
+    text = str(path)
+    return text if text.isprintable() else repr(text)
 
 
 def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
@@ -175,36 +195,57 @@ def upsert_rows(
     """
     schema, keys = TABLES[name], TABLE_KEYS[name]
     latest = {tuple(r.get(k) for k in keys): r for r in rows}
-    new = to_table(list(latest.values()), schema)
+    return upsert_table(run_dir, name, to_table(list(latest.values()), schema), replace_trajectories)
+
+
+def upsert_table(
+    run_dir: Path, name: str, new: pa.Table, replace_trajectories: Iterable[str] | None = None
+) -> pa.Table:
+    """``upsert_rows`` for rows already in Arrow (unique keys): large rescores never hold them as dicts."""
+    schema, keys = TABLES[name], TABLE_KEYS[name]
     path = Path(run_dir) / f"{name}.parquet"
     with run_lock(run_dir):
         if path.exists():
             old = _conform(pq.read_table(path), schema)
-            new_keys = set(latest)
+            new_keys = set(zip(*(new.column(k).to_pylist() for k in keys), strict=True))
             old_keys = list(zip(*(old.column(k).to_pylist() for k in keys), strict=True))
             dropped = set(replace_trajectories or ())
             old_traj = old.column("trajectory_id").to_pylist()
             keep = pa.array([k not in new_keys and t not in dropped for k, t in zip(old_keys, old_traj, strict=True)],
                             type=pa.bool_())
             new = pa.concat_tables([old.filter(keep), new])
-        new = new.sort_by([(k, "ascending") for k in keys])
+        if not _sorted(new, keys):  # sorting copies the table: skip it when rows came in key order
+            new = new.sort_by([(k, "ascending") for k in keys])
         atomic_write_table(new, path)
     return new
 
 
+def _sorted(table: pa.Table, keys: list[str]) -> bool:
+    if table.num_rows < 2:
+        return True
+    rows = list(zip(*(table.column(k).to_pylist() for k in keys), strict=True))
+    try:
+        return all(a < b for a, b in zip(rows, rows[1:], strict=False))
+    except TypeError:  # a null key: let sort_by place it
+        return False
+
+
 def write_disagreements(run_dir: Path) -> pd.DataFrame:
     """The ``disagreements`` view: trials whose recorded reward differs from ours, or cannot be checked."""
-    trials = read_table(run_dir, "trials")
+    trials = read_table(run_dir, "trials", columns=_DISAGREEMENT_COLUMNS)  # not the messages
     view = disagreements(trials)
     atomic_write_table(pa.Table.from_pandas(view, preserve_index=False), Path(run_dir) / "disagreements.parquet")
     return view
 
 
+_DISAGREEMENT_COLUMNS = [
+    "run_id", "trajectory_id", "source_file", "task_id", "trial",
+    "recorded_reward", "reward", "status", "reason",
+]
+
+
 def disagreements(trials: pd.DataFrame) -> pd.DataFrame:
-    cols = [
-        "run_id", "trajectory_id", "source_file", "task_id", "trial",
-        "recorded_reward", "reward", "status", "reason",
-    ]
+    cols = _DISAGREEMENT_COLUMNS
     both = trials["recorded_reward"].notna() & trials["reward"].notna()
     differ = both & ((trials["recorded_reward"] - trials["reward"]).abs() > 1e-9)
     view = trials.loc[differ, cols].copy()

@@ -113,7 +113,7 @@ class TrialWorker:
         if judge:
             from harness.scoring import LitellmJudge
 
-            self.judge = LitellmJudge(judge["model"], **judge.get("args", {}))
+            self.judge = LitellmJudge(judge["model"], api_key_env=judge.get("api_key_env"), **judge.get("args", {}))
 
     def ready(self, domains: list[str], slots: int) -> bool:
         """Load ``slots`` databases per domain (one per thread) and the scorer's before the sweep's clock starts."""
@@ -211,7 +211,7 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers):  
     n_workers = workers or max(1, min(os.cpu_count() or 1, math.ceil(config.max_concurrency / 4)))
     init_ray(config.address, None if config.address else max(n_workers, os.cpu_count() or 1))
     threads = math.ceil(config.max_concurrency / n_workers)
-    judge = {"model": config.judge.model, "args": config.judge.args} if config.judge else None
+    judge = {"model": config.judge.model, "args": config.judge.args, "api_key_env": config.judge.api_key_env} if config.judge else None
     actor_cls = ray.remote(num_cpus=0, max_restarts=3, max_task_retries=3, max_concurrency=threads)(TrialWorker)
     actors = [actor_cls.remote(judge) for _ in range(n_workers)]
     ray.get([a.ready.remote(list(config.domains), threads) for a in actors])  # imports and first database load, before the clock

@@ -59,9 +59,10 @@ def test_bad_config_one_line(tmp_path, text, expected):
 
 
 def test_unknown_task_id(tmp_path):
-    config = load_config(_write(tmp_path, GOOD.replace('tasks: ["1", "2"]', 'tasks: ["1", "999"]')))
-    with pytest.raises(HarnessInputError, match="field 'tasks': airline tau2 has no task '999'"):
-        expand(config)
+    """Found when the config is loaded, before a run directory exists, naming the file and line."""
+    path = _write(tmp_path, GOOD.replace('tasks: ["1", "2"]', 'tasks: ["1", "999"]'))
+    with pytest.raises(HarnessInputError, match=r"c.yaml: line \d+: field 'tasks': airline tau2 has no task '999'"):
+        load_config(path)
 
 
 def test_cli_bad_config_exit_code(tmp_path):

@@ -12,30 +12,53 @@ def register(app: typer.Typer) -> None:
 
 
 def leaderboard(
-    paths: list[str] = typer.Argument(..., help="Results files, directories of them, or globs."),
+    paths: list[str] = typer.Argument(..., help="Results files, folders (searched recursively) or globs."),
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet store, leaderboard.parquet/.md)."),
     manifest: Path | None = typer.Option(None, "--manifest", help="YAML: file -> display name, organisation, notes."),
     include_flagged: bool = typer.Option(False, "--include-flagged", help="Rank runs whose recorded rewards disagree."),
     workers: int = typer.Option(1, "--workers", min=1, help="Ray workers for rescoring (1: in-process)."),
+    domain: str | None = typer.Option(
+        None, "--domain", help="airline or retail: the environment of a custom domain name."
+    ),
 ) -> None:
     """Single- and multi-gold pass^k per run, ranks under each, flags and partial-run separation."""
+    from analysis.leaderboard import load_manifest
+    from harness.cli._console import output_console
+    from harness.rescoring import check_out_dir, remove_created
+
+    console = output_console(200)
+    spec = load_manifest(manifest) if manifest else None
+    created = check_out_dir(out)
+    try:
+        _build(console, paths, out, spec, include_flagged, workers, domain)
+    except BaseException:
+        remove_created(created)
+        raise
+
+
+def _build(console, paths, out, spec, include_flagged, workers, domain) -> None:  # type: ignore[no-untyped-def]
     import pyarrow as pa
     from rich.table import Table
 
     from analysis.leaderboard import leaderboard as build
-    from analysis.leaderboard import load_manifest, to_markdown
+    from analysis.leaderboard import to_markdown
     from envs import load_task_set
     from harness import store
-    from harness.cli._console import output_console
+    from harness.errors import HarnessInputError
+    from harness.importers import CUSTOM
     from harness.rescoring import import_all, rescore_runs
 
-    console = output_console(200)
-    spec = load_manifest(manifest) if manifest else None
-    runs = import_all(paths, None, False)
+    runs = import_all(paths, None, False, domain)
     rescore_runs(runs, out, workers=workers)
     trials = store.read_table(out, "trials")
-    counts = {(d, v): len(load_task_set(d, v).tasks) for d, v in trials[["domain", "task_version"]].drop_duplicates().itertuples(index=False)}
+    pinned = trials[trials.task_version != CUSTOM][["domain", "task_version"]].drop_duplicates()
+    counts = {(d, v): len(load_task_set(d, v).tasks) for d, v in pinned.itertuples(index=False)}
+    for r in runs:  # a custom run's task group has its own embedded tasks
+        if r.task_version == CUSTOM:
+            counts[(r.domain, f"custom:{(r.tasks_sha256 or 'unknown')[:12]}")] = len(r.tasks)
     board = build(trials, counts, spec, include_flagged)
+    if board.empty:
+        raise HarnessInputError(f"--out: {out}: no trajectories to rank")
     store.atomic_write_table(pa.Table.from_pandas(board.astype({"rank_single": "Int64", "rank_multi": "Int64",
                                                                 "rank_change": "Int64"}), preserve_index=False),
                              out / "leaderboard.parquet")
@@ -43,9 +66,10 @@ def leaderboard(
     tmp = out / ".leaderboard.md.tmp"
     tmp.write_text(md, encoding="utf-8")
     tmp.replace(out / "leaderboard.md")
-    for (domain, version), g in board.groupby(["domain", "task_version"]):
+    for (domain, version), g in board.groupby(["domain", "task_group"]):
         t = Table("rank multi", "rank single", "Δ", "name", "traj.", "tasks", "single pass^1", "multi pass^1",
-                  "gain (pts, 95% CI)", "loophole", "non-loophole", "failures explained", "status", "source (sha256)",
+                  "gain (pts, 95% CI)", "loophole", "non-loophole", "failures explained", "judge", "status",
+                  "source (sha256)",
                   title=f"{domain} {version}")
         for r in g.itertuples(index=False):
             status = ", ".join(s for s, on in (
@@ -55,7 +79,7 @@ def leaderboard(
             gain = "n/a" if r.gain_points != r.gain_points else f"{r.gain_points:+.1f}{ci}"
             t.add_row(_v(r.rank_multi), _v(r.rank_single), _v(r.rank_change), str(r.name), str(r.trajectories),
                       str(r.tasks), _p(r.single_pass1), _p(r.multi_pass1), gain,
-                      _p(r.loophole_single), _p(r.non_loophole_single), _p(r.explained_failures), status or "ok",
+                      _p(r.loophole_single), _p(r.non_loophole_single), _p(r.explained_failures), r.judge, status or "ok",
                       f"{Path(r.source_file).name} ({r.source_sha256[:12]})")
         console.print(t)
         for r in g[g.flagged].itertuples(index=False):

@@ -12,28 +12,53 @@ def register(app: typer.Typer) -> None:
 
 
 def rescore(
-    paths: list[str] = typer.Argument(..., help="Results files, directories of them, or globs."),
+    paths: list[str] = typer.Argument(..., help="Results files, folders (searched recursively) or globs."),
     out: Path = typer.Option(..., "--out", help="Run directory for the Parquet store, e.g. runs/NAME."),
     task_version: str | None = typer.Option(
         None, "--task-version", help="tau2 or tau3 (default: detected from the embedded tasks)."
     ),
+    domain: str | None = typer.Option(
+        None, "--domain", help="airline or retail: the environment of a custom domain name."
+    ),
     workers: int = typer.Option(1, "--workers", min=1, help="Ray workers (1: in-process)."),
     skip_bad: bool = typer.Option(False, "--skip-bad", help="Keep a bad simulation as an error row."),
-    judge: str | None = typer.Option(None, "--judge", help="litellm model for NL_ASSERTION tasks."),
+    judge: str | None = typer.Option(
+        None, "--judge", help="litellm model for NL assertions, or 'recorded' (the file's own verdicts)."
+    ),
     judge_api_base: str | None = typer.Option(None, "--judge-api-base", help="api_base for --judge."),
+    judge_api_key_env: str | None = typer.Option(
+        None, "--judge-api-key-env", help="Environment variable holding the judge's API key."
+    ),
 ) -> None:
     """Rescore results files single-gold with tau2's semantics; print per-file agreement."""
-    from rich.table import Table
-
-    from harness.cli._console import output_console, progress_bar
-    from harness.rescoring import JudgeSpec, import_all, rescore_runs
+    from harness.cli._console import output_console
+    from harness.rescoring import check_out_dir, remove_created
 
     console = output_console(200)
-    runs = import_all(paths, task_version, skip_bad)
+    created = check_out_dir(out)
+    try:
+        _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env)
+    except BaseException:
+        remove_created(created)
+        raise
+
+
+def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env) -> None:  # type: ignore[no-untyped-def]
+    from rich.table import Table
+
+    from harness.cli._console import progress_bar
+    from harness.importers import FLAGS
+    from harness.rescoring import JudgeSpec, import_sources, rescore_runs
+
+    runs, notes = import_sources(paths, task_version, skip_bad, domain)
+    for note in notes:
+        console.print(f"note: {note}", soft_wrap=True, markup=False)
     spec = None
     if judge:
-        spec = JudgeSpec(judge, (("api_base", judge_api_base),) if judge_api_base else ())
-    total = sum(len(r.simulations) for r in runs)
+        args = (("api_base", judge_api_base),) if judge_api_base else ()
+        spec = JudgeSpec(judge, args, judge_api_key_env)
+    counts = [r.n_simulations for r in runs]
+    total = None if None in counts else sum(counts)  # type: ignore[arg-type]
     with progress_bar("rescoring", transient=True) as progress:
         bar = progress.add_task("rescore", total=total)
         summaries = rescore_runs(
@@ -45,35 +70,58 @@ def rescore(
     )
     for s in summaries:
         table.add_row(
-            s.path.name, s.domain, s.task_version, str(s.agent_model), str(s.count),
+            _name(s.path), s.recorded_domain if s.recorded_domain != s.domain else s.domain,
+            s.task_version, str(s.agent_model), str(s.count),
             _fmt(s.recorded_mean), _fmt(s.recomputed_mean) + (f" (of {s.n_recomputed})" if s.n_recomputed != s.count else ""),
             _fmt(s.multi_gold_mean), str(len(s.disagreement_task_ids)),
         )
     console.print(table)
     for s in summaries:
-        line = f"{s.path.name}: {s.task_version} ({s.version_note}); {len(s.disagreement_task_ids)} disagreements"
+        line = f"{_name(s.path)}: {s.task_version} ({s.version_note}); {len(s.disagreement_task_ids)} disagreements"
         if s.disagreement_task_ids:
             line += f" on tasks {' '.join(s.disagreement_task_ids)}"
-        console.print(line, soft_wrap=True)
+        console.print(line, soft_wrap=True, markup=False)
+        if s.recorded_domain and s.recorded_domain != s.domain:
+            console.print(f"  custom domain {s.recorded_domain!r} scored in the {s.domain} environment",
+                          soft_wrap=True, markup=False)
+        if s.custom_tasks_without_variants:
+            console.print(f"  {s.custom_tasks_without_variants} trajectories: no variants (custom task: gold "
+                          "differs from every pinned gold)", soft_wrap=True, markup=False)
         for status, n in sorted(s.null_reasons.items()):
             why = {
-                "no_judge": "NL_ASSERTION in the reward basis and no --judge configured",
+                "no_judge": "NL assertions that decide the reward and no --judge configured",
                 "replay_divergence": "replayed tool outputs differ from the recorded ones",
-                "judge_error": "the judge failed",
-                "error": "bad simulation (--skip-bad)",
+                "judge_error": "the judge failed or had no usable verdict",
+                "infra_error": "infrastructure_error: not the agent's failure; excluded from means",
+                "error": "not scorable (bad simulation under --skip-bad, or no messages)",
             }.get(status, status)
-            console.print(f"  {n} rewards null: {status} ({why})", soft_wrap=True)
+            console.print(f"  {n} rewards null: {status} ({why})", soft_wrap=True, markup=False)
+        for flag, n in sorted(s.flags.items()):
+            console.print(f"  {n} trajectories flagged {flag} ({FLAGS.get(flag, flag)})", soft_wrap=True, markup=False)
+        for name, n in sorted(s.judged.items()):
+            cost = f", cost {s.judge_cost:.4f}" if name != "recorded" else ""
+            console.print(f"  {n} trajectories graded by judge {name}{cost}", soft_wrap=True, markup=False)
         for task_id, trajectory_id, golds in s.changed_verdicts:
             console.print(
                 f"  verdict changed by multi-gold: task {task_id} ({trajectory_id}) credited by {', '.join(golds)}",
-                soft_wrap=True,
+                soft_wrap=True, markup=False,
             )
         if s.normalised_trajectories:
             console.print(
                 f"  {s.normalised_trajectories} trajectories replayed equal only after normalising "
                 "pydantic's versioned docs URL (errors.pydantic.dev/<version>/)", soft_wrap=True,
             )
-    console.print(f"wrote {out}/trials.parquet, scores.parquet, disagreements.parquet", soft_wrap=True)
+    console.print(f"wrote {out}/trials.parquet, scores.parquet, disagreements.parquet", soft_wrap=True, markup=False)
+
+
+def _name(path: Path) -> str:
+    """A run's short name: the file, or ``<run>/results.json`` for a run folder."""
+    from harness.importers import shown
+
+    if path.is_dir() or path.name == "results.json":
+        folder = path if path.is_dir() else path.parent
+        return shown(f"{folder.name}/results.json")
+    return shown(path.name)
 
 
 def _fmt(x: float | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -13,6 +14,7 @@ from tau2.data_model.message import Message
 class JudgeVerdict(BaseModel):
     met: bool
     checks: list[dict] = Field(default_factory=list)
+    cost: float = 0.0  # what the call cost (litellm's price table), 0 for recorded verdicts
 
 
 class Judge(Protocol):
@@ -67,21 +69,28 @@ class JudgeError(RuntimeError):
 class LitellmJudge:
     """An LLM judge through litellm; the model and its arguments come from config."""
 
-    def __init__(self, model: str, **llm_args: object) -> None:
+    def __init__(self, model: str, api_key_env: str | None = None, **llm_args: object) -> None:
         self.name = model
         self.model = model
-        self.llm_args = llm_args
+        self.llm_args = {"temperature": 0.0, **llm_args}  # tau2's judge runs at temperature 0
+        self.api_key_env = api_key_env
 
     def judge(self, messages: Sequence[Message], assertions: Sequence[str]) -> JudgeVerdict:
         import litellm
 
         conversation = "\n".join(f"{m.role}: {m.content}" for m in messages)
         prompt = f"conversation:\n{conversation}\n\nexpectedOutcomes:\n{list(assertions)}\n"
+        args = dict(self.llm_args)
+        if self.api_key_env:  # read at call time, never stored in a config or an output
+            key = os.environ.get(self.api_key_env)
+            if not key:
+                raise JudgeError(f"judge {self.model}: environment variable {self.api_key_env} is not set")
+            args["api_key"] = key
         try:
             response = litellm.completion(
                 model=self.model,
                 messages=[{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}],
-                **self.llm_args,
+                **args,
             )
         except Exception as exc:  # noqa: BLE001 - a provider failure is a judge error row, never a score
             raise JudgeError(f"judge {self.model} failed: {type(exc).__name__}: {str(exc)[:200]}") from None
@@ -94,7 +103,12 @@ class LitellmJudge:
             raise JudgeError(
                 f"judge {self.model} graded {len(parsed.results)} of {len(assertions)} assertions"
             )
+        try:
+            cost = float(litellm.completion_cost(completion_response=response) or 0.0)
+        except Exception:  # noqa: BLE001 - a model missing from litellm's price table costs "unknown": 0
+            cost = 0.0
         return JudgeVerdict(
             met=all(r.metExpectation for r in parsed.results),
             checks=[r.model_dump() for r in parsed.results],
+            cost=cost,
         )

@@ -127,30 +127,36 @@ def score_against_gold(
     action_reward = 1.0 if outcome_check is not None else _action_reward(task, messages, gold_actions)
     communicate = CommunicateEvaluator.calculate_reward(task=task, full_trajectory=messages).reward
 
-    nl: float | None = None
-    status, reason = "ok", None
-    if RewardType.NL_ASSERTION in basis:
-        if judge is None:
-            status, reason = "no_judge", "NL_ASSERTION in reward basis and no judge configured"
-        elif not criteria.nl_assertions:
-            nl = 1.0
-        else:
-            try:
-                nl = 1.0 if judge.judge(messages, criteria.nl_assertions).met else 0.0
-            except JudgeError as exc:
-                status, reason = "judge_error", str(exc)
-
     components: dict[RewardType, float | None] = {
         RewardType.DB: 1.0 if db_match else 0.0,
         RewardType.ENV_ASSERTION: 1.0,
         RewardType.ACTION: action_reward,
         RewardType.COMMUNICATE: communicate,
-        RewardType.NL_ASSERTION: nl,
+        RewardType.NL_ASSERTION: None,
     }
-    reward: float | None = 1.0
-    for kind in basis:
-        value = components[kind]
-        reward = None if (reward is None or value is None) else reward * value
+    offline = 1.0  # the product of every component but NL_ASSERTION
+    for kind in basis - {RewardType.NL_ASSERTION}:
+        offline *= components[kind]  # type: ignore[operator]
+    reward: float | None = offline
+    nl: float | None = None
+    status, reason = "ok", None
+    # The judge only where it matters: tau2 gives NL 1.0 without a model when a task has no assertions,
+    # and a product with a 0 component is 0 whatever the judge would say.
+    if RewardType.NL_ASSERTION in basis:
+        if not criteria.nl_assertions:
+            nl = 1.0
+        elif offline == 0:
+            pass  # not graded: the reward is 0 already
+        elif judge is None:
+            reward = None
+            status, reason = "no_judge", "NL_ASSERTION in reward basis and no judge configured"
+        else:
+            try:
+                nl = 1.0 if judge.judge(messages, criteria.nl_assertions).met else 0.0
+                reward = offline * nl
+            except JudgeError as exc:
+                reward = None
+                status, reason = "judge_error", str(exc)
     explanation = explain(messages) if explain is not None else None
     if reward and explanation is not None and not explanation.holds:
         reward, reason = 0.0, explanation.failure()
