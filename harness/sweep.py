@@ -21,9 +21,9 @@ from pathlib import Path
 
 from harness import store
 from harness.agents import InfraError, RetryCounter, RetryPolicy
-from harness.config import SweepConfig
+from harness.config import ModelSpec, SweepConfig
 from harness.errors import HarnessInputError
-from harness.simulation import TrialSpec, simulate
+from harness.simulation import TrialSpec, resolved_args, simulate
 from harness.trials import TrialKey, expand
 
 
@@ -97,7 +97,7 @@ def _engine(engines: dict, domain: str):  # type: ignore[no-untyped-def]
 class TrialWorker:
     """A Ray actor (threaded): a database pool, a replay engine per domain, and a judge."""
 
-    def __init__(self, judge: dict | None) -> None:
+    def __init__(self, judge: ModelSpec | None) -> None:
         from envs.pool import DatabasePool
         from harness._quiet import quiet_imports, set_log_level
 
@@ -113,7 +113,7 @@ class TrialWorker:
         if judge:
             from harness.scoring import LitellmJudge
 
-            self.judge = LitellmJudge(judge["model"], **judge.get("args", {}))
+            self.judge = LitellmJudge(judge.model, **resolved_args(judge))
 
     def ready(self, domains: list[str], slots: int) -> bool:
         """Load ``slots`` databases per domain (one per thread) and the scorer's before the sweep's clock starts."""
@@ -175,16 +175,18 @@ SCRIPTED = "scripted://local"
 def _with_scripted_server(config: SweepConfig):  # type: ignore[no-untyped-def]
     """``api_base: scripted://local`` starts the project's loopback scripted server for this sweep."""
     specs = [*config.agents, config.user_simulator]
-    if not any(s.args.get("api_base") == SCRIPTED for s in specs):
+    if not any(s.args.api_base == SCRIPTED for s in specs):
         return config, None
+    from pydantic import SecretStr
+
     from harness.scripted_llm import ScriptedLLMServer
 
     server = ScriptedLLMServer().start()
     config = config.model_copy(deep=True)
     for spec in [*config.agents, config.user_simulator]:
-        if spec.args.get("api_base") == SCRIPTED:
-            spec.args["api_base"] = server.api_base
-            spec.args.setdefault("api_key", "scripted-no-key")
+        if spec.args.api_base == SCRIPTED:
+            spec.args.api_base = server.api_base
+            spec.args.api_key = spec.args.api_key or SecretStr("scripted-no-key")
     return config, server
 
 
@@ -211,7 +213,7 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers):  
     n_workers = workers or max(1, min(os.cpu_count() or 1, math.ceil(config.max_concurrency / 4)))
     init_ray(config.address, None if config.address else max(n_workers, os.cpu_count() or 1))
     threads = math.ceil(config.max_concurrency / n_workers)
-    judge = {"model": config.judge.model, "args": config.judge.args} if config.judge else None
+    judge = config.judge
     actor_cls = ray.remote(num_cpus=0, max_restarts=3, max_task_retries=3, max_concurrency=threads)(TrialWorker)
     actors = [actor_cls.remote(judge) for _ in range(n_workers)]
     ray.get([a.ready.remote(list(config.domains), threads) for a in actors])  # imports and first database load, before the clock
