@@ -168,6 +168,7 @@ class RetrySpec(BaseModel):
     base_delay_s: float = Field(0.5, ge=0)
     max_delay_s: float = Field(20.0, ge=0)
     timeout_s: float = Field(120.0, gt=0)
+    breaker_after: int = Field(5, ge=1)  # an endpoint whose first N attempts all fail stops the sweep
 
 
 class SweepConfig(BaseModel):
@@ -189,7 +190,8 @@ class SweepConfig(BaseModel):
     policy_overrides: dict[Domain, Path] = Field(default_factory=dict)
     output: Path | None = None
     address: str | None = None  # None: embedded local Ray; "auto" or "ray://host:port": a cluster
-    flush_every: int = Field(16, ge=1)
+    flush_every: int = Field(16, ge=1)  # finished trials written as a part every N trials…
+    flush_interval_s: float = Field(5.0, gt=0)  # …or every S seconds (and always on exit, SIGINT, SIGTERM)
 
     @model_validator(mode="after")
     def _unique_agents(self) -> SweepConfig:

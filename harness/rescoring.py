@@ -14,6 +14,7 @@ from envs.replay import ReplayEngine
 from gold_variants import variants_for
 from harness import store
 from harness.importers import ImportedRun, ImportedSimulation, expand_paths, import_results_file
+from harness.provenance import catalog_sha256
 from harness.scoring import Judge, LitellmJudge, score_trajectory
 
 _ENGINES: dict[str, ReplayEngine] = {}  # one per domain per worker process
@@ -125,6 +126,7 @@ def scored_rows(
             "status": s.status,
             "reason": s.reason,
             "replay_normalised": s.replay_normalised,
+            "catalog_sha256": catalog_sha256(),
         }
         for s in result.scores
     ]

@@ -52,7 +52,8 @@ def llm_args(spec: AgentSpec | UserSpec, task_ref: str, timeout_s: float) -> dic
     headers["X-Harness-Task"] = task_ref  # tracing for providers; the scripted server's task selector
     args["extra_headers"] = headers
     args.setdefault("timeout", timeout_s)
-    args["num_retries"] = 0  # our backoff decides (and counts) retries, not litellm's
+    args["num_retries"] = 0  # our backoff decides (and counts) retries, not litellm's…
+    args["max_retries"] = 0  # …nor the OpenAI client's (which would hide a refused connection for a second)
     return args
 
 
