@@ -37,6 +37,10 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
     per_cell = trials[trials.reward.notna()].groupby(["agent_name", "task_id"]).size()
     if len(per_cell) and per_cell.max() < 2:
         bundle.notes.append("one trial per agent and task: pass^k stops at k=1, variance and CIs are undefined")
+    bundle.notes.append(
+        f"confidence intervals: 95% bootstrap clustered by task (tasks resampled, then trials within them), "
+        f"{reps} repetitions, seed {seed}"
+    )
     if trials.agent_name.nunique() < 2:
         bundle.notes.append("one agent: rank and lead comparisons between agents are empty")
     t = bundle.tables
