@@ -3,8 +3,8 @@
 from analysis._bundle import AnalysisBundle, analyze_trials, write_tables
 from analysis._stats import (
     bootstrap_ci,
-    cluster_bootstrap,
     cell_variance,
+    cluster_bootstrap,
     counterfactual,
     cross_version_moves,
     loophole_gap,
