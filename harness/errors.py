@@ -39,9 +39,15 @@ class Status(StrEnum):
     OK = "ok"
     NO_JUDGE = "no_judge"  # NL assertions and no judge: reward null
     JUDGE_ERROR = "judge_error"  # the judge failed: reward null
-    REPLAY_DIVERGENCE = "replay_divergence"  # the recorded trajectory cannot be replayed: reward null
-    AGENT_ERROR = "agent_error"  # the model failed (malformed tool call, context overflow): reward 0
-    INFRA_ERROR = "infra_error"  # the provider kept failing (429, 5xx, timeouts): reward null, retried
+    REPLAY_DIVERGENCE = (
+        "replay_divergence"  # the recorded trajectory cannot be replayed: reward null
+    )
+    AGENT_ERROR = (
+        "agent_error"  # the model failed (malformed tool call, context overflow): reward 0
+    )
+    INFRA_ERROR = (
+        "infra_error"  # the provider kept failing (429, 5xx, timeouts): reward null, retried
+    )
     ERROR = "error"  # a harness or tau2 bug, or an unreadable input: reward null, retried on resume
 
 

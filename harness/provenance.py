@@ -27,7 +27,9 @@ def catalog_sha256() -> str:
 
     root = Path(gold_variants.__file__).parent
     h = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".yaml") and "__pycache__" not in p.parts):
+    for path in sorted(
+        p for p in root.rglob("*") if p.suffix in (".py", ".yaml") and "__pycache__" not in p.parts
+    ):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
@@ -43,8 +45,11 @@ def git_revision() -> str | None:
     """The harness checkout's ``git describe --always --dirty``, or None outside a git checkout."""
     try:
         out = subprocess.run(
-            ["git", "describe", "--always", "--dirty", "--abbrev=40"], cwd=Path(__file__).parent,
-            capture_output=True, text=True, timeout=10,
+            ["git", "describe", "--always", "--dirty", "--abbrev=40"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -57,7 +62,8 @@ def task_data_sha256(pairs: set[tuple[str, str]]) -> dict[str, str]:
 
     return {
         f"{v}/{d}/{f}": pinned_sha256(v, d, f)  # type: ignore[arg-type]
-        for d, v in sorted(pairs) for f in ("tasks.json", "policy.md", "db.json")
+        for d, v in sorted(pairs)
+        for f in ("tasks.json", "policy.md", "db.json")
     }
 
 
@@ -98,7 +104,9 @@ def record_run(run_dir: Path, info: dict[str, Any]) -> list[str]:
             if notes:
                 history = [*history, old]
         payload = {**info, "history": history}
-        store.atomic_write_text(path, json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n")
+        store.atomic_write_text(
+            path, json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n"
+        )
     return notes
 
 

@@ -42,7 +42,9 @@ def test_replay_engine_restores_after_an_exception_mid_replay(pristine):
     action = next(a for a in _write_actions() if a.name.startswith(("cancel", "book", "update")))
 
     def pairs():
-        call = ToolCall(id="c1", name=action.name, arguments=action.arguments, requestor="assistant")
+        call = ToolCall(
+            id="c1", name=action.name, arguments=action.arguments, requestor="assistant"
+        )
         yield call, ToolMessage(id="c1", role="tool", content="{}", requestor="assistant")
         assert _dump(engine.db) != pristine
         raise RuntimeError("trajectory broke off")

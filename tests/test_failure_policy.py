@@ -8,7 +8,6 @@ from types import SimpleNamespace
 
 import httpx
 import litellm
-import pytest
 
 from harness.agents._retry import (
     ENDPOINTS,
@@ -71,7 +70,9 @@ def test_malformed_tool_json_is_the_agents_failure_at_once():
 
 
 def test_context_overflow_is_the_agents_failure():
-    overflow = litellm.ContextWindowExceededError(message="too long", model="m", llm_provider="openai")
+    overflow = litellm.ContextWindowExceededError(
+        message="too long", model="m", llm_provider="openai"
+    )
     out, _, _ = _run([overflow], _healthy("e4"))
     assert isinstance(out, AgentFailure)
 
@@ -83,7 +84,11 @@ def test_a_bad_key_is_an_endpoint_error_at_once():
 
 def test_circuit_breaker_trips_when_the_first_attempts_of_an_endpoint_all_fail():
     out, _, counter = _run([_status(500, litellm.InternalServerError)] * 4, "never-answered")
-    assert isinstance(out, EndpointError) and "first 3 attempts all failed" in str(out) and counter.retries == 2
+    assert (
+        isinstance(out, EndpointError)
+        and "first 3 attempts all failed" in str(out)
+        and counter.retries == 2
+    )
     # an endpoint that has answered once is not broken by the same failures: they are retried
     out, _, _ = _run([_status(500, litellm.InternalServerError)] * 3 + [None], _healthy("answered"))
     assert out == "answer"

@@ -75,7 +75,9 @@ class RetryPolicy:
     max_attempts: int = 6
     base_delay_s: float = 0.5
     max_delay_s: float = 20.0
-    breaker_after: int = 5  # an endpoint's first attempts in a process that all fail: a configuration error
+    breaker_after: int = (
+        5  # an endpoint's first attempts in a process that all fail: a configuration error
+    )
 
 
 @dataclass
@@ -124,7 +126,13 @@ def _describe(exc: BaseException) -> str:
 
 
 def call_with_policy(
-    call: Any, state: Any, policy: RetryPolicy, counter: RetryCounter, rng: random.Random, who: str, endpoint: str
+    call: Any,
+    state: Any,
+    policy: RetryPolicy,
+    counter: RetryCounter,
+    rng: random.Random,
+    who: str,
+    endpoint: str,
 ) -> Any:
     kept = len(state.messages)
 
@@ -165,11 +173,15 @@ def call_with_policy(
         return retrying(attempt)
     except TRANSIENT as exc:
         del state.messages[kept:]
-        raise InfraError(f"{who}: {policy.max_attempts} attempts failed; last: {_describe(exc)}") from None
+        raise InfraError(
+            f"{who}: {policy.max_attempts} attempts failed; last: {_describe(exc)}"
+        ) from None
 
 
 class RetryingLLMAgent(LLMAgent):
-    def __init__(self, *args: Any, policy: RetryPolicy, counter: RetryCounter, seed: int = 0, **kwargs: Any):
+    def __init__(
+        self, *args: Any, policy: RetryPolicy, counter: RetryCounter, seed: int = 0, **kwargs: Any
+    ):
         super().__init__(*args, **kwargs)
         self._policy, self._counter, self._rng = policy, counter, random.Random(seed)
         self._endpoint = endpoint_of(self.llm, self.llm_args)
@@ -177,12 +189,19 @@ class RetryingLLMAgent(LLMAgent):
     def generate_next_message(self, message, state):  # type: ignore[no-untyped-def]
         return call_with_policy(
             lambda: super(RetryingLLMAgent, self).generate_next_message(message, state),
-            state, self._policy, self._counter, self._rng, "agent", self._endpoint,
+            state,
+            self._policy,
+            self._counter,
+            self._rng,
+            "agent",
+            self._endpoint,
         )
 
 
 class RetryingUserSimulator(UserSimulator):
-    def __init__(self, *args: Any, policy: RetryPolicy, counter: RetryCounter, seed: int = 0, **kwargs: Any):
+    def __init__(
+        self, *args: Any, policy: RetryPolicy, counter: RetryCounter, seed: int = 0, **kwargs: Any
+    ):
         super().__init__(*args, **kwargs)
         self._policy, self._counter, self._rng = policy, counter, random.Random(seed + 1)
         self._endpoint = endpoint_of(self.llm, self.llm_args)
@@ -190,5 +209,10 @@ class RetryingUserSimulator(UserSimulator):
     def generate_next_message(self, message, state):  # type: ignore[no-untyped-def]
         return call_with_policy(
             lambda: super(RetryingUserSimulator, self).generate_next_message(message, state),
-            state, self._policy, self._counter, self._rng, "user simulator", self._endpoint,
+            state,
+            self._policy,
+            self._counter,
+            self._rng,
+            "user simulator",
+            self._endpoint,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -113,6 +114,19 @@ def test_changed_config_is_a_different_sweep(full_sweep):
     assert proc.returncode == 2 and "holds sweep" in proc.stderr and "different 'output'" in proc.stderr
 
 
+def test_run_json_records_provenance(full_sweep):
+    tmp, config, _ = full_sweep
+    run = tmp / "e2e"
+    info = json.loads((run / "run.json").read_text())
+    assert info["kind"] == "sweep" and info["sweep_id"] == load_config(config).sweep_id()
+    assert info["tau2_version"] == "26.3" and info["harness_version"]
+    assert set(info["task_data_sha256"]) == {f"{v}/{d}/{f}" for v in ("tau2", "tau3") for d in ("airline", "retail")
+                                             for f in ("tasks.json", "policy.md", "db.json")}
+    assert info["generation_settings"]["gold"]["args"]["temperature"] == 0.0
+    assert "api_key" not in info["generation_settings"]["gold"]["args"]
+    assert set(pd.read_parquet(run / "scores.parquet").catalog_sha256) == {info["catalog_sha256"]}
+
+
 def test_no_secret_in_any_output(full_sweep):
     tmp, _, proc = full_sweep
     for path in (tmp / "e2e").rglob("*"):
@@ -199,29 +213,28 @@ def test_analyze_during_a_sweep_sees_every_finished_trial_with_its_scores(tmp_pa
     from analysis import analyze_trials
     from harness import store
 
-    with ScriptedLLMServer(faults=Faults(latency_s=0.02)) as slow:
+    with ScriptedLLMServer(faults=Faults(latency_s=0.2)) as slow:
         config = _config(tmp_path, slow.api_base, "stress", domains=["airline"], task_versions=["tau2"],
                          tasks=["1", "32", "4", "3", "5"], trials=2, flush_every=1, max_concurrency=2)
         proc = _start(config)
         run = tmp_path / "stress"
-        rounds = with_parts = 0
+        rounds = 0  # reads made while the sweep had written parts and was still running
         try:
-            while rounds < 20 or proc.poll() is None:
-                if not (run / "sweep.json").exists():
-                    time.sleep(0.1)
-                    continue
+            while proc.poll() is None:
+                writing = any((run / "parts").glob("trials-*.parquet"))
                 trials, scores = store.read_tables(run, "trials", "scores")
                 scored = trials[trials.status.isin(["ok", "agent_error", "no_judge"])]
                 assert set(scored.trajectory_id) <= set(scores.trajectory_id), rounds
                 assert trials.trajectory_id.is_unique
-                analyze_trials(trials, reps=100)
-                rounds += 1
-                with_parts += any((run / "parts").glob("trials-*.parquet"))
+                if writing:
+                    if rounds % 5 == 0:  # the statistics are pure; reading is what meets the writer
+                        analyze_trials(trials, reps=100)
+                    rounds += 1
                 time.sleep(0.05)
         finally:
             out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err[-2000:]
-    assert rounds >= 20 and with_parts >= 5, (rounds, with_parts)  # the reads really overlapped the writes
+    assert rounds >= 20, rounds  # the reads really overlapped the writes
     assert sorted(pd.read_parquet(run / "trials.parquet").trajectory_id) == sorted(k.key for k in expand(load_config(config)))
 
 
