@@ -2,7 +2,9 @@
 
 from analysis._bundle import AnalysisBundle, analyze_trials, write_tables
 from analysis._stats import (
+    bootstrap_ci,
     cell_variance,
+    cluster_bootstrap,
     counterfactual,
     cross_version_moves,
     loophole_gap,
@@ -16,6 +18,8 @@ from analysis._stats import (
 from analysis._tables import loophole_mask, loophole_task_table, success_by_agent
 
 __all__ = [
+    "bootstrap_ci",
+    "cluster_bootstrap",
     "AnalysisBundle",
     "analyze_trials",
     "write_tables",

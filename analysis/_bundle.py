@@ -37,6 +37,10 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
     per_cell = trials[trials.reward.notna()].groupby(["agent_name", "task_id"]).size()
     if len(per_cell) and per_cell.max() < 2:
         bundle.notes.append("one trial per agent and task: pass^k stops at k=1, variance and CIs are undefined")
+    bundle.notes.append(
+        f"confidence intervals: 95% bootstrap clustered by task (tasks resampled, then trials within them), "
+        f"{reps} repetitions, seed {seed}"
+    )
     if trials.agent_name.nunique() < 2:
         bundle.notes.append("one agent: rank and lead comparisons between agents are empty")
     t = bundle.tables
@@ -80,25 +84,19 @@ def _overlap(trials: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
 
 
 def write_tables(bundle: AnalysisBundle, out: Path) -> list[Path]:
-    """Each table as CSV and Parquet (written under a temporary name, then renamed)."""
-    import os
-    import tempfile
-
+    """Each table as CSV and Parquet (``harness.store.atomic_write``: temporary name, fsync, rename)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from harness.store import atomic_write, atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, df in bundle.tables.items():
-        for suffix in ("csv", "parquet"):
-            dest = out / f"{name}.{suffix}"
-            fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.", suffix=".tmp")
-            os.close(fd)
-            if suffix == "csv":
-                df.to_csv(tmp, index=False)
-            else:
-                pq.write_table(pa.Table.from_pandas(df.astype({c: str for c in df.columns if df[c].dtype == object}),
-                                                    preserve_index=False), tmp)
-            os.replace(tmp, dest)
-            written.append(dest)
+        csv = out / f"{name}.csv"
+        atomic_write_text(csv, df.to_csv(index=False))
+        table = pa.Table.from_pandas(df.astype({c: str for c in df.columns if df[c].dtype == object}), preserve_index=False)
+        parquet = out / f"{name}.parquet"
+        atomic_write(parquet, lambda fh, t=table: pq.write_table(t, fh))
+        written += [csv, parquet]
     return written

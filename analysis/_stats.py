@@ -17,7 +17,52 @@ REWARDS = {"single_gold": "reward", "multi_gold": "multi_gold_reward"}
 
 
 def _success(values: pd.Series) -> pd.Series:
-    return values.map(lambda r: bool(is_successful(r)))
+    """tau2's success test per reward; a null reward stays null (unknown, not a failure)."""
+    return values.map(lambda r: pd.NA if pd.isna(r) else bool(is_successful(r))).astype("boolean")
+
+
+def cluster_bootstrap(
+    values: np.ndarray, clusters: np.ndarray, reps: int, rng: np.random.Generator
+) -> np.ndarray:
+    """``reps`` bootstrap replicates of the mean of ``values``, clustered: each replicate resamples the
+    clusters (tasks) with replacement, then the trials within each drawn cluster with replacement, and
+    takes the mean over the trials drawn. Trials of one task are correlated (same task, same difficulty),
+    so resampling trials alone understates the spread; inspect_ai's clustered bootstrap does the same.
+    With one trial per cluster this is the ordinary (trial-level) bootstrap."""
+    values = np.asarray(values, dtype=float)
+    _, codes = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)
+    order = np.argsort(codes, kind="stable")
+    sizes = np.bincount(codes)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    padded = np.zeros((len(sizes), sizes.max()))
+    for c, (start, size) in enumerate(zip(starts, sizes, strict=True)):
+        padded[c, :size] = values[order[start : start + size]]
+    k, width = len(sizes), sizes.max()
+    out = np.empty(reps)
+    step = max(1, 2_000_000 // max(1, k * width))  # replicates per batch: bounded memory
+    for lo in range(0, reps, step):
+        n = min(step, reps - lo)
+        picks = rng.integers(0, k, (n, k))  # clusters drawn
+        drawn = sizes[picks]  # their sizes
+        within = (rng.random((n, k, width)) * drawn[..., None]).astype(int)  # trials drawn within each
+        mask = np.arange(width)[None, None, :] < drawn[..., None]
+        total = np.where(mask, padded[picks[..., None], within], 0.0).sum(axis=(1, 2))
+        out[lo : lo + n] = total / drawn.sum(axis=1)
+    return out
+
+
+def bootstrap_ci(
+    values: np.ndarray, clusters: np.ndarray, reps: int = 10_000, seed: int | np.random.Generator = 42
+) -> tuple[float, float]:
+    """95% percentile interval of the mean, bootstrap clustered by ``clusters`` (``cluster_bootstrap``)."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    low, high = np.percentile(cluster_bootstrap(values, clusters, reps, rng), [2.5, 97.5])
+    return float(low), float(high)
+
+
+def task_clusters(df: pd.DataFrame) -> np.ndarray:
+    """The cluster of each trial: its task (domain, task version, task id)."""
+    return (df["domain"].astype(str) + "/" + df["task_version"].astype(str) + "/" + df["task_id"].astype(str)).to_numpy()
 
 
 def pass_k(trials: pd.DataFrame) -> pd.DataFrame:
@@ -31,9 +76,8 @@ def pass_k(trials: pd.DataFrame) -> pd.DataFrame:
         for k in range(1, max_k + 1):
             row = {"agent": agent, "domain": domain, "task_version": version, "k": k, "tasks": per_task.ngroups}
             for name, col in REWARDS.items():
-                row[name] = float(np.mean([
-                    pass_hat_k(len(t), int(_success(t[col]).sum()), k) for _, t in per_task
-                ]))
+                known = [s.dropna() for s in (_success(t[col]) for _, t in per_task)]
+                row[name] = float(np.mean([pass_hat_k(len(s), int(s.sum()), k) for s in known if len(s) >= k]))
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -41,25 +85,28 @@ def pass_k(trials: pd.DataFrame) -> pd.DataFrame:
 def loophole_gap(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42, reward: str = "reward") -> pd.DataFrame:
     """Per agent: success on non-loophole minus loophole tasks, with a bootstrap 95% CI.
 
-    The two strata are resampled independently at trial level, with replacement, at their original sizes;
-    percentile interval. With fewer than two trials in a stratum there is no interval (NaN, and a note).
+    The bootstrap is clustered by task (``cluster_bootstrap``): within each stratum the tasks are resampled,
+    then the trials within them, at the original sizes; the two strata independently; percentile
+    interval; fixed seed. With fewer than two tasks in a stratum there is no interval (NaN, and a note).
     """
     df = scored(trials)
+    df = df.assign(success=_success(df[reward])).dropna(subset=["success"])
     rng = np.random.default_rng(seed)
     rows = []
     for agent, g in df.groupby("agent_name", sort=True):
-        lo = _success(g.loc[g.loophole, reward]).to_numpy(dtype=float)
-        non = _success(g.loc[~g.loophole, reward]).to_numpy(dtype=float)
+        lo_df, non_df = g[g.loophole], g[~g.loophole]
+        lo, non = lo_df.success.to_numpy(dtype=float), non_df.success.to_numpy(dtype=float)
         row = {"agent": agent, "loophole_trials": len(lo), "non_loophole_trials": len(non),
                "loophole": lo.mean() if len(lo) else np.nan, "non_loophole": non.mean() if len(non) else np.nan}
         row["gap"] = row["non_loophole"] - row["loophole"]
-        if len(lo) >= 2 and len(non) >= 2:
-            boot = rng.choice(non, (reps, len(non))).mean(1) - rng.choice(lo, (reps, len(lo))).mean(1)
+        lo_tasks, non_tasks = task_clusters(lo_df), task_clusters(non_df)
+        if len(set(lo_tasks)) >= 2 and len(set(non_tasks)) >= 2:
+            boot = cluster_bootstrap(non, non_tasks, reps, rng) - cluster_bootstrap(lo, lo_tasks, reps, rng)
             row["ci_low"], row["ci_high"] = np.percentile(boot, [2.5, 97.5])
             row["note"] = ""
         else:
             row["ci_low"] = row["ci_high"] = np.nan
-            row["note"] = "too few trials for a confidence interval"
+            row["note"] = "too few tasks for a confidence interval"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -71,7 +118,7 @@ def cell_variance(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:
     cells = (
         df.assign(success=_success(df[reward]).astype(float))
         .groupby(["agent_name", "domain", "task_version", "task_id"])
-        .agg(var=("success", lambda s: float(np.var(s.to_numpy(), ddof=0))), n=("success", "size"),
+        .agg(var=("success", lambda s: float(np.var(s.dropna().to_numpy(), ddof=0))), n=("success", "count"),
              loophole=("loophole", "first"))
         .reset_index()
     )
@@ -95,6 +142,9 @@ def counterfactual(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame
     for agent, g in df.groupby("agent_name", sort=True):
         s = _success(g[reward])
         rows.append({"agent": agent, "overall": s.mean(), "without_loophole": s[~g.loophole].mean()})
+    if not rows:
+        return pd.DataFrame(columns=["agent", "overall", "without_loophole", "lead_over_next",
+                                     "lead_over_next_without_loophole"])
     out = pd.DataFrame(rows).sort_values("overall", ascending=False).reset_index(drop=True)
     out["lead_over_next"] = out["overall"] - out["overall"].shift(-1)
     out["lead_over_next_without_loophole"] = out["without_loophole"] - out["without_loophole"].shift(-1)
@@ -107,8 +157,8 @@ def model_split(trials: pd.DataFrame, reward: str = "reward", loophole_only: boo
     if loophole_only:
         df = df[df.loophole]
     df = df.assign(success=_success(df[reward]))
-    table = df.groupby(["domain", "task_version", "task_id", "agent_name"]).success.agg(["sum", "size"])
-    cells = (table["sum"].astype(int).astype(str) + "/" + table["size"].astype(str)).unstack("agent_name")
+    table = df.groupby(["domain", "task_version", "task_id", "agent_name"]).success.agg(["sum", "count"])
+    cells = (table["sum"].astype(int).astype(str) + "/" + table["count"].astype(str)).unstack("agent_name")
     return cells.reset_index()
 
 
@@ -131,7 +181,7 @@ def reading_choices(trials: pd.DataFrame) -> pd.DataFrame:
 def version_comparison(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:
     """Per agent and task, success under each task version, for runs that cover both."""
     df = scored(trials)
-    df = df.assign(success=_success(df[reward]))
+    df = df.assign(success=_success(df[reward]).astype(float))
     wide = df.pivot_table(index=["agent_name", "domain", "task_id"], columns="task_version", values="success",
                           aggfunc="mean")
     if not {"tau2", "tau3"} <= set(wide.columns):
@@ -173,8 +223,8 @@ def variance_by_agent(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFr
     rows = []
     for (agent, loophole), g in df.groupby(["agent_name", "loophole"]):
         cells = g.assign(s=_success(g[reward]).astype(float)).groupby(["domain", "task_version", "task_id"]).s
-        sizes = cells.size()
-        var = cells.agg(lambda s: float(np.var(s.to_numpy(), ddof=0)))[sizes >= 2]
+        sizes = cells.count()
+        var = cells.agg(lambda s: float(np.var(s.dropna().to_numpy(), ddof=0)))[sizes >= 2]
         rows.append({
             "agent": agent, "group": "loophole" if loophole else "non_loophole", "cells": len(var),
             "mean_variance": var.mean() if len(var) else np.nan,

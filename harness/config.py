@@ -9,38 +9,97 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from harness.errors import HarnessInputError
 
 Domain = Literal["airline", "retail"]
 TaskVersion = Literal["tau2", "tau3"]
-_SECRET = re.compile(r"(api_?key|token|secret|password|authorization)", re.IGNORECASE)
 
 
-def is_secret_key(name: str) -> bool:
-    return bool(_SECRET.search(name))
+class GenerationSettings(BaseModel):
+    """The litellm arguments of one model, typed. Generation settings are part of the sweep's identity and
+    are written to ``sweep.json`` and ``run.json``; secrets are ``SecretStr`` (by type, never by a key's
+    name), left out of the identity and written as ``**********``.
+
+    ``extra`` passes other litellm arguments (non-secret, part of the identity); ``secrets`` passes other
+    secret arguments (``aws_secret_access_key``, …) that are never written anywhere.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    temperature: float | None = Field(None, ge=0)
+    top_p: float | None = Field(None, ge=0, le=1)
+    max_tokens: int | None = Field(None, ge=1)
+    max_completion_tokens: int | None = Field(None, ge=1)
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+    thinking: dict[str, Any] | None = None  # Anthropic: {type: enabled, budget_tokens: N}
+    seed: int | None = None
+    stop: list[str] | None = None
+    frequency_penalty: float | None = None
+    presence_penalty: float | None = None
+    api_base: str | None = None
+    api_version: str | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+    api_key: SecretStr | None = None
+    extra_headers: dict[str, SecretStr] = Field(default_factory=dict)  # auth headers live here
+    secrets: dict[str, SecretStr] = Field(default_factory=dict)
+
+    def public(self) -> dict[str, Any]:
+        """Every non-secret setting that is set: the sweep's identity, ``sweep.json`` and ``run.json``."""
+        return self.model_dump(mode="json", exclude_none=True, exclude=_SECRET_FIELDS | {"extra"}) | {
+            "extra": dict(self.extra)
+        }
+
+    def litellm_kwargs(self) -> dict[str, Any]:
+        """The arguments for a litellm call, secrets revealed: only ever passed to litellm, never written."""
+        kwargs = self.model_dump(exclude_none=True, exclude=_SECRET_FIELDS | {"extra"})
+        kwargs.update(self.extra)
+        if self.api_key is not None:
+            kwargs["api_key"] = self.api_key.get_secret_value()
+        if self.extra_headers:
+            kwargs["extra_headers"] = {k: v.get_secret_value() for k, v in self.extra_headers.items()}
+        kwargs.update({k: v.get_secret_value() for k, v in self.secrets.items()})
+        return kwargs
+
+
+_SECRET_FIELDS = {"api_key", "extra_headers", "secrets"}
+_MASK = "**********"
 
 
 def redact(value: Any) -> Any:
-    """Replace every secret-bearing field (``api_key``, ``*_token``, …) with ``***``."""
+    """A stored config (``sweep.json``) with the values of ``GenerationSettings``' secret fields masked:
+    for readers of files written before secrets were typed. New files never hold a secret to mask."""
     if isinstance(value, dict):
-        return {k: ("***" if is_secret_key(str(k)) and v is not None else redact(v)) for k, v in value.items()}
+        return {
+            k: (_mask(v) if k in _SECRET_FIELDS and v is not None else redact(v)) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [redact(v) for v in value]
     return value
 
 
-class ModelSpec(BaseModel):
-    """A litellm model and its arguments (temperature, reasoning_effort, api_base, …).
+def _mask(value: Any) -> Any:
+    return {k: _MASK for k in value} if isinstance(value, dict) else _MASK
 
-    Secrets belong in the environment: ``api_key_env: OPENAI_API_KEY`` is read at call time, and any
-    secret-bearing argument is redacted wherever the config is written or printed.
+
+class ModelSpec(BaseModel):
+    """A litellm model and its typed arguments (``GenerationSettings``).
+
+    Secrets belong in the environment: ``api_key_env: OPENAI_API_KEY`` is read at call time. A key given
+    inline (``args.api_key``) is a ``SecretStr``: never written, never part of the sweep id.
     """
 
     model_config = ConfigDict(extra="forbid")
     model: str | None = None
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: GenerationSettings = Field(default_factory=GenerationSettings)
     api_key_env: str | None = None
 
     @property
@@ -48,6 +107,12 @@ class ModelSpec(BaseModel):
         if self.model is None:
             return "local"
         return self.model.split("/", 1)[0] if "/" in self.model else "openai"
+
+    def public(self) -> dict[str, Any]:
+        """What identifies this model's calls (model and non-secret settings), for ids and provenance."""
+        data = self.model_dump(mode="json", exclude={"args"})
+        data["args"] = self.args.public()
+        return data
 
 
 class AgentSpec(ModelSpec):
@@ -103,6 +168,7 @@ class RetrySpec(BaseModel):
     base_delay_s: float = Field(0.5, ge=0)
     max_delay_s: float = Field(20.0, ge=0)
     timeout_s: float = Field(120.0, gt=0)
+    breaker_after: int = Field(5, ge=1)  # an endpoint whose first N attempts all fail stops the sweep
 
 
 class SweepConfig(BaseModel):
@@ -124,7 +190,8 @@ class SweepConfig(BaseModel):
     policy_overrides: dict[Domain, Path] = Field(default_factory=dict)
     output: Path | None = None
     address: str | None = None  # None: embedded local Ray; "auto" or "ray://host:port": a cluster
-    flush_every: int = Field(16, ge=1)
+    flush_every: int = Field(16, ge=1)  # finished trials written as a part every N trials…
+    flush_interval_s: float = Field(5.0, gt=0)  # …or every S seconds (and always on exit, SIGINT, SIGTERM)
 
     @model_validator(mode="after")
     def _unique_agents(self) -> SweepConfig:
@@ -144,11 +211,12 @@ class SweepConfig(BaseModel):
         return self.output or Path("runs") / self.name
 
     def sweep_id(self) -> str:
-        """What defines the experiment (not where it runs or how fast): a changed model, task list,
-        trial count or policy override is a different sweep."""
+        """What defines the experiment (not where it runs or how fast): a changed model, generation
+        setting (``max_tokens``, ``temperature``, …), task list, trial count or policy override is a
+        different sweep. Every non-secret field of the models counts; secrets never do."""
         payload = {
-            "agents": [a.model_dump(mode="json", exclude={"api_key_env"}) for a in self.agents],
-            "user": self.user_simulator.model_dump(mode="json", exclude={"api_key_env"}),
+            "agents": [a.public() for a in self.agents],
+            "user": self.user_simulator.public(),
             "domains": self.domains,
             "versions": self.task_versions,
             "tasks": self.tasks,
@@ -156,14 +224,15 @@ class SweepConfig(BaseModel):
             "seed": self.seed,
             "max_steps": self.max_steps,
             "max_errors": self.max_errors,
-            "judge": self.judge.model_dump(mode="json", exclude={"api_key_env"}) if self.judge else None,
+            "judge": self.judge.public() if self.judge else None,
             "policies": {d: hashlib.sha256(Path(p).read_bytes()).hexdigest() for d, p in self.policy_overrides.items()},
         }
-        text = json.dumps(redact(payload), sort_keys=True)
+        text = json.dumps(payload, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def redacted(self) -> dict:
-        return redact(self.model_dump(mode="json"))
+        """The whole config as JSON data; secret fields are ``SecretStr`` and dump as ``**********``."""
+        return self.model_dump(mode="json")
 
 
 def _line_of(node: yaml.Node | None, loc: tuple) -> int | None:

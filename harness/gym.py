@@ -6,7 +6,14 @@
 What changes from tau2's environment: the task comes from the pinned task version (or is drawn with the
 reset seed from the version's tasks, or a given list of ids); the user is the scripted user by default (no
 LLM; pass ``user_llm`` for tau2's LLM user simulator); the terminal reward is our single-gold reward, equal
-to tau2's, and ``info`` carries the multi-gold reward and the matched gold ids. An action is a tool call
+to tau2's, and ``info`` carries the multi-gold reward and the matched gold ids.
+
+A null reward (a task that needs a judge for its NL assertions, as every τ³ retail task does, and none is
+given; or a replay that cannot be checked) cannot be a float, which gymnasium requires: the episode's reward
+is then 0.0 **and** ``info["reward_is_null"]`` is True with ``info["reward_status"]`` saying why
+(``no_judge``, ``judge_error``, ``replay_divergence``, ``no_simulation``). A 0.0 with
+``info["reward_is_null"]`` False is a real failure; learners and evaluations should drop the null ones
+rather than count them as failures. An action is a tool call
 (JSON or ``name(arg=...)``) or a message to the user; an observation is the text the agent would see.
 The episode ends on stop or transfer.
 """
@@ -87,7 +94,7 @@ class LoopholeAgentGymEnv(AgentGymEnv):
 
     def _get_reward(self) -> tuple[float, str]:
         if self._simulation_run is None:
-            self._last = {}
+            self._last = {"reward_status": "no_simulation", "reward_is_null": True}
             return 0.0, "{}"
         from gold_variants import variants_for
         from harness.rescoring import engine_for
@@ -102,8 +109,9 @@ class LoopholeAgentGymEnv(AgentGymEnv):
             "multi_gold_reward": result.multi_gold_reward,
             "matched_gold_ids": result.matched_gold_ids,
             "reward_status": gold.status,
+            "reward_is_null": gold.reward is None,
         }
-        return (gold.reward or 0.0), gold.reason or ""
+        return (0.0 if gold.reward is None else gold.reward), gold.reason or ""
 
     # -- gym API --------------------------------------------------------------------------------
 

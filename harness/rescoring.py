@@ -28,6 +28,7 @@ from harness.importers import (
     pinned_gold_version,
     shown,
 )
+from harness.provenance import catalog_sha256
 from harness.scoring import Judge, JudgeError, JudgeVerdict, LitellmJudge, score_trajectory
 
 _ENGINES: dict[str, ReplayEngine] = {}  # one per domain per worker process
@@ -246,6 +247,7 @@ def scored_rows(
             "reason": s.reason,
             "replay_normalised": s.replay_normalised,
             "explanation_json": s.explanation_json,
+            "catalog_sha256": catalog_sha256(),
         }
         for s in result.scores
     ]

@@ -14,7 +14,7 @@ from envs import environment_constructor, load_task_set
 from envs.pool import DatabasePool
 from harness.agents import RetryCounter, RetryingLLMAgent, RetryingUserSimulator, RetryPolicy
 from harness.agents._reading import ReadingAgent, ScriptedUser, choose_plan
-from harness.config import AgentSpec, UserSpec
+from harness.config import AgentSpec, ModelSpec, UserSpec
 
 
 @dataclass
@@ -38,15 +38,22 @@ class TrialSpec:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def llm_args(spec: AgentSpec | UserSpec, task_ref: str, timeout_s: float) -> dict[str, Any]:
-    args = dict(spec.args)
+def resolved_args(spec: ModelSpec) -> dict[str, Any]:
+    """litellm arguments with secrets revealed (``api_key_env`` read now, in the worker): never stored."""
+    args = spec.args.litellm_kwargs()
     if spec.api_key_env:
         args["api_key"] = os.environ.get(spec.api_key_env, "")
+    return args
+
+
+def llm_args(spec: AgentSpec | UserSpec, task_ref: str, timeout_s: float) -> dict[str, Any]:
+    args = resolved_args(spec)
     headers = dict(args.pop("extra_headers", {}) or {})
     headers["X-Harness-Task"] = task_ref  # tracing for providers; the scripted server's task selector
     args["extra_headers"] = headers
     args.setdefault("timeout", timeout_s)
-    args["num_retries"] = 0  # our backoff decides (and counts) retries, not litellm's
+    args["num_retries"] = 0  # our backoff decides (and counts) retries, not litellm's…
+    args["max_retries"] = 0  # …nor the OpenAI client's (which would hide a refused connection for a second)
     return args
 
 

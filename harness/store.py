@@ -6,18 +6,21 @@ never sees a half-written file. Analysis reads runs only through this module.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+from filelock import FileLock
+
+from harness.errors import RETRIED_ON_RESUME
 
 if TYPE_CHECKING:
     from envs.versions import VersionDiff
@@ -45,7 +48,7 @@ TRIALS_SCHEMA = pa.schema(
         ("reward", pa.float64()),  # single-gold reward we computed; null when it cannot be
         ("multi_gold_reward", pa.float64()),  # max over gold and its variants
         ("matched_gold_ids", pa.list_(pa.string())),  # golds under which the reward is 1
-        ("status", pa.string()),  # ok | no_judge | judge_error | replay_divergence | infra_error | error
+        ("status", pa.string()),  # harness.errors.Status: ok | no_judge | judge_error | ... (README)
         ("reason", pa.string()),
         ("duration_s", pa.float64()),
         ("agent_cost", pa.float64()),
@@ -84,6 +87,7 @@ SCORES_SCHEMA = pa.schema(
         ("reason", pa.string()),
         ("replay_normalised", pa.int64()),  # tool outputs equal only after version-noise normalisation
         ("explanation_json", pa.string()),  # a variant row's preconditions and evidence (JSON), else null
+        ("catalog_sha256", pa.string()),  # the catalog and rules that yielded the variants (run.json)
     ]
 )
 
@@ -104,19 +108,37 @@ TABLES = {"trials": TRIALS_SCHEMA, "scores": SCORES_SCHEMA}
 TABLE_KEYS = {"trials": ["trajectory_id"], "scores": ["trajectory_id", "gold_id"]}
 
 
-def atomic_write_table(table: pa.Table, dest: Path) -> None:
-    """Write ``table`` to ``dest`` via a temporary file in the same folder, then rename."""
+def atomic_write(dest: Path, write: Callable[[BinaryIO], None]) -> None:
+    """The one way this project writes a file: ``write`` fills a temporary file in the destination's
+    folder, which is fsynced, renamed over ``dest``, and the folder fsynced, so a reader (or a crash) sees
+    the old file or the new one, never a part of one."""
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
-    os.close(fd)
     try:
-        pq.write_table(table, tmp)
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)  # as a plain write would leave it (mkstemp makes it private)
         os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    folder = os.open(dest.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)  # the rename itself survives a power loss
+    finally:
+        os.close(folder)
+
+
+def atomic_write_text(dest: Path, text: str) -> None:
+    atomic_write(dest, lambda fh: fh.write(text.encode("utf-8")))
+
+
+def atomic_write_table(table: pa.Table, dest: Path) -> None:
+    """Write ``table`` as Parquet to ``dest`` atomically (``atomic_write``)."""
+    atomic_write(dest, lambda fh: pq.write_table(table, fh))
 
 
 def to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
@@ -125,24 +147,72 @@ def to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
 
 
 def read_table(run_dir: Path, name: str, columns: list[str] | None = None) -> pd.DataFrame:
-    """A table in the current schema: columns an older run lacks come back as nulls (``columns``: only those)."""
-    path = Path(run_dir) / f"{name}.parquet"
-    schema = TABLES[name]
-    if columns is not None:
-        schema = pa.schema([schema.field(c) for c in columns])
-    if not path.exists():
-        return to_table([], schema).to_pandas()
-    try:
-        table = pq.read_table(path, columns=[c for c in schema.names if c in pq.read_schema(path).names])
-        df = _conform(table, schema).to_pandas()
-    except (pa.ArrowException, OSError) as exc:  # corrupt, truncated or foreign: one line naming the file
-        from harness.errors import HarnessInputError
+    """A table in the current schema, with the parts of a running (or killed) sweep folded in, in memory:
+    reading never writes into the run. Columns an older run lacks come back as nulls (``columns``: only those)."""
+    df = read_tables(run_dir, name)[0]
+    return df[columns] if columns is not None else df
 
-        detail = " ".join(str(exc).split())[:200]
-        raise HarnessInputError(f"{_shown(path)}: not a readable {name} table ({type(exc).__name__}: {detail})") from None
-    if name == "trials" and "agent_name" in df and "agent_model" in df:  # rescores before agent_name
-        df["agent_name"] = df["agent_name"].fillna(df["agent_model"])
-    return df
+
+def read_tables(run_dir: Path, *names: str) -> list[pd.DataFrame]:
+    """Several tables read from one state of the run (a sweep may write parts and compact meanwhile): the
+    read is repeated until the parts and tables did not change while it ran."""
+    run_dir = Path(run_dir)
+    for _ in range(100):
+        before = _snapshot(run_dir)
+        try:
+            tables = [_read_folded(run_dir, name) for name in names]
+        except FileNotFoundError:  # a compaction removed a part between listing and reading
+            tables = None
+        except (pa.ArrowException, OSError) as exc:  # corrupt, truncated or foreign: one line naming the file
+            from harness.errors import HarnessInputError
+
+            detail = " ".join(str(exc).split())[:200]
+            raise HarnessInputError(
+                f"{_shown(run_dir)}: not a readable run ({type(exc).__name__}: {detail})"
+            ) from None
+        if tables is not None and _snapshot(run_dir) == before:
+            break
+        time.sleep(0.05)
+    else:
+        raise RuntimeError(f"{run_dir}: the run kept changing while it was read")
+    out = []
+    for name, table in zip(names, tables, strict=True):
+        df = table.to_pandas()
+        if name == "trials" and "agent_name" in df and "agent_model" in df:  # rescores before agent_name
+            df["agent_name"] = df["agent_name"].fillna(df["agent_model"])
+        out.append(df)
+    return out
+
+
+def _snapshot(run_dir: Path) -> tuple:
+    try:  # finished parts only: a temporary file being written changes nothing yet
+        names = tuple(sorted(p.name for p in (run_dir / "parts").glob("*.parquet")))
+    except FileNotFoundError:
+        names = ()
+    stats = []
+    for name in TABLES:
+        try:
+            st = (run_dir / f"{name}.parquet").stat()
+            stats.append((st.st_ino, st.st_mtime_ns, st.st_size))
+        except FileNotFoundError:
+            stats.append(None)
+    return names, tuple(stats)
+
+
+def _read_folded(run_dir: Path, name: str) -> pa.Table:
+    schema = TABLES[name]
+    parts = sorted((run_dir / "parts").glob(f"{name}-*.parquet")) if (run_dir / "parts").is_dir() else []
+    path = run_dir / f"{name}.parquet"
+    base = _conform(pq.read_table(path), schema) if path.exists() else to_table([], schema)
+    if not parts:
+        return base
+    latest, scores = _fold_parts(run_dir / "parts")
+    if name == "trials":
+        new = to_table([r for _, r in latest.values()], schema)
+    else:
+        new = to_table(scores, schema)
+    keep = pa.array([t not in latest for t in base.column("trajectory_id").to_pylist()], type=pa.bool_())
+    return pa.concat_tables([base.filter(keep), new])
 
 
 def _shown(path: Path) -> str:
@@ -158,30 +228,22 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     return table.select(schema.names).cast(schema)
 
 
-_HELD: dict[str, int] = {}
+_LOCKS: dict[str, FileLock] = {}
+_LOCKS_GUARD = threading.Lock()
 
 
 @contextmanager
 def run_lock(run_dir: Path) -> Iterator[None]:
-    """An exclusive lock on a run directory (re-entrant within a process): compactions and upserts from
-    two processes (a sweep and ``harness analyze``, say) must not interleave."""
+    """The run's one-writer lock (``filelock``, re-entrant within a process): parts written by a sweep,
+    compaction and upserts from any process (a sweep, ``harness rescore``) never interleave."""
     key = str(Path(run_dir).resolve())
-    if _HELD.get(key):
-        _HELD[key] += 1
-        try:
-            yield
-        finally:
-            _HELD[key] -= 1
-        return
-    Path(run_dir).mkdir(parents=True, exist_ok=True)
-    with open(Path(run_dir) / ".lock", "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        _HELD[key] = 1
-        try:
-            yield
-        finally:
-            _HELD[key] = 0
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    with _LOCKS_GUARD:
+        if key not in _LOCKS:
+            Path(run_dir).mkdir(parents=True, exist_ok=True)
+            _LOCKS[key] = FileLock(Path(run_dir) / ".lock")  # thread-local: threads exclude each other too
+        lock = _LOCKS[key]
+    with lock:
+        yield
 
 
 def upsert_rows(
@@ -280,41 +342,48 @@ def write_part(run_dir: Path, trial_rows: Sequence[dict], score_rows: Sequence[d
     parts = Path(run_dir) / "parts"
     # the stamp orders parts in time across processes and resumed runs (nanoseconds first)
     stamp = f"{time.time_ns():020d}-{os.getpid()}-{seq:06d}"
-    # scores first: a part whose trials are missing only makes the resume rerun those trials
-    atomic_write_table(to_table(score_rows, SCORES_SCHEMA), parts / f"scores-{stamp}.parquet")
-    atomic_write_table(to_table(trial_rows, TRIALS_SCHEMA), parts / f"trials-{stamp}.parquet")
+    with run_lock(run_dir):  # a compaction never sees the scores part without its trials part
+        atomic_write_table(to_table(score_rows, SCORES_SCHEMA), parts / f"scores-{stamp}.parquet")
+        atomic_write_table(to_table(trial_rows, TRIALS_SCHEMA), parts / f"trials-{stamp}.parquet")
+
+
+def _fold_parts(parts: Path) -> tuple[dict[str, tuple[str, dict]], list[dict]]:
+    """Each trajectory's latest attempt in the parts, and the score rows written with that attempt."""
+    latest: dict[str, tuple[str, dict]] = {}
+    for f in sorted(parts.glob("trials-*.parquet")):
+        stamp = f.name.removeprefix("trials-")
+        for r in _conform(pq.read_table(f), TRIALS_SCHEMA).to_pylist():
+            latest[r["trajectory_id"]] = (stamp, r)
+    scores: list[dict] = []
+    for f in sorted(parts.glob("scores-*.parquet")):
+        stamp = f.name.removeprefix("scores-")
+        for r in _conform(pq.read_table(f), SCORES_SCHEMA).to_pylist():
+            if r["trajectory_id"] in latest and latest[r["trajectory_id"]][0] == stamp:
+                scores.append(r)
+    return latest, scores
 
 
 def compact(run_dir: Path) -> None:
-    """Fold the parts into the tables. A trajectory's row is its latest attempt, and its scores are those
-    written with that attempt (an attempt that ended in an error leaves no scores of an earlier one)."""
+    """Fold the parts into the tables (the sweep does this; readers fold in memory instead). A trajectory's
+    row is its latest attempt, and its scores are those written with that attempt (an attempt that ended
+    in an error leaves no scores of an earlier one)."""
     parts = Path(run_dir) / "parts"
     if not parts.is_dir():
         return
     with run_lock(run_dir):
-        trial_files = sorted(parts.glob("trials-*.parquet"))
-        score_files = sorted(parts.glob("scores-*.parquet"))
-        latest: dict[str, tuple[str, dict]] = {}
-        for f in trial_files:
-            stamp = f.name.removeprefix("trials-")
-            for r in _conform(pq.read_table(f), TRIALS_SCHEMA).to_pylist():
-                latest[r["trajectory_id"]] = (stamp, r)
-        scores: list[dict] = []
-        for f in score_files:
-            stamp = f.name.removeprefix("scores-")
-            for r in _conform(pq.read_table(f), SCORES_SCHEMA).to_pylist():
-                if r["trajectory_id"] in latest and latest[r["trajectory_id"]][0] == stamp:
-                    scores.append(r)
+        files = [*parts.glob("trials-*.parquet"), *parts.glob("scores-*.parquet")]
+        latest, scores = _fold_parts(parts)
         if latest:
             upsert_rows(run_dir, "trials", [r for _, r in latest.values()])
             upsert_rows(run_dir, "scores", scores, replace_trajectories=latest.keys())
         # a scores part without its trials part (a kill between the two writes) is dropped with the rest:
         # its trials were never recorded, so the resume runs them again
-        for f in [*trial_files, *score_files]:
+        for f in files:
             f.unlink(missing_ok=True)
 
 
-def finished_keys(run_dir: Path, retry_statuses: Iterable[str] = ("infra_error",)) -> set[str]:
+def finished_keys(run_dir: Path, retry_statuses: Iterable[str] = RETRIED_ON_RESUME) -> set[str]:
+    """Trials a resumed sweep skips: every stored trial but those whose status is retried on resume."""
     trials = read_table(run_dir, "trials")
-    keep = ~trials["status"].isin(list(retry_statuses))
+    keep = ~trials["status"].isin([str(s) for s in retry_statuses])
     return set(trials.loc[keep, "trajectory_id"])

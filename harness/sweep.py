@@ -8,9 +8,11 @@ and writes finished trials as Parquet parts in batches, so no result lives only 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import signal
 import threading
 import time
 import traceback
@@ -20,17 +22,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import store
-from harness.agents import InfraError, RetryCounter, RetryPolicy
-from harness.config import SweepConfig
-from harness.errors import HarnessInputError
-from harness.simulation import TrialSpec, simulate
+from harness.agents import AgentFailure, InfraError, RetryCounter, RetryPolicy
+from harness.config import ModelSpec, SweepConfig
+from harness.errors import (
+    EndpointError,
+    HarnessInputError,
+    Status,
+    SweepInterrupted,
+)
+from harness.simulation import TrialSpec, resolved_args, simulate
 from harness.trials import TrialKey, expand
 
 
 def trial_specs(config: SweepConfig, keys: list[TrialKey]) -> list[TrialSpec]:
     agents = {a.name: a for a in config.agents}
     policies = {d: Path(p).read_text(encoding="utf-8") for d, p in config.policy_overrides.items()}
-    retry = RetryPolicy(config.retries.max_attempts, config.retries.base_delay_s, config.retries.max_delay_s)
+    r = config.retries
+    retry = RetryPolicy(r.max_attempts, r.base_delay_s, r.max_delay_s, r.breaker_after)
     return [
         TrialSpec(
             key=k.key, seed=k.seed, domain=k.domain, version=k.version, task_id=k.task_id, trial=k.trial,
@@ -43,7 +51,9 @@ def trial_specs(config: SweepConfig, keys: list[TrialKey]) -> list[TrialSpec]:
 
 
 def run_trial(spec: TrialSpec, pool, engines, score_lock, judge) -> tuple[dict, list[dict]]:
-    """Simulate and score one trial; infra failures become ``infra_error`` rows, never scores."""
+    """Simulate and score one trial under the failure policy (README): the model's failures are the
+    agent's (reward 0), the infrastructure's are ``infra_error`` rows, an endpoint error stops the sweep."""
+    from harness.provenance import catalog_sha256
     from harness.rescoring import scored_rows
 
     counter = RetryCounter()
@@ -55,16 +65,22 @@ def run_trial(spec: TrialSpec, pool, engines, score_lock, judge) -> tuple[dict, 
         "user_model": spec.user.model, "recorded_reward": None,
     }
     started = time.perf_counter()
+    failed = {"n_messages": 0, "messages_json": "[]"}
     try:
         sim, meant = simulate(spec, pool, counter)
+    except EndpointError as exc:  # not stored: the driver stops the sweep and the trial runs again later
+        return {**row, "status": ENDPOINT_ERROR, "reason": str(exc)}, []
+    except AgentFailure as exc:
+        row.update(status=Status.AGENT_ERROR, reason=str(exc)[:500], retries=counter.retries, reward=0.0,
+                   multi_gold_reward=0.0, matched_gold_ids=[], duration_s=time.perf_counter() - started, **failed)
+        return row, _failed_scores(row, catalog_sha256())
     except InfraError as exc:
-        row.update(status="infra_error", reason=str(exc), retries=counter.retries,
-                   duration_s=time.perf_counter() - started, n_messages=0, messages_json="[]")
+        row.update(status=Status.INFRA_ERROR, reason=str(exc), retries=counter.retries,
+                   duration_s=time.perf_counter() - started, **failed)
         return row, []
-    except Exception as exc:  # noqa: BLE001 - a harness or tau2 bug: recorded, not hidden
-        row.update(status="error", reason=f"{type(exc).__name__}: {exc}"[:500], retries=counter.retries,
-                   duration_s=time.perf_counter() - started, n_messages=0, messages_json="[]")
-        traceback.print_exc()
+    except Exception as exc:  # noqa: BLE001 - a harness or tau2 bug: recorded with its traceback's tail
+        row.update(status=Status.ERROR, reason=_with_trace(exc), retries=counter.retries,
+                   duration_s=time.perf_counter() - started, **failed)
         return row, []
     dumped = sim.model_dump(mode="json")
     row.update(meant)
@@ -78,11 +94,37 @@ def run_trial(spec: TrialSpec, pool, engines, score_lock, judge) -> tuple[dict, 
             engine = _engine(engines, spec.domain)
             trial, scores = scored_rows(sim, spec.domain, spec.version, spec.key, engine, judge)
     except Exception as exc:  # noqa: BLE001 - keep the trajectory; a scoring failure is not an infra error
-        traceback.print_exc()
-        row.update(status="error", reason=f"scoring failed: {type(exc).__name__}: {exc}"[:500])
+        row.update(status=Status.ERROR, reason=f"scoring failed: {_with_trace(exc)}")
         return row, []
     row.update(trial)
-    return row, [{"run_id": row["run_id"], **s} for s in scores]
+    sha = catalog_sha256()
+    return row, [{"run_id": row["run_id"], **s, "catalog_sha256": sha} for s in scores]
+
+
+ENDPOINT_ERROR = "endpoint_error"  # a worker's answer only: never written to the store
+
+
+def _with_trace(exc: BaseException) -> str:
+    """The error and where it happened (the traceback's last frames): shown on the driver, not only in
+    Ray's worker logs."""
+    frames = traceback.extract_tb(exc.__traceback__)[-3:]
+    where = " <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(frames))
+    return f"{type(exc).__name__}: {exc} (at {where})"[:1000]
+
+
+def _failed_scores(row: dict, catalog_sha: str) -> list[dict]:
+    """An agent failure scores 0 under the gold and under every variant: no reading credits a crash."""
+    from gold_variants import variants_for
+
+    golds = [("gold", None, None)] + [
+        (v.gold_id, v.loophole_id, v.reading) for v in variants_for(row["domain"], row["task_version"], row["task_id"])
+    ]
+    return [
+        {"run_id": row["run_id"], "trajectory_id": row["trajectory_id"], "task_id": row["task_id"],
+         "gold_id": gold_id, "loophole_id": loophole_id, "reading": reading, "reward": 0.0,
+         "status": Status.AGENT_ERROR, "reason": row["reason"], "catalog_sha256": catalog_sha}
+        for gold_id, loophole_id, reading in golds
+    ]
 
 
 def _engine(engines: dict, domain: str):  # type: ignore[no-untyped-def]
@@ -97,7 +139,7 @@ def _engine(engines: dict, domain: str):  # type: ignore[no-untyped-def]
 class TrialWorker:
     """A Ray actor (threaded): a database pool, a replay engine per domain, and a judge."""
 
-    def __init__(self, judge: dict | None) -> None:
+    def __init__(self, judge: ModelSpec | None) -> None:
         from envs.pool import DatabasePool
         from harness._quiet import quiet_imports, set_log_level
 
@@ -113,7 +155,7 @@ class TrialWorker:
         if judge:
             from harness.scoring import LitellmJudge
 
-            self.judge = LitellmJudge(judge["model"], api_key_env=judge.get("api_key_env"), **judge.get("args", {}))
+            self.judge = LitellmJudge(judge.model, **resolved_args(judge))
 
     def ready(self, domains: list[str], slots: int) -> bool:
         """Load ``slots`` databases per domain (one per thread) and the scorer's before the sweep's clock starts."""
@@ -141,11 +183,23 @@ class SweepProgress:
     done_before: int
     per_agent: Counter = field(default_factory=Counter)
     per_agent_total: Counter = field(default_factory=Counter)
-    errors: int = 0
-    infra_errors: int = 0
+    statuses: Counter = field(default_factory=Counter)  # this run's finished trials by status
     retries: int = 0
+    written: int = 0  # this run's trials written to the store
     started_at: float | None = None  # after workers are up: the trials phase
     finished_at: float | None = None
+
+    @property
+    def errors(self) -> int:
+        return self.statuses[Status.ERROR]
+
+    @property
+    def infra_errors(self) -> int:
+        return self.statuses[Status.INFRA_ERROR]
+
+    @property
+    def agent_errors(self) -> int:
+        return self.statuses[Status.AGENT_ERROR]
 
 
 def _provider(spec: TrialSpec) -> str:
@@ -156,17 +210,60 @@ def run_sweep(
     config: SweepConfig,
     on_progress: Callable[[SweepProgress], None] | None = None,
     workers: int | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> tuple[Path, SweepProgress]:
-    """Run the trials of ``config`` that the output does not hold yet; returns the run directory."""
+    """Run the trials of ``config`` that the output does not hold yet; returns the run directory.
 
+    ``on_note`` gets lines for the user: the first failure of each kind with its reason, and provenance
+    changes. An endpoint that fails stops the sweep (``EndpointError``); SIGINT or SIGTERM stops it
+    (``SweepInterrupted``); either way every finished trial is written first.
+    """
+    _check_keys(config)
+    _probe_endpoints(config)
     out = config.output_dir()
     sweep_id = config.sweep_id()
     config, server = _with_scripted_server(config)
     try:
-        return _run(config, out, sweep_id, on_progress, workers)
+        return _run(config, out, sweep_id, on_progress, workers, on_note or (lambda _: None))
     finally:
         if server is not None:
             server.stop()
+
+
+def _probe_endpoints(config: SweepConfig) -> None:
+    """Connect (TCP only, no request) to every configured ``api_base`` before Ray starts: a refused
+    connection or an unknown host stops the sweep in a second, with the endpoint named."""
+    import socket
+    from urllib.parse import urlsplit
+
+    specs = [*config.agents, config.user_simulator, *([config.judge] if config.judge else [])]
+    for spec in specs:
+        base = spec.args.api_base
+        if not base or base == SCRIPTED:
+            continue
+        url = urlsplit(base)
+        if url.hostname is None:
+            continue
+        port = url.port or (443 if url.scheme == "https" else 80)
+        try:
+            socket.create_connection((url.hostname, port), timeout=10).close()
+        except OSError as exc:
+            raise EndpointError(
+                f"endpoint {base} (model {spec.model}): cannot connect: {exc.strerror or exc}; "
+                "sweep stopped before any trial ran"
+            ) from None
+
+
+def _check_keys(config: SweepConfig) -> None:
+    """A key named by ``api_key_env`` must be set before any trial runs (not found out trial by trial)."""
+    named = [(f"agents.{i}", a) for i, a in enumerate(config.agents)] + [("user_simulator", config.user_simulator)]
+    if config.judge is not None:
+        named.append(("judge", config.judge))
+    for where, spec in named:
+        if spec.api_key_env and not os.environ.get(spec.api_key_env):
+            raise HarnessInputError(
+                f"field '{where}.api_key_env': environment variable {spec.api_key_env} is not set (model {spec.model})"
+            )
 
 
 SCRIPTED = "scripted://local"
@@ -175,25 +272,34 @@ SCRIPTED = "scripted://local"
 def _with_scripted_server(config: SweepConfig):  # type: ignore[no-untyped-def]
     """``api_base: scripted://local`` starts the project's loopback scripted server for this sweep."""
     specs = [*config.agents, config.user_simulator]
-    if not any(s.args.get("api_base") == SCRIPTED for s in specs):
+    if not any(s.args.api_base == SCRIPTED for s in specs):
         return config, None
+    from pydantic import SecretStr
+
     from harness.scripted_llm import ScriptedLLMServer
 
     server = ScriptedLLMServer().start()
     config = config.model_copy(deep=True)
     for spec in [*config.agents, config.user_simulator]:
-        if spec.args.get("api_base") == SCRIPTED:
-            spec.args["api_base"] = server.api_base
-            spec.args.setdefault("api_key", "scripted-no-key")
+        if spec.args.api_base == SCRIPTED:
+            spec.args.api_base = server.api_base
+            spec.args.api_key = spec.args.api_key or SecretStr("scripted-no-key")
     return config, server
 
 
-def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers):  # type: ignore[no-untyped-def]
+def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on_note):  # type: ignore[no-untyped-def]
     import ray
 
     from harness.execution import init_ray
+    from harness.provenance import record_run, run_info
 
     _claim_output(out, config, sweep_id)
+    pairs = {(d, v) for d in config.domains for v in config.task_versions}
+    settings = {a.name: a.public() for a in config.agents} | {"user_simulator": config.user_simulator.public()}
+    info = run_info("sweep", pairs, config.judge.public() if config.judge else None, sweep_id=sweep_id,
+                    generation_settings=settings)
+    for note in record_run(out, info):
+        on_note(f"note: {note}")
     store.compact(out)  # fold in what a crashed run left behind
     done = store.finished_keys(out)
     keys = expand(config)
@@ -211,33 +317,76 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers):  
     n_workers = workers or max(1, min(os.cpu_count() or 1, math.ceil(config.max_concurrency / 4)))
     init_ray(config.address, None if config.address else max(n_workers, os.cpu_count() or 1))
     threads = math.ceil(config.max_concurrency / n_workers)
-    judge = {"model": config.judge.model, "args": config.judge.args, "api_key_env": config.judge.api_key_env} if config.judge else None
     actor_cls = ray.remote(num_cpus=0, max_restarts=3, max_task_retries=3, max_concurrency=threads)(TrialWorker)
-    actors = [actor_cls.remote(judge) for _ in range(n_workers)]
-    ray.get([a.ready.remote(list(config.domains), threads) for a in actors])  # imports and first database load, before the clock
-    progress.started_at = time.perf_counter()
-
+    actors = [actor_cls.remote(config.judge) for _ in range(n_workers)]
     pending = deque(trial_specs(config, todo))
     inflight: dict = {}
-    per_provider: Counter = Counter()
     buffer_trials: list[dict] = []
     buffer_scores: list[dict] = []
+    seen_kinds: set[str] = set()
     seq = int(time.time() * 1000) % 10**6
     last_flush = time.monotonic()
-    turn = 0
-
-    def can_submit(spec: TrialSpec) -> bool:
-        limit = config.concurrency.get(_provider(spec))
-        return limit is None or per_provider[_provider(spec)] < limit
 
     def flush() -> None:
         nonlocal seq, last_flush
         if buffer_trials:
             seq += 1
             store.write_part(out, buffer_trials, buffer_scores, seq)
+            progress.written += len(buffer_trials)
             buffer_trials.clear()
             buffer_scores.clear()
         last_flush = time.monotonic()
+
+    def take(spec: TrialSpec, trial: dict, scores: list[dict]) -> None:
+        status = trial.get("status")
+        if status == ENDPOINT_ERROR:  # the configuration's failure: stop, and run the trial again later
+            raise EndpointError(
+                f"{trial['reason']} — sweep stopped; fix the endpoint and run it again "
+                f"({progress.written + len(buffer_trials)} finished trials kept in {out})"
+            )
+        buffer_trials.append(trial)
+        buffer_scores.extend(scores)
+        progress.per_agent[spec.agent_name] += 1
+        progress.statuses[status] += 1
+        progress.retries += trial.get("retries") or 0
+        if status not in (Status.OK, Status.NO_JUDGE) and status not in seen_kinds:
+            seen_kinds.add(status)
+            on_note(f"first {status}: {spec.key}: {trial.get('reason')}")
+
+    with _signals_raise():
+        try:
+            # imports and first database load, before the clock
+            ray.get([a.ready.remote(list(config.domains), threads) for a in actors])
+            progress.started_at = time.perf_counter()
+            _dispatch(config, actors, pending, inflight, take, flush, lambda: last_flush, on_progress, progress)
+        finally:
+            # finished trials are written whatever stopped the loop: results Ray already holds, then the buffer
+            try:
+                if inflight:
+                    ready, _ = ray.wait(list(inflight), num_returns=len(inflight), timeout=0)
+                    for ref in ready:
+                        with contextlib.suppress(Exception):
+                            trial, scores = ray.get(ref)
+                            if trial.get("status") != ENDPOINT_ERROR:
+                                take(inflight[ref], trial, scores)
+                flush()
+                store.compact(out)
+            finally:
+                for actor in actors:
+                    ray.kill(actor)
+    progress.finished_at = time.perf_counter()
+    return out, progress
+
+
+def _dispatch(config, actors, pending, inflight, take, flush, last_flush, on_progress, progress) -> None:  # type: ignore[no-untyped-def]
+    import ray
+
+    per_provider: Counter = Counter()
+    turn = 0
+
+    def can_submit(spec: TrialSpec) -> bool:
+        limit = config.concurrency.get(_provider(spec))
+        return limit is None or per_provider[_provider(spec)] < limit
 
     # Workers run at most max_concurrency trials at once (their threads); a couple more wait in each
     # worker's queue so a freed thread starts the next trial without a round trip to this loop.
@@ -256,46 +405,61 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers):  
         pending.extendleft(reversed(blocked))
         ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
         for ref in ready:
-            spec = inflight.pop(ref)
-            per_provider[_provider(spec)] -= 1
+            spec = inflight[ref]
             try:
                 trial, scores = ray.get(ref)
             except ray.exceptions.RayError as exc:  # the worker died more often than Ray retries
-                trial = {"run_id": sweep_id, "trajectory_id": spec.key, "simulation_id": spec.key,
+                trial = {"run_id": spec.key.split("/", 1)[0], "trajectory_id": spec.key, "simulation_id": spec.key,
                          "domain": spec.domain, "task_version": spec.version, "task_id": spec.task_id,
                          "trial": spec.trial, "seed": spec.seed, "agent_name": spec.agent_name,
-                         "agent_model": spec.agent.model, "status": "infra_error",
+                         "agent_model": spec.agent.model, "status": Status.INFRA_ERROR,
                          "reason": f"worker failed: {type(exc).__name__}", "messages_json": "[]"}
                 scores = []
-            buffer_trials.append(trial)
-            buffer_scores.extend(scores)
-            progress.per_agent[spec.agent_name] += 1
-            progress.errors += trial.get("status") == "error"
-            progress.infra_errors += trial.get("status") == "infra_error"
-            progress.retries += trial.get("retries") or 0
-        if len(buffer_trials) >= config.flush_every or (buffer_trials and time.monotonic() - last_flush > 5):
+            take(spec, trial, scores)
+            del inflight[ref]
+            per_provider[_provider(spec)] -= 1
+        buffered = progress.statuses.total() - progress.written
+        if buffered >= config.flush_every or (buffered and time.monotonic() - last_flush() > config.flush_interval_s):
             flush()
         if on_progress and ready:
             on_progress(progress)
-    flush()
-    progress.finished_at = time.perf_counter()
-    store.compact(out)
-    return out, progress
+
+
+@contextlib.contextmanager
+def _signals_raise():  # type: ignore[no-untyped-def]
+    """SIGINT and SIGTERM raise ``SweepInterrupted`` in the driver (main thread only), so the ``finally``
+    that writes finished trials runs; the previous handlers come back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise SweepInterrupted(
+            f"interrupted by {signal.Signals(signum).name}: finished trials were written; run the sweep again to resume"
+        )
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def _claim_output(out: Path, config: SweepConfig, sweep_id: str) -> None:
-    """One output directory holds one sweep: a changed config is never silently mixed in."""
+    """One output directory holds one sweep: a changed config is never silently mixed in. A directory
+    that holds no trial yet (a sweep stopped by its endpoint before any finished) is free to take."""
     marker = out / "sweep.json"
     if marker.exists():
         held = json.loads(marker.read_text()).get("sweep_id")
-        if held != sweep_id:
+        holds_trials = (out / "trials.parquet").exists() or any((out / "parts").glob("trials-*.parquet"))
+        if held == sweep_id:
+            return
+        if holds_trials:
             raise HarnessInputError(
-                f"{out}: holds sweep {held}; this config is sweep {sweep_id} (models, tasks or trials "
+                f"{out}: holds sweep {held}; this config is sweep {sweep_id} (models, settings, tasks or trials "
                 "changed); set a different 'output'"
             )
-        return
     out.mkdir(parents=True, exist_ok=True)
     payload = {"sweep_id": sweep_id, "config": config.redacted()}
-    tmp = marker.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(payload, indent=2, default=str))
-    os.replace(tmp, marker)
+    store.atomic_write_text(marker, json.dumps(payload, indent=2, default=str))

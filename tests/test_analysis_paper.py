@@ -102,10 +102,60 @@ def test_model_split_is_table_one():
     assert t.loc["27", "GPT-5"] == "0/4" and t.loc["5", "Kimi-K2-Thinking"] == "3/4" and t.loc["13", "Mistral-Large-3"] == "3/4"
 
 
-def test_one_trial_gives_no_fake_ci():
+def test_too_few_tasks_give_no_ci_and_enough_give_one():
     df = paper_trials()
-    one = df[df.trial == 0]
-    gap = loophole_gap(one[one.agent_name == "GPT-5"].iloc[:8])
-    assert gap.ci_low.isna().all() or (gap.note == "").all()
-    var = cell_variance(one).set_index("group")
+    gpt = df[(df.agent_name == "GPT-5") & (df.trial == 0)]
+    one_loophole_task = gpt[gpt.task_id.isin(["2", "0", "1", "3"])]  # task 2 is the only loophole task
+    gap = loophole_gap(one_loophole_task).iloc[0]
+    assert gap.ci_low != gap.ci_low and gap.ci_high != gap.ci_high and gap.note == "too few tasks for a confidence interval"
+    enough = gpt[gpt.task_id.isin(["2", "5", "13", "0", "1", "3"])]
+    gap = loophole_gap(enough).iloc[0]
+    assert gap.ci_low <= gap.gap <= gap.ci_high and gap.ci_low < gap.ci_high and gap.note == ""
+    var = cell_variance(gpt).set_index("group")
     assert var.mean_variance.isna().all() and (var.note != "").all()
+
+
+def test_clustered_interval_is_wider_than_trial_level_for_correlated_trials():
+    """20 tasks x 5 trials, each task all-success or all-failure (perfectly correlated within a task): the
+    effective sample is 20 tasks, not 100 trials, and the clustered interval says so."""
+    import numpy as np
+
+    from analysis import bootstrap_ci
+
+    tasks = np.repeat(np.arange(20), 5)
+    values = (tasks % 2 == 0).astype(float)
+    clustered = bootstrap_ci(values, tasks, reps=4000, seed=1)
+    trial_level = bootstrap_ci(values, np.arange(len(values)), reps=4000, seed=1)
+    width_c, width_t = clustered[1] - clustered[0], trial_level[1] - trial_level[0]
+    assert width_c > 1.8 * width_t, (clustered, trial_level)  # ~sqrt(5) wider in theory
+    assert bootstrap_ci(values, tasks, reps=4000, seed=1) == clustered  # fixed seed: reproducible
+
+
+def test_loophole_gap_ci_is_clustered_by_task():
+    """The gap's interval resamples tasks: with correlated trials it is wider than a trial-level one."""
+    import numpy as np
+
+    from analysis._stats import cluster_bootstrap
+
+    df = paper_trials()
+    gpt = df[df.agent_name == "GPT-5"]
+    gap = loophole_gap(gpt, reps=4000, seed=3).iloc[0]
+    loophole = load_catalog().loophole_tasks("airline")
+    lo, non = gpt[gpt.task_id.isin(loophole)], gpt[~gpt.task_id.isin(loophole)]
+    rng = np.random.default_rng(3)
+    iid = cluster_bootstrap(non.reward.to_numpy(), np.arange(len(non)), 4000, rng) - cluster_bootstrap(
+        lo.reward.to_numpy(), np.arange(len(lo)), 4000, rng)
+    iid_low, iid_high = np.percentile(iid, [2.5, 97.5])
+    assert gap.ci_high - gap.ci_low > 1.2 * (iid_high - iid_low)
+
+
+def test_null_rewards_stay_null_not_failures():
+    from analysis._stats import _success
+
+    assert _success(pd.Series([1.0, float("nan"), 0.0])).tolist() == [True, pd.NA, False]
+    df = paper_trials()
+    gpt = df[(df.agent_name == "GPT-5") & (df.task_id == "5")].copy()  # 4/4 successes
+    gpt.loc[gpt.index[0], "multi_gold_reward"] = float("nan")  # one multi-gold reward unknown
+    split = model_split(gpt, reward="multi_gold_reward")
+    assert split.set_index("task_id").loc["5", "GPT-5"] == "3/3"  # not 3/4: unknown is not a failure
+    assert pass_k(gpt).set_index("k").loc[1, "multi_gold"] == 1.0  # not 0.75

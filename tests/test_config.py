@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -36,7 +37,7 @@ def test_good_config_expands(tmp_path):
     config = load_config(_write(tmp_path, GOOD))
     keys = expand(config)
     assert len(keys) == 4 and len({k.key for k in keys}) == 4
-    assert config.redacted()["agents"][0]["args"]["api_key"] == "***"
+    assert config.redacted()["agents"][0]["args"]["api_key"] == "**********"
 
 
 @pytest.mark.parametrize(
@@ -78,10 +79,44 @@ def test_seed_is_sha256_of_key():
     assert k.seed == int(hashlib.sha256(b"s/a/airline/tau2/1/0").hexdigest()[:8], 16) & 0x7FFFFFFF
 
 
-def test_redact_nested():
-    assert redact({"args": {"api_key": "x", "nested": [{"auth_token": "y"}], "t": 1}}) == {
-        "args": {"api_key": "***", "nested": [{"auth_token": "***"}], "t": 1}
-    }
+def test_max_tokens_is_part_of_the_identity_and_kept_in_sweep_json(tmp_path):
+    """``max_tokens`` (and ``budget_tokens``) are settings, not secrets: a changed value is another sweep."""
+    from harness.sweep import _claim_output
+
+    a = load_config(_write(tmp_path, GOOD.replace("temperature: 0.0", "temperature: 0.0, max_tokens: 512")))
+    b = load_config(_write(tmp_path, GOOD.replace("temperature: 0.0", "temperature: 0.0, max_tokens: 1024")))
+    assert a.sweep_id() != b.sweep_id()
+    thinking = GOOD.replace("temperature: 0.0", "thinking: {type: enabled, budget_tokens: %d}")
+    assert load_config(_write(tmp_path, thinking % 1000)).sweep_id() != load_config(_write(tmp_path, thinking % 2000)).sweep_id()
+    _claim_output(tmp_path / "run", a, a.sweep_id())
+    saved = json.loads((tmp_path / "run" / "sweep.json").read_text())
+    assert saved["config"]["agents"][0]["args"]["max_tokens"] == 512
+    assert saved["config"]["agents"][0]["args"]["temperature"] == 0.0
+
+
+def test_secrets_are_typed_not_matched_by_name(tmp_path):
+    text = GOOD.replace(
+        "api_key: sk-abc}", "api_key: sk-abc, secrets: {aws_secret_access_key: AKIA-xyz}, extra_headers: {Authorization: Bearer-q}}"
+    )
+    config = load_config(_write(tmp_path, text))
+    dumped = json.dumps(config.redacted())
+    assert "sk-abc" not in dumped and "AKIA-xyz" not in dumped and "Bearer-q" not in dumped
+    kwargs = config.agents[0].args.litellm_kwargs()  # revealed only for the litellm call
+    assert kwargs["api_key"] == "sk-abc" and kwargs["aws_secret_access_key"] == "AKIA-xyz"
+    assert kwargs["extra_headers"] == {"Authorization": "Bearer-q"}
+    other_key = load_config(_write(tmp_path, text.replace("sk-abc", "sk-other")))
+    assert other_key.sweep_id() == config.sweep_id()  # a secret never changes the experiment
+
+
+def test_unknown_model_argument_is_an_error(tmp_path):
+    with pytest.raises(HarnessInputError, match="field 'agents.0.args.tempreature': unknown key"):
+        load_config(_write(tmp_path, GOOD.replace("temperature", "tempreature")))
+
+
+def test_redact_masks_secret_fields_of_old_files_only():
+    stored = {"args": {"api_key": "x", "max_tokens": 5, "extra_headers": {"Authorization": "y"}}}
+    assert redact(stored) == {"args": {"api_key": "**********", "max_tokens": 5,
+                                       "extra_headers": {"Authorization": "**********"}}}
 
 
 @pytest.mark.parametrize(

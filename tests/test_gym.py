@@ -61,3 +61,19 @@ def test_seeded_task_sampling_from_a_split():
         _, info = env.reset(seed=seed)
         drawn.append(info["task"]["id"])
     assert set(drawn) <= {"2", "5", "13"} and drawn[0] == drawn[3]
+
+
+def test_null_reward_is_zero_only_with_the_reason_in_info():
+    """τ³ retail task 24 needs a judge (NL assertions); without one the reward is null: the step gives 0.0,
+    flagged as null with its status, while a real failure is 0.0 flagged as not null."""
+    env = gymnasium.make("tau2/retail-v0", task_version="tau3", task_id="24")
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step("Done, goodbye.")
+    assert terminated and reward == 0.0
+    assert info["reward_is_null"] is True and info["reward_status"] == "no_judge"
+    assert info["multi_gold_reward"] is None
+    env = gymnasium.make("tau2/airline-v0", task_version="tau2", task_id="32")
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step("I cannot help with that, goodbye.")  # the gold needs actions
+    assert terminated and reward == 0.0
+    assert info["reward_is_null"] is False and info["reward_status"] == "ok"

@@ -46,3 +46,64 @@ def test_compaction_keeps_the_latest_attempt_and_its_scores(tmp_path):
     assert trials.loc["a", "status"] == "error" and set(trials.index) == {"a", "b"}
     assert set(zip(scores.trajectory_id, scores.gold_id, strict=True)) == {("b", "gold")}
     assert not list((tmp_path / "parts").iterdir())
+
+
+def test_reading_folds_parts_in_memory_and_writes_nothing(tmp_path):
+    """``harness analyze`` on a running sweep: the parts count, and the run directory is left as it was."""
+    store.write_part(tmp_path, [_trial("a")], [_score("a", "gold")], 1)
+    store.compact(tmp_path)
+    store.write_part(tmp_path, [_trial("b"), _trial("a", "infra_error", None)], [_score("b", "gold")], 2)
+    before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+    trials, scores = store.read_tables(tmp_path, "trials", "scores")
+    assert dict(zip(trials.trajectory_id, trials.status, strict=True)) == {"a": "infra_error", "b": "ok"}
+    assert set(scores.trajectory_id) == {"b"}  # a's later attempt left no scores of the earlier one
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == before
+
+
+def test_resume_runs_infra_errors_errors_and_judge_errors_again_but_not_agent_failures(tmp_path):
+    statuses = ["ok", "no_judge", "agent_error", "replay_divergence", "infra_error", "error", "judge_error"]
+    store.write_part(tmp_path, [_trial(s, s) for s in statuses], [], 1)
+    store.compact(tmp_path)
+    assert store.finished_keys(tmp_path) == {"ok", "no_judge", "agent_error", "replay_divergence"}
+
+
+def test_a_compaction_never_splits_a_part_from_its_scores(tmp_path):
+    """write_part holds the run's lock: a compaction that starts between its two files waits for both."""
+    import threading
+    import time
+
+    entered = threading.Event()
+    real = store.atomic_write_table
+
+    def slow_write(table, dest):  # widen the window between the scores file and the trials file
+        real(table, dest)
+        if dest.name.startswith("scores-"):
+            entered.set()
+            time.sleep(0.5)
+
+    store.atomic_write_table = slow_write
+    try:
+        writer = threading.Thread(target=store.write_part, args=(tmp_path, [_trial("a")], [_score("a", "gold")], 1))
+        writer.start()
+        entered.wait(5)
+        store.compact(tmp_path)  # from another thread: must wait for the part to be whole
+        writer.join()
+    finally:
+        store.atomic_write_table = real
+    store.compact(tmp_path)
+    assert set(store.read_table(tmp_path, "scores").trajectory_id) == {"a"}
+
+
+def test_atomic_write_leaves_the_old_file_when_the_writer_fails(tmp_path):
+    import pytest
+
+    dest = tmp_path / "x.json"
+    store.atomic_write_text(dest, "old")
+
+    def broken(fh):
+        fh.write(b"half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError):
+        store.atomic_write(dest, broken)
+    assert dest.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["x.json"]

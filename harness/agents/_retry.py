@@ -1,9 +1,17 @@
-"""Retries with exponential backoff around tau2's LLM calls.
+"""tau2's LLM calls under the failure policy (README, "Failure policy"): retries, agent failures, endpoints.
+
+Every exception of an LLM call is sorted into one of three causes:
+
+- the model's (malformed tool-call JSON, context overflow, a refused prompt): ``AgentFailure``, no retry;
+  the trial is the agent's failure (reward 0, counted);
+- the infrastructure's (429, 5xx, timeouts, dropped connections): retried with exponential backoff and
+  jitter (tenacity); when the attempts run out, ``InfraError`` (excluded from means, retried on resume);
+- the configuration's (bad key, unknown model, bad request, or an endpoint whose first ``breaker_after``
+  attempts in this process all failed, such as a refused connection): ``EndpointError``, no retry; the
+  sweep stops.
 
 tau2's ``LLMAgent`` and ``UserSimulator`` append the incoming message to their state and then call the
-LLM. A retry must not append it twice, so the state is cut back to its length before the attempt.
-Errors that are the provider's (429, 5xx, timeouts, connection errors, malformed tool-call JSON) are
-retried; when the attempts run out the trial ends as ``infra_error``, never as an agent failure.
+LLM. A retry must not append it twice, so the state is cut back to its length before each attempt.
 """
 
 from __future__ import annotations
@@ -11,27 +19,55 @@ from __future__ import annotations
 import json
 import random
 import threading
-import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import litellm
+import tenacity
 from tau2.agent.llm_agent import LLMAgent
 from tau2.user.user_simulator import UserSimulator
 
+from harness.errors import EndpointError, HarnessError
+
+MODEL_CAUSED: tuple[type[BaseException], ...] = (
+    litellm.ContextWindowExceededError,
+    litellm.ContentPolicyViolationError,
+    json.JSONDecodeError,  # tau2 parses tool-call arguments with json.loads
+)
+CONFIG_CAUSED: tuple[type[BaseException], ...] = (
+    litellm.AuthenticationError,
+    litellm.PermissionDeniedError,
+    litellm.NotFoundError,
+    litellm.BadRequestError,  # after the model-caused subclasses above
+    litellm.UnprocessableEntityError,
+)
 TRANSIENT: tuple[type[BaseException], ...] = (
     litellm.RateLimitError,
     litellm.InternalServerError,
     litellm.ServiceUnavailableError,
-    litellm.APIConnectionError,
-    litellm.Timeout,
+    litellm.APIConnectionError,  # includes timeouts
     litellm.APIError,
-    json.JSONDecodeError,  # tau2 parses tool-call arguments with json.loads
 )
 
 
-class InfraError(RuntimeError):
+class InfraError(HarnessError):
     """The provider kept failing after every retry: the trial is an infra error, not an agent error."""
+
+
+class AgentFailure(HarnessError):
+    """The model itself failed (malformed tool call, context overflow): the agent's failure, reward 0."""
+
+
+def cause(exc: BaseException) -> str:
+    """``model``, ``config``, ``transient`` or ``other`` (a bug: not retried, recorded as ``error``)."""
+    if isinstance(exc, MODEL_CAUSED):
+        return "model"
+    if isinstance(exc, CONFIG_CAUSED):
+        return "config"
+    if isinstance(exc, TRANSIENT):
+        return "transient"
+    return "other"
 
 
 @dataclass
@@ -39,9 +75,9 @@ class RetryPolicy:
     max_attempts: int = 6
     base_delay_s: float = 0.5
     max_delay_s: float = 20.0
-
-    def delay(self, attempt: int, rng: random.Random) -> float:
-        return min(self.max_delay_s, self.base_delay_s * 2**attempt) * (0.5 + rng.random() / 2)
+    breaker_after: int = (
+        5  # an endpoint's first attempts in a process that all fail: a configuration error
+    )
 
 
 @dataclass
@@ -53,51 +89,130 @@ class RetryCounter:
     def add(self, error: BaseException) -> None:
         with self._lock:
             self.retries += 1
-            self.last_error = f"{type(error).__name__}: {str(error)[:200]}"
+            self.last_error = _describe(error)
 
 
-def _with_retries(call: Any, state: Any, policy: RetryPolicy, counter: RetryCounter, rng: random.Random, who: str):
+class _Endpoints:
+    """Per process: attempts and successes of each endpoint (model and api_base), for the circuit breaker."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.failures: Counter[str] = Counter()
+        self.healthy: set[str] = set()
+
+    def success(self, endpoint: str) -> None:
+        with self._lock:
+            self.healthy.add(endpoint)
+
+    def failure(self, endpoint: str) -> int:
+        """Failures so far of an endpoint that never answered (0 once it has)."""
+        with self._lock:
+            if endpoint in self.healthy:
+                return 0
+            self.failures[endpoint] += 1
+            return self.failures[endpoint]
+
+
+ENDPOINTS = _Endpoints()
+
+
+def endpoint_of(model: str | None, llm_args: dict[str, Any]) -> str:
+    base = llm_args.get("api_base") or "the provider's default endpoint"
+    return f"{base} (model {model})"
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+
+
+def call_with_policy(
+    call: Any,
+    state: Any,
+    policy: RetryPolicy,
+    counter: RetryCounter,
+    rng: random.Random,
+    who: str,
+    endpoint: str,
+) -> Any:
     kept = len(state.messages)
-    for attempt in range(policy.max_attempts):
+
+    def attempt() -> Any:
+        del state.messages[kept:]
         try:
-            return call()
-        except TRANSIENT as exc:
-            del state.messages[kept:]
-            if attempt + 1 >= policy.max_attempts:
-                raise InfraError(
-                    f"{who}: {policy.max_attempts} attempts failed; last: {type(exc).__name__}: {str(exc)[:200]}"
+            result = call()
+        except BaseException as exc:
+            kind = cause(exc)
+            if kind == "model":
+                raise AgentFailure(f"{who}: the model failed: {_describe(exc)}") from None
+            if kind == "config":
+                raise EndpointError(f"endpoint {endpoint}: {_describe(exc)}") from None
+            breaker = min(policy.breaker_after, policy.max_attempts)
+            if kind == "transient" and ENDPOINTS.failure(endpoint) >= breaker:
+                raise EndpointError(
+                    f"endpoint {endpoint}: its first {breaker} attempts all failed; last: {_describe(exc)}"
                 ) from None
-            counter.add(exc)
-            time.sleep(policy.delay(attempt, rng))
-    raise AssertionError("unreachable")
+            raise
+        ENDPOINTS.success(endpoint)
+        return result
+
+    def before_sleep(retry_state: tenacity.RetryCallState) -> None:
+        counter.add(retry_state.outcome.exception())
+
+    def wait(retry_state: tenacity.RetryCallState) -> float:
+        step = min(policy.max_delay_s, policy.base_delay_s * 2 ** (retry_state.attempt_number - 1))
+        return step * (0.5 + rng.random() / 2)  # seeded jitter: a trial's waits are reproducible
+
+    retrying = tenacity.Retrying(
+        stop=tenacity.stop_after_attempt(policy.max_attempts),
+        wait=wait,
+        retry=tenacity.retry_if_exception(lambda e: cause(e) == "transient"),
+        before_sleep=before_sleep,
+        reraise=True,
+    )
+    try:
+        return retrying(attempt)
+    except TRANSIENT as exc:
+        del state.messages[kept:]
+        raise InfraError(
+            f"{who}: {policy.max_attempts} attempts failed; last: {_describe(exc)}"
+        ) from None
 
 
 class RetryingLLMAgent(LLMAgent):
-    def __init__(self, *args: Any, policy: RetryPolicy, counter: RetryCounter, seed: int = 0, **kwargs: Any):
+    def __init__(
+        self, *args: Any, policy: RetryPolicy, counter: RetryCounter, seed: int = 0, **kwargs: Any
+    ):
         super().__init__(*args, **kwargs)
         self._policy, self._counter, self._rng = policy, counter, random.Random(seed)
+        self._endpoint = endpoint_of(self.llm, self.llm_args)
 
     def generate_next_message(self, message, state):  # type: ignore[no-untyped-def]
-        kept = len(state.messages)
-        return _with_retries(
-            lambda: super(RetryingLLMAgent, self).generate_next_message(message, _cut(state, kept)),
-            state, self._policy, self._counter, self._rng, "agent",
+        return call_with_policy(
+            lambda: super(RetryingLLMAgent, self).generate_next_message(message, state),
+            state,
+            self._policy,
+            self._counter,
+            self._rng,
+            "agent",
+            self._endpoint,
         )
 
 
 class RetryingUserSimulator(UserSimulator):
-    def __init__(self, *args: Any, policy: RetryPolicy, counter: RetryCounter, seed: int = 0, **kwargs: Any):
+    def __init__(
+        self, *args: Any, policy: RetryPolicy, counter: RetryCounter, seed: int = 0, **kwargs: Any
+    ):
         super().__init__(*args, **kwargs)
         self._policy, self._counter, self._rng = policy, counter, random.Random(seed + 1)
+        self._endpoint = endpoint_of(self.llm, self.llm_args)
 
     def generate_next_message(self, message, state):  # type: ignore[no-untyped-def]
-        kept = len(state.messages)
-        return _with_retries(
-            lambda: super(RetryingUserSimulator, self).generate_next_message(message, _cut(state, kept)),
-            state, self._policy, self._counter, self._rng, "user simulator",
+        return call_with_policy(
+            lambda: super(RetryingUserSimulator, self).generate_next_message(message, state),
+            state,
+            self._policy,
+            self._counter,
+            self._rng,
+            "user simulator",
+            self._endpoint,
         )
-
-
-def _cut(state: Any, kept: int) -> Any:
-    del state.messages[kept:]
-    return state

@@ -17,8 +17,7 @@ def load_trials(run_dir: Path):  # type: ignore[no-untyped-def]
 
     if not (run_dir / "trials.parquet").exists() and not (run_dir / "parts").is_dir():
         raise HarnessInputError(f"{run_dir}: no trials.parquet (not a run directory from rescore or sweep)")
-    store.compact(run_dir)
-    return store.read_table(run_dir, "trials")
+    return store.read_table(run_dir, "trials")  # read-only: a running sweep's parts are folded in memory
 
 
 def analyze(

