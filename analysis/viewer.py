@@ -29,7 +29,18 @@ from analysis._tables import loophole_mask
 
 # --- links shared with the report ----------------------------------------------------------------
 
-FILTERS = ("agent", "domain", "version", "task", "status", "single", "multi", "matched", "flips", "loophole")
+FILTERS = (
+    "agent",
+    "domain",
+    "version",
+    "task",
+    "status",
+    "single",
+    "multi",
+    "reading",
+    "flips",
+    "loophole",
+)
 
 
 def page_name(trajectory_id: str) -> str:
@@ -52,6 +63,11 @@ def verdict(reward: float | None) -> str:
     return "pass" if reward >= 1 - 1e-6 else "fail"
 
 
+def reading_key(matched: list[str]) -> str:
+    """The golds a trial matched, as ``analysis.reading_choices`` names them (``none`` for no gold)."""
+    return ",".join(matched) if matched else "none"
+
+
 def task_order(task_id: object) -> tuple[int, str]:
     """Numeric task order (2 before 13); non-numeric ids after, alphabetically."""
     return (int(task_id), "") if str(task_id).isdigit() else (1 << 30, str(task_id))
@@ -67,7 +83,9 @@ def read_scores(run_dir: Path) -> pd.DataFrame:
         path = Path(run_dir) / "scores.parquet"
         names = pq.read_schema(path).names if path.exists() else []
         if "explanation_json" in names:
-            raw = pq.read_table(path, columns=["trajectory_id", "gold_id", "explanation_json"]).to_pandas()
+            raw = pq.read_table(
+                path, columns=["trajectory_id", "gold_id", "explanation_json"]
+            ).to_pandas()
             scores = scores.merge(raw, on=["trajectory_id", "gold_id"], how="left")
         else:
             scores["explanation_json"] = None
@@ -93,8 +111,17 @@ def trial_frame(trials: pd.DataFrame) -> pd.DataFrame:
     df["flip"] = (df.single == "fail") & (df.multi == "pass")
     df["loophole"] = loophole_mask(df) if len(df) else pd.Series(dtype=bool)
     df["page"] = [page_name(t) for t in df.trajectory_id]
-    keys = list(zip(df.agent_name.astype(str), df.domain.astype(str), df.task_version.astype(str),
-                    df.task_id.map(task_order), df.trial.fillna(-1), df.trajectory_id, strict=True))
+    keys = list(
+        zip(
+            df.agent_name.astype(str),
+            df.domain.astype(str),
+            df.task_version.astype(str),
+            df.task_id.map(task_order),
+            df.trial.fillna(-1),
+            df.trajectory_id,
+            strict=True,
+        )
+    )
     order = sorted(range(len(df)), key=keys.__getitem__)
     return df.iloc[order].reset_index(drop=True)
 
@@ -134,7 +161,9 @@ def build_site(run_dir: Path, out: Path) -> SiteStats:
             largest = max(largest, len(text.encode()))
         (tmp / "index.html").write_text(_index_page(trials, run_dir.name), encoding="utf-8")
         for path in [tmp, tmp / "t", *tmp.rglob("*.html")]:
-            os.chmod(path, 0o755 if path.is_dir() else 0o644)  # for sharing (mkdtemp makes it private)
+            os.chmod(
+                path, 0o755 if path.is_dir() else 0o644
+            )  # for sharing (mkdtemp makes it private)
         old = None
         if out.exists():
             old = out.parent / f".{out.name}.old-{os.getpid()}"
@@ -181,17 +210,22 @@ section.gold { border-top: 1px solid #ddd; padding-top: 4px; }
 
 
 def _doc(title: str, body: str, script: str = "") -> str:
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            # the pages fetch nothing: no scripts, images or styles from elsewhere
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-            "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
-            f"<style>{STYLE}</style></head><body>{body}"
-            + (f"<script>{script}</script>" if script else "") + "</body></html>")
+    return (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        # the pages fetch nothing: no scripts, images or styles from elsewhere
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+        f"<style>{STYLE}</style></head><body>{body}"
+        + (f"<script>{script}</script>" if script else "")
+        + "</body></html>"
+    )
 
 
 def _e(value: object) -> str:
-    return html.escape("" if value is None or (isinstance(value, float) and value != value) else str(value))
+    return html.escape(
+        "" if value is None or (isinstance(value, float) and value != value) else str(value)
+    )
 
 
 def _num(value: object) -> str:
@@ -206,9 +240,15 @@ def _verdict_cell(v: str) -> str:
 
 # --- index ---------------------------------------------------------------------------------------
 
-_SELECTS = [("agent", "agent", "agent_name"), ("domain", "domain", "domain"), ("version", "task version", "task_version"),
-            ("task", "task", "task_id"), ("status", "status", "status"), ("single", "single gold", "single"),
-            ("multi", "multi-gold", "multi")]
+_SELECTS = [
+    ("agent", "agent", "agent_name"),
+    ("domain", "domain", "domain"),
+    ("version", "task version", "task_version"),
+    ("task", "task", "task_id"),
+    ("status", "status", "status"),
+    ("single", "single gold", "single"),
+    ("multi", "multi-gold", "multi"),
+]
 
 INDEX_JS = """
 const SELECTS = ["agent", "domain", "version", "task", "status", "single", "multi"];
@@ -225,9 +265,9 @@ function readHash() {
   for (const name of SELECTS) setSelect(name, q.get(name));
   document.getElementById("f-flips").checked = q.get("flips") === "1";
   document.getElementById("f-loophole").checked = q.get("loophole") === "1";
-  const matched = q.get("matched") || "";
-  document.getElementById("f-matched").textContent = matched ? "matched gold: " + matched : "";
-  document.getElementById("f-matched").dataset.value = matched;
+  const reading = q.get("reading") || "";
+  document.getElementById("f-reading").textContent = reading ? "golds matched: " + reading : "";
+  document.getElementById("f-reading").dataset.value = reading;
   apply();
 }
 function apply() {
@@ -235,12 +275,12 @@ function apply() {
   for (const name of SELECTS) want[name] = document.getElementById("f-" + name).value;
   const flips = document.getElementById("f-flips").checked;
   const loophole = document.getElementById("f-loophole").checked;
-  const matched = document.getElementById("f-matched").dataset.value;
+  const reading = document.getElementById("f-reading").dataset.value;
   let shown = 0;
   for (const tr of rows) {
     const ok = SELECTS.every(n => !want[n] || tr.dataset[n] === want[n])
       && (!flips || tr.dataset.flip === "1") && (!loophole || tr.dataset.loophole === "1")
-      && (!matched || tr.dataset.matched.split(" ").includes(matched));
+      && (!reading || tr.dataset.reading === reading);
     tr.hidden = !ok;
     shown += ok ? 1 : 0;
   }
@@ -254,8 +294,8 @@ function writeHash() {
   }
   if (document.getElementById("f-flips").checked) q.set("flips", "1");
   if (document.getElementById("f-loophole").checked) q.set("loophole", "1");
-  const matched = document.getElementById("f-matched").dataset.value;
-  if (matched) q.set("matched", matched);
+  const reading = document.getElementById("f-reading").dataset.value;
+  if (reading) q.set("reading", reading);
   history.replaceState(null, "", "#" + q.toString());
   apply();
 }
@@ -269,12 +309,22 @@ readHash();
 def _index_page(trials: pd.DataFrame, run_name: str) -> str:
     controls = []
     for key, label, column in _SELECTS:
-        values = sorted({str(v) for v in trials[column].dropna()}, key=task_order if key == "task" else str)
-        options = '<option value="">all</option>' + "".join(f'<option value="{_e(v)}">{_e(v)}</option>' for v in values)
+        values = sorted(
+            {str(v) for v in trials[column].dropna()}, key=task_order if key == "task" else str
+        )
+        options = '<option value="">all</option>' + "".join(
+            f'<option value="{_e(v)}">{_e(v)}</option>' for v in values
+        )
         controls.append(f'<label>{label}<select id="f-{key}">{options}</select></label>')
-    controls.append('<label class="check"><input type="checkbox" id="f-flips">flips only (single fails, multi passes)</label>')
-    controls.append('<label class="check"><input type="checkbox" id="f-loophole">loophole tasks only</label>')
-    controls.append('<span id="f-matched" data-value=""></span><button id="f-clear" type="button">clear</button>')
+    controls.append(
+        '<label class="check"><input type="checkbox" id="f-flips">flips only (single fails, multi passes)</label>'
+    )
+    controls.append(
+        '<label class="check"><input type="checkbox" id="f-loophole">loophole tasks only</label>'
+    )
+    controls.append(
+        '<span id="f-reading" data-value=""></span><button id="f-clear" type="button">clear</button>'
+    )
     rows = []
     for r in trials.itertuples(index=False):
         matched = list(r.matched_gold_ids) if r.matched_gold_ids is not None else []
@@ -283,7 +333,7 @@ def _index_page(trials: pd.DataFrame, run_name: str) -> str:
             f'<tr data-agent="{_e(r.agent_name)}" data-domain="{_e(r.domain)}" data-version="{_e(r.task_version)}" '
             f'data-task="{_e(r.task_id)}" data-status="{_e(r.status)}" data-single="{r.single}" '
             f'data-multi="{r.multi}" data-flip="{int(r.flip)}" data-loophole="{int(r.loophole)}" '
-            f'data-matched="{_e(" ".join(matched))}">'
+            f'data-reading="{_e(reading_key(matched))}">'
             f'<td><a href="{r.page}">{_e(r.agent_name)}</a></td><td>{_e(r.domain)}</td><td>{_e(r.task_version)}</td>'
             f"<td>{_e(r.task_id)}{' ⚑' if r.loophole else ''}</td><td>{_e(r.trial)}</td><td>{_e(r.status)}</td>"
             f"<td>{_verdict_cell(r.single)}</td><td>{_verdict_cell(r.multi)}</td><td>{_e(', '.join(credit))}</td>"
@@ -330,40 +380,78 @@ class _DiffMaker:
         failing = golds[(golds.reward.notna()) & (golds.reward < 1 - 1e-6)]
         if failing.empty:
             return {}
-        out: dict[str, dict] = {g: {"records": [], "communicate": [], "nl": [], "note": ""} for g in failing.gold_id}
+        out: dict[str, dict] = {
+            g: {"records": [], "communicate": [], "nl": [], "note": ""} for g in failing.gold_id
+        }
         try:
             task = load_task_set(row.domain, row.task_version).task(row.task_id)
             parsed = _tau2_messages(messages)
             criteria = task.evaluation_criteria
-            variants = {v.gold_id: v for v in variants_for(row.domain, row.task_version, row.task_id)}
+            variants = {
+                v.gold_id: v for v in variants_for(row.domain, row.task_version, row.task_id)
+            }
             need_db = any(_is_false(v) for v in failing.db_match)
             state = None
             if need_db:
                 engine = self._engine(row.domain)
                 replay = engine.replay_trajectory(tool_call_pairs(parsed))
                 state = None if replay.mismatches else replay.state
-        except (TauDataError, UnknownTaskError, TrajectoryStructureError, ValidationError, KeyError, TypeError) as exc:
+        except (
+            TauDataError,
+            UnknownTaskError,
+            TrajectoryStructureError,
+            ValidationError,
+            KeyError,
+            TypeError,
+        ) as exc:
             for g in out.values():
-                g["note"] = f"could not recompute the differences: {type(exc).__name__}: {exc}"[:300]
+                g["note"] = f"could not recompute the differences: {type(exc).__name__}: {exc}"[
+                    :300
+                ]
             return out
         for g in failing.itertuples(index=False):
             entry = out[g.gold_id]
             if _is_false(g.db_match):
                 variant = variants.get(g.gold_id)
-                actions = (criteria.actions or []) if g.gold_id == "gold" else (variant.actions if variant else None)
+                actions = (
+                    (criteria.actions or [])
+                    if g.gold_id == "gold"
+                    else (variant.actions if variant else None)
+                )
                 if state is None:
-                    entry["note"] = "the replay diverged from the recorded tool outputs: no database comparison"
+                    entry["note"] = (
+                        "the replay diverged from the recorded tool outputs: no database comparison"
+                    )
                 elif actions is None:
-                    entry["note"] = "this reading checks a condition on the records rather than a gold database"
+                    entry["note"] = (
+                        "this reading checks a condition on the records rather than a gold database"
+                    )
                 else:
-                    entry["records"] = _record_diffs(engine, state, engine.gold_outcome(actions).state)
-            if g.communicate is not None and g.communicate == g.communicate and g.communicate < 1 and criteria:
-                checks = CommunicateEvaluator.evaluate_communicate_info(parsed, criteria.communicate_info or [])
+                    entry["records"] = _record_diffs(
+                        engine, state, engine.gold_outcome(actions).state
+                    )
+            if (
+                g.communicate is not None
+                and g.communicate == g.communicate
+                and g.communicate < 1
+                and criteria
+            ):
+                checks = CommunicateEvaluator.evaluate_communicate_info(
+                    parsed, criteria.communicate_info or []
+                )
                 entry["communicate"] = [c.info for c in checks if not c.met]
             basis = str(g.reward_basis or "")
-            if "NL_ASSERTION" in basis and criteria and criteria.nl_assertions and not (g.nl_assertion == 1):
-                state_word = "not judged (no judge)" if g.nl_assertion is None or g.nl_assertion != g.nl_assertion \
+            if (
+                "NL_ASSERTION" in basis
+                and criteria
+                and criteria.nl_assertions
+                and not (g.nl_assertion == 1)
+            ):
+                state_word = (
+                    "not judged (no judge)"
+                    if g.nl_assertion is None or g.nl_assertion != g.nl_assertion
                     else "judged not met"
+                )
                 entry["nl"] = [(a, state_word) for a in criteria.nl_assertions]
         return out
 
@@ -375,11 +463,18 @@ def _is_false(value: object) -> bool:
 def _tau2_messages(messages: list[dict]) -> list[Any]:
     from tau2.data_model.message import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 
-    kinds = {"assistant": AssistantMessage, "user": UserMessage, "tool": ToolMessage, "system": SystemMessage}
+    kinds = {
+        "assistant": AssistantMessage,
+        "user": UserMessage,
+        "tool": ToolMessage,
+        "system": SystemMessage,
+    }
     return [kinds[m["role"]].model_validate(m) for m in messages]
 
 
-def _record_diffs(engine: Any, mine: dict, gold: dict) -> list[tuple[str, list[tuple[str, str, str]]]]:
+def _record_diffs(
+    engine: Any, mine: dict, gold: dict
+) -> list[tuple[str, list[tuple[str, str, str]]]]:
     """Records whose final JSON differs, with the top-level fields that differ (trajectory, gold)."""
     out = []
     for key in sorted(mine.keys() | gold.keys()):
@@ -402,9 +497,20 @@ def _field_diffs(path: str, a: Any, b: Any, out: list[tuple[str, str, str]]) -> 
     """The leaves where two JSON values differ, as dotted paths (dicts are walked, lists compared whole)."""
     if isinstance(a, dict) and isinstance(b, dict):
         for name in sorted(a.keys() | b.keys()):
-            _field_diffs(f"{path}.{name}" if path else str(name), a.get(name, _ABSENT), b.get(name, _ABSENT), out)
+            _field_diffs(
+                f"{path}.{name}" if path else str(name),
+                a.get(name, _ABSENT),
+                b.get(name, _ABSENT),
+                out,
+            )
     elif a != b:
-        out.append((path or "(record)", _short(_ABSENT if a is None else a), _short(_ABSENT if b is None else b)))
+        out.append(
+            (
+                path or "(record)",
+                _short(_ABSENT if a is None else a),
+                _short(_ABSENT if b is None else b),
+            )
+        )
 
 
 def _short(value: Any, limit: int = 400) -> str:
@@ -412,7 +518,9 @@ def _short(value: Any, limit: int = 400) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
 
-def _trial_page(row: Any, golds: pd.DataFrame, same_task: pd.DataFrame, diffs: _DiffMaker, run_name: str) -> str:
+def _trial_page(
+    row: Any, golds: pd.DataFrame, same_task: pd.DataFrame, diffs: _DiffMaker, run_name: str
+) -> str:
     try:
         messages = json.loads(row.messages_json or "[]")
     except json.JSONDecodeError:
@@ -421,7 +529,9 @@ def _trial_page(row: Any, golds: pd.DataFrame, same_task: pd.DataFrame, diffs: _
         messages = []
     messages = [m for m in messages if isinstance(m, dict)]
     golds = golds.sort_values("gold_id", key=lambda s: s.map(lambda g: (g != "gold", g)))
-    explanations = {g.gold_id: explanation(g.explanation_json) for g in golds.itertuples(index=False)}
+    explanations = {
+        g.gold_id: explanation(g.explanation_json) for g in golds.itertuples(index=False)
+    }
     evidence_at: dict[int, list[tuple[str, dict]]] = {}
     for gold_id, exp in explanations.items():
         for ev in (exp or {}).get("evidence") or []:
@@ -429,17 +539,31 @@ def _trial_page(row: Any, golds: pd.DataFrame, same_task: pd.DataFrame, diffs: _
                 evidence_at.setdefault(ev["message_index"], []).append((gold_id, ev))
     why = diffs.explain(row, messages, golds)
 
-    task_link = "../" + index_link(domain=row.domain, version=row.task_version, task=str(row.task_id))
+    task_link = "../" + index_link(
+        domain=row.domain, version=row.task_version, task=str(row.task_id)
+    )
     matched = list(row.matched_gold_ids) if row.matched_gold_ids is not None else []
-    meta = [("agent", row.agent_name), ("agent model", row.agent_model), ("user", row.user_model),
-            ("domain", row.domain), ("task version", row.task_version), ("task", row.task_id), ("trial", row.trial),
-            ("status", row.status), ("termination", row.termination_reason), ("reason", row.reason),
-            ("golds matched", ", ".join(matched) or "none"), ("source file", row.source_file),
-            ("trajectory id", row.trajectory_id)]
+    meta = [
+        ("agent", row.agent_name),
+        ("agent model", row.agent_model),
+        ("user", row.user_model),
+        ("domain", row.domain),
+        ("task version", row.task_version),
+        ("task", row.task_id),
+        ("trial", row.trial),
+        ("status", row.status),
+        ("termination", row.termination_reason),
+        ("reason", row.reason),
+        ("golds matched", ", ".join(matched) or "none"),
+        ("source file", row.source_file),
+        ("trajectory id", row.trajectory_id),
+    ]
     flags = getattr(row, "flags", None)
     if flags is not None and len(flags):
         meta.append(("flags", ", ".join(map(str, flags))))
-    meta_html = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in meta if v is not None and v == v)
+    meta_html = "".join(
+        f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in meta if v is not None and v == v
+    )
     head = (
         f'<nav><a href="../index.html">all trials</a> · <a href="{_e(task_link)}">this task in every trial</a></nav>'
         f"<h1>Task {_e(row.task_id)}{' (loophole task)' if row.loophole else ''} · {_e(row.agent_name)} · "
@@ -450,12 +574,16 @@ def _trial_page(row: Any, golds: pd.DataFrame, same_task: pd.DataFrame, diffs: _
     )
     return _doc(
         f"Task {row.task_id} · {row.agent_name} · {run_name}",
-        head + _golds_html(golds, explanations, why) + _conversation_html(messages, evidence_at)
+        head
+        + _golds_html(golds, explanations, why)
+        + _conversation_html(messages, evidence_at)
         + _elsewhere_html(row, same_task),
     )
 
 
-def _golds_html(golds: pd.DataFrame, explanations: dict[str, dict | None], why: dict[str, dict]) -> str:
+def _golds_html(
+    golds: pd.DataFrame, explanations: dict[str, dict | None], why: dict[str, dict]
+) -> str:
     if golds.empty:
         return "<h2>Verdicts</h2><p>No score rows for this trajectory.</p>"
     rows = []
@@ -479,11 +607,15 @@ def _golds_html(golds: pd.DataFrame, explanations: dict[str, dict | None], why: 
             if w["note"]:
                 detail.append(f"<p>{_e(w['note'])}</p>")
             for record, fields in w["records"]:
-                cells = "".join(f"<tr><td>{_e(f)}</td><td><pre>{_e(a)}</pre></td><td><pre>{_e(b)}</pre></td></tr>"
-                                for f, a, b in fields)
-                detail.append(f"<p>Record <code>{_e(record)}</code> differs:</p><table class=\"t\"><thead><tr>"
-                              f"<th>field</th><th>this trajectory</th><th>this gold</th></tr></thead>"
-                              f"<tbody>{cells}</tbody></table>")
+                cells = "".join(
+                    f"<tr><td>{_e(f)}</td><td><pre>{_e(a)}</pre></td><td><pre>{_e(b)}</pre></td></tr>"
+                    for f, a, b in fields
+                )
+                detail.append(
+                    f'<p>Record <code>{_e(record)}</code> differs:</p><table class="t"><thead><tr>'
+                    f"<th>field</th><th>this trajectory</th><th>this gold</th></tr></thead>"
+                    f"<tbody>{cells}</tbody></table>"
+                )
             if w["communicate"]:
                 items = "".join(f"<li>{_e(i)}</li>" for i in w["communicate"])
                 detail.append(f"<p>Communicate items the agent never said:</p><ul>{items}</ul>")
@@ -496,18 +628,25 @@ def _golds_html(golds: pd.DataFrame, explanations: dict[str, dict | None], why: 
             if pre:
                 items = "".join(
                     f"<li>{'✓' if p.get('held') else '✗'} <b>{_e(p.get('name'))}</b>: {_e(p.get('detail'))}</li>"
-                    for p in pre)
-                detail.append(f"<p>Preconditions of this reading:</p><ul class=\"pre\">{items}</ul>")
+                    for p in pre
+                )
+                detail.append(f'<p>Preconditions of this reading:</p><ul class="pre">{items}</ul>')
             evidence = [e for e in exp.get("evidence") or [] if isinstance(e, dict)]
             if evidence:
                 items = "".join(
                     f'<li><a href="#m{_e(e.get("message_index"))}">message {_e(e.get("message_index"))}</a> '
                     f"({_e(e.get('role'))}{', ' + _e(e.get('tool_call')) if e.get('tool_call') else ''}): "
-                    f"<q class=\"excerpt\">{_e(e.get('excerpt'))}</q> {_e(e.get('what'))}</li>" for e in evidence)
-                detail.append(f"<p>Evidence in the conversation:</p><ul class=\"evidence\">{items}</ul>")
+                    f'<q class="excerpt">{_e(e.get("excerpt"))}</q> {_e(e.get("what"))}</li>'
+                    for e in evidence
+                )
+                detail.append(
+                    f'<p>Evidence in the conversation:</p><ul class="evidence">{items}</ul>'
+                )
         if detail:
-            parts.append(f'<section class="gold" id="gold-{_e(g.gold_id)}"><h3>{_e(g.gold_id)}: '
-                         f"{_verdict_cell(verdict(g.reward))}</h3>{''.join(detail)}</section>")
+            parts.append(
+                f'<section class="gold" id="gold-{_e(g.gold_id)}"><h3>{_e(g.gold_id)}: '
+                f"{_verdict_cell(verdict(g.reward))}</h3>{''.join(detail)}</section>"
+            )
     return "".join(parts)
 
 
@@ -519,25 +658,40 @@ def _conversation_html(messages: list[dict], evidence_at: dict[int, list[tuple[s
         role = str(m.get("role") or "unknown")
         cls = role if role in ("user", "assistant", "tool", "system") else "system"
         marks = evidence_at.get(i, [])
-        badges = "".join(f'<span class="badge">evidence for {_e(g)}: {_e(ev.get("what"))}</span>' for g, ev in marks)
+        badges = "".join(
+            f'<span class="badge">evidence for {_e(g)}: {_e(ev.get("what"))}</span>'
+            for g, ev in marks
+        )
         who = {"assistant": "agent", "tool": "tool result"}.get(role, role)
         body = []
         content = m.get("content")
         if content not in (None, ""):
-            text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, default=str)
+            text = (
+                content
+                if isinstance(content, str)
+                else json.dumps(content, ensure_ascii=False, default=str)
+            )
             if role == "tool":
                 body.append(_tool_output(text))
             else:
-                body.append(f'<div class="content">{_marked(text, [ev.get("excerpt") for _, ev in marks])}</div>')
+                body.append(
+                    f'<div class="content">{_marked(text, [ev.get("excerpt") for _, ev in marks])}</div>'
+                )
         for call in m.get("tool_calls") or []:
             if not isinstance(call, dict):
                 continue
             args = json.dumps(call.get("arguments"), indent=1, ensure_ascii=False, default=str)
-            body.append(f'<div class="call">tool call <b>{_e(call.get("name"))}</b> '
-                        f'<small>{_e(call.get("id"))}</small><pre>{_e(args)}</pre></div>')
-        label = f"{who} · #{i}" + (f" · {_e(m.get('id'))}" if role == "tool" and m.get("id") else "")
-        out.append(f'<div class="msg {cls}{" evidence" if marks else ""}" id="m{i}"><div class="who">{_e(label)}'
-                   f"</div>{badges}{''.join(body)}</div>")
+            body.append(
+                f'<div class="call">tool call <b>{_e(call.get("name"))}</b> '
+                f"<small>{_e(call.get('id'))}</small><pre>{_e(args)}</pre></div>"
+            )
+        label = f"{who} · #{i}" + (
+            f" · {_e(m.get('id'))}" if role == "tool" and m.get("id") else ""
+        )
+        out.append(
+            f'<div class="msg {cls}{" evidence" if marks else ""}" id="m{i}"><div class="who">{_e(label)}'
+            f"</div>{badges}{''.join(body)}</div>"
+        )
     return "".join(out)
 
 
@@ -575,11 +729,15 @@ def _elsewhere_html(row: Any, same_task: pd.DataFrame) -> str:
         return "<h2>The same task elsewhere</h2><p>No other trial of this task in the run.</p>"
     items = []
     for o in others.itertuples(index=False):
-        items.append(f'<tr><td><a href="../{o.page}">{_e(o.agent_name)}</a></td><td>{_e(o.task_version)}</td>'
-                     f"<td>{_e(o.trial)}</td><td>{_verdict_cell(o.single)}</td><td>{_verdict_cell(o.multi)}</td></tr>")
-    return (f"<h2>The same task elsewhere</h2><p>Task {_e(row.task_id)} ({_e(row.domain)}) in {len(others)} other "
-            'trials, every agent and task version:</p><table class="t"><thead><tr><th>agent</th><th>task version</th>'
-            f"<th>trial</th><th>single gold</th><th>multi-gold</th></tr></thead><tbody>{''.join(items)}</tbody></table>")
+        items.append(
+            f'<tr><td><a href="../{o.page}">{_e(o.agent_name)}</a></td><td>{_e(o.task_version)}</td>'
+            f"<td>{_e(o.trial)}</td><td>{_verdict_cell(o.single)}</td><td>{_verdict_cell(o.multi)}</td></tr>"
+        )
+    return (
+        f"<h2>The same task elsewhere</h2><p>Task {_e(row.task_id)} ({_e(row.domain)}) in {len(others)} other "
+        'trials, every agent and task version:</p><table class="t"><thead><tr><th>agent</th><th>task version</th>'
+        f"<th>trial</th><th>single gold</th><th>multi-gold</th></tr></thead><tbody>{''.join(items)}</tbody></table>"
+    )
 
 
 def serve(site: Path, port: int) -> None:
@@ -589,7 +747,10 @@ def serve(site: Path, port: int) -> None:
 
     handler = functools.partial(SimpleHTTPRequestHandler, directory=str(site))
     with ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
-        print(f"serving {site} on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)", flush=True)
+        print(
+            f"serving {site} on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)",
+            flush=True,
+        )
         try:
             server.serve_forever()
         except KeyboardInterrupt:
