@@ -9,6 +9,7 @@ links to the same task elsewhere. Everything is escaped; the pages fetch nothing
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import json
@@ -575,14 +576,19 @@ def _trial_page(
     return _doc(
         f"Task {row.task_id} · {row.agent_name} · {run_name}",
         head
-        + _golds_html(golds, explanations, why)
+        + _golds_html(
+            golds, explanations, why, _rationales(row.domain, row.task_version, str(row.task_id))
+        )
         + _conversation_html(messages, evidence_at)
         + _elsewhere_html(row, same_task),
     )
 
 
 def _golds_html(
-    golds: pd.DataFrame, explanations: dict[str, dict | None], why: dict[str, dict]
+    golds: pd.DataFrame,
+    explanations: dict[str, dict | None],
+    why: dict[str, dict],
+    rationales: dict[str, str],
 ) -> str:
     if golds.empty:
         return "<h2>Verdicts</h2><p>No score rows for this trajectory.</p>"
@@ -642,12 +648,27 @@ def _golds_html(
                 detail.append(
                     f'<p>Evidence in the conversation:</p><ul class="evidence">{items}</ul>'
                 )
-        if detail:
-            parts.append(
-                f'<section class="gold" id="gold-{_e(g.gold_id)}"><h3>{_e(g.gold_id)}: '
-                f"{_verdict_cell(verdict(g.reward))}</h3>{''.join(detail)}</section>"
-            )
+        if g.gold_id in rationales:
+            detail.insert(0, f"<p>The reading: {_e(rationales[g.gold_id])}</p>")
+        if not detail:
+            detail.append("<p>Nothing more to show for this gold.</p>")
+        parts.append(
+            f'<section class="gold" id="gold-{_e(g.gold_id)}"><h3>{_e(g.gold_id)}: '
+            f"{_verdict_cell(verdict(g.reward))}</h3>{''.join(detail)}</section>"
+        )
     return "".join(parts)
+
+
+@functools.cache
+def _rationales(domain: str, version: str, task_id: str) -> dict[str, str]:
+    """Each variant's rationale (from the catalog's readings), shown above its verdict."""
+    from envs import TauDataError, UnknownTaskError
+    from gold_variants import variants_for
+
+    try:
+        return {v.gold_id: v.rationale for v in variants_for(domain, version, task_id)}
+    except (TauDataError, UnknownTaskError, KeyError):
+        return {}
 
 
 def _conversation_html(messages: list[dict], evidence_at: dict[int, list[tuple[str, dict]]]) -> str:
