@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -147,20 +148,28 @@ def build_site(run_dir: Path, out: Path) -> SiteStats:
     run_dir, out = Path(run_dir), Path(out)
     trials = trial_frame(store.read_table(run_dir, "trials"))
     scores = read_scores(run_dir)
-    by_traj = {k: g for k, g in scores.groupby("trajectory_id", sort=False)}
+    # plain records: row access on DataFrames costs more than the pages themselves
+    by_traj: dict[str, list[SimpleNamespace]] = {}
+    for g in scores.to_dict("records"):
+        by_traj.setdefault(g["trajectory_id"], []).append(SimpleNamespace(**g))
+    records = [SimpleNamespace(**r) for r in trials.to_dict("records")]
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}."))
     try:
         (tmp / "t").mkdir()
         diffs = _DiffMaker()
-        by_task = {k: g for k, g in trials.groupby(["domain", "task_id"], sort=False)}
+        by_task: dict[tuple, list[SimpleNamespace]] = {}
+        for r in records:
+            by_task.setdefault((r.domain, r.task_id), []).append(r)
         largest = 0
-        for row in trials.itertuples(index=False):
-            golds = by_traj.get(row.trajectory_id, scores.iloc[:0])
+        for row in records:
+            golds = by_traj.get(row.trajectory_id, [])
             text = _trial_page(row, golds, by_task[(row.domain, row.task_id)], diffs, run_dir.name)
             (tmp / row.page).write_text(text, encoding="utf-8")
             largest = max(largest, len(text.encode()))
-        (tmp / "index.html").write_text(_index_page(trials, run_dir.name), encoding="utf-8")
+        (tmp / "index.html").write_text(
+            _index_page(trials, records, run_dir.name), encoding="utf-8"
+        )
         for path in [tmp, tmp / "t", *tmp.rglob("*.html")]:
             os.chmod(
                 path, 0o755 if path.is_dir() else 0o644
@@ -307,7 +316,7 @@ readHash();
 """
 
 
-def _index_page(trials: pd.DataFrame, run_name: str) -> str:
+def _index_page(trials: pd.DataFrame, records: list[Any], run_name: str) -> str:
     controls = []
     for key, label, column in _SELECTS:
         values = sorted(
@@ -327,7 +336,7 @@ def _index_page(trials: pd.DataFrame, run_name: str) -> str:
         '<span id="f-reading" data-value=""></span><button id="f-clear" type="button">clear</button>'
     )
     rows = []
-    for r in trials.itertuples(index=False):
+    for r in records:
         matched = list(r.matched_gold_ids) if r.matched_gold_ids is not None else []
         credit = [g for g in matched if g != "gold"]
         rows.append(
@@ -368,7 +377,7 @@ class _DiffMaker:
             self._engines[domain] = ReplayEngine(domain)
         return self._engines[domain]
 
-    def explain(self, row: Any, messages: list[dict], golds: pd.DataFrame) -> dict[str, dict]:
+    def explain(self, row: Any, messages: list[dict], golds: list[Any]) -> dict[str, dict]:
         """Per failing gold: {"records": [(record, [(field, trajectory, gold)])], "communicate": [...],
         "nl": [...], "note": str}."""
         from pydantic import ValidationError
@@ -378,11 +387,12 @@ class _DiffMaker:
         from envs.replay import TrajectoryStructureError, tool_call_pairs
         from gold_variants import variants_for
 
-        failing = golds[(golds.reward.notna()) & (golds.reward < 1 - 1e-6)]
-        if failing.empty:
+        failing = [g for g in golds if verdict(g.reward) == "fail"]
+        if not failing:
             return {}
         out: dict[str, dict] = {
-            g: {"records": [], "communicate": [], "nl": [], "note": ""} for g in failing.gold_id
+            g: {"records": [], "communicate": [], "nl": [], "note": ""}
+            for g in (f.gold_id for f in failing)
         }
         try:
             task = load_task_set(row.domain, row.task_version).task(row.task_id)
@@ -391,7 +401,7 @@ class _DiffMaker:
             variants = {
                 v.gold_id: v for v in variants_for(row.domain, row.task_version, row.task_id)
             }
-            need_db = any(_is_false(v) for v in failing.db_match)
+            need_db = any(_is_false(g.db_match) for g in failing)
             state = None
             if need_db:
                 engine = self._engine(row.domain)
@@ -410,7 +420,7 @@ class _DiffMaker:
                     :300
                 ]
             return out
-        for g in failing.itertuples(index=False):
+        for g in failing:
             entry = out[g.gold_id]
             if _is_false(g.db_match):
                 variant = variants.get(g.gold_id)
@@ -520,7 +530,7 @@ def _short(value: Any, limit: int = 400) -> str:
 
 
 def _trial_page(
-    row: Any, golds: pd.DataFrame, same_task: pd.DataFrame, diffs: _DiffMaker, run_name: str
+    row: Any, golds: list[Any], same_task: list[Any], diffs: _DiffMaker, run_name: str
 ) -> str:
     try:
         messages = json.loads(row.messages_json or "[]")
@@ -529,10 +539,8 @@ def _trial_page(
     if not isinstance(messages, list):
         messages = []
     messages = [m for m in messages if isinstance(m, dict)]
-    golds = golds.sort_values("gold_id", key=lambda s: s.map(lambda g: (g != "gold", g)))
-    explanations = {
-        g.gold_id: explanation(g.explanation_json) for g in golds.itertuples(index=False)
-    }
+    golds = sorted(golds, key=lambda g: (g.gold_id != "gold", g.gold_id))
+    explanations = {g.gold_id: explanation(g.explanation_json) for g in golds}
     evidence_at: dict[int, list[tuple[str, dict]]] = {}
     for gold_id, exp in explanations.items():
         for ev in (exp or {}).get("evidence") or []:
@@ -585,15 +593,15 @@ def _trial_page(
 
 
 def _golds_html(
-    golds: pd.DataFrame,
+    golds: list[Any],
     explanations: dict[str, dict | None],
     why: dict[str, dict],
     rationales: dict[str, str],
 ) -> str:
-    if golds.empty:
+    if not golds:
         return "<h2>Verdicts</h2><p>No score rows for this trajectory.</p>"
     rows = []
-    for g in golds.itertuples(index=False):
+    for g in golds:
         rows.append(
             f'<tr><td><a href="#gold-{_e(g.gold_id)}">{_e(g.gold_id)}</a></td><td>{_e(g.reading)}</td>'
             f"<td>{_verdict_cell(verdict(g.reward))}</td><td>{_e({True: 'matches', False: 'differs'}.get(g.db_match))}"
@@ -606,7 +614,7 @@ def _golds_html(
         "<th>communicate</th><th>NL assertions</th><th>status</th><th>reason</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>",
     ]
-    for g in golds.itertuples(index=False):
+    for g in golds:
         detail = []
         w = why.get(g.gold_id)
         if w:
@@ -744,12 +752,12 @@ def _marked(text: str, excerpts: Iterable[object]) -> str:
     return "".join(out)
 
 
-def _elsewhere_html(row: Any, same_task: pd.DataFrame) -> str:
-    others = same_task[same_task.trajectory_id != row.trajectory_id]
-    if others.empty:
+def _elsewhere_html(row: Any, same_task: list[Any]) -> str:
+    others = [o for o in same_task if o.trajectory_id != row.trajectory_id]
+    if not others:
         return "<h2>The same task elsewhere</h2><p>No other trial of this task in the run.</p>"
     items = []
-    for o in others.itertuples(index=False):
+    for o in others:
         items.append(
             f'<tr><td><a href="../{o.page}">{_e(o.agent_name)}</a></td><td>{_e(o.task_version)}</td>'
             f"<td>{_e(o.trial)}</td><td>{_verdict_cell(o.single)}</td><td>{_verdict_cell(o.multi)}</td></tr>"
