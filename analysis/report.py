@@ -148,9 +148,10 @@ def _success_figure(scored: pd.DataFrame) -> str:
             errs[1].append(ci[1] - m if ci else 0)
         ax.bar(x + offset, means, 0.4, yerr=errs, capsize=3, label=label)
     ax.set_xticks(x, agents, rotation=20, ha="right")
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.25)  # headroom for the legend above the bars
+    ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_ylabel(f"success rate ({CI_LABEL})", fontsize=8)
-    ax.legend()
+    ax.legend(loc="upper left", ncol=2)
     return _figure(
         fig,
         "Each agent's success rate under the single gold (left bar) and under multi-gold (right bar); "
