@@ -502,7 +502,9 @@ def _versions_section(bundle: AnalysisBundle) -> str:
     parts = []
     if versions.empty:
         parts.append(
-            _line("The run does not cover both task versions: no τ² against τ³ comparison.")
+            _line(
+                "No agent ran the same task under both task versions: no τ² against τ³ comparison."
+            )
         )
     else:
         v = versions.assign(_o=versions.task_id.map(task_order)).sort_values(
@@ -570,17 +572,21 @@ def _audit_section(run_dir: Path) -> str:
 _BOARD = [
     ("domain", "Domain", _e),
     ("task_version", "Task version", _e),
-    ("rank_multi", "Rank, multi-gold", _e),
-    ("rank_single", "Rank, single gold", _e),
-    ("rank_change", "Rank change", _e),
+    ("rank_multi", "Rank, multi-gold", lambda v: "unranked" if pd.isna(v) else _e(v)),
+    ("rank_single", "Rank, single gold", lambda v: "unranked" if pd.isna(v) else _e(v)),
+    ("rank_change", "Rank change", lambda v: "" if pd.isna(v) else f"{int(v):+d}"),
     ("name", "Run", _e),
     ("trajectories", "Trajectories", _e),
     ("tasks", "Tasks", _e),
     ("single_pass1", "pass^1, single gold", _pct),
     ("multi_pass1", "pass^1, multi-gold", _pct),
-    ("gain_points", "Gain (points)", lambda v: "n/a" if v != v else f"{v:+.1f}"),
-    ("flagged", "Flagged", _e),
-    ("partial", "Partial", _e),
+    ("gain_points", "Gain (points)", lambda v: "n/a" if pd.isna(v) else f"{v:+.1f}"),
+    (
+        "flagged",
+        "Flagged (recorded rewards disagree)",
+        lambda v: "yes" if v is True or v == 1 else "",
+    ),
+    ("partial", "Partial (fewer tasks)", lambda v: "yes" if v is True or v == 1 else ""),
 ]
 
 
