@@ -36,10 +36,15 @@ def test_explanation_ignores_what_is_not_an_object(text):
 def test_marked_escapes_and_marks_the_excerpt():
     text = "<b>refund</b> denied: policy says <script>x</script>"
     out = _marked(text, ["denied: policy", "absent excerpt", None])
-    assert out == "&lt;b&gt;refund&lt;/b&gt; <mark>denied: policy</mark> says &lt;script&gt;x&lt;/script&gt;"
+    assert (
+        out
+        == "&lt;b&gt;refund&lt;/b&gt; <mark>denied: policy</mark> says &lt;script&gt;x&lt;/script&gt;"
+    )
 
 
 def test_field_diffs_walk_dicts_to_the_leaves_that_differ():
     out: list = []
-    _field_diffs("", {"a": 1, "p": {"x": 1, "y": [1]}, "gone": 2}, {"a": 1, "p": {"x": 2, "y": [1]}}, out)
+    _field_diffs(
+        "", {"a": 1, "p": {"x": 1, "y": [1]}, "gone": 2}, {"a": 1, "p": {"x": 2, "y": [1]}}, out
+    )
     assert out == [("gone", "2", "(absent)"), ("p.x", "1", "2")]

@@ -31,7 +31,12 @@ HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned
 
 
 def harness(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.cli.main", *args], capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 # --- runs ----------------------------------------------------------------------------------------
@@ -42,11 +47,18 @@ def real_run_dir(tmp_path_factory) -> Path:
     """The real aide run rescored; each flip gets an explanation (as the scoring side writes it) pointing at
     a real agent message, unless the rescore wrote one already; and a run.json."""
     out = tmp_path_factory.mktemp("real") / "aide"
-    proc = harness("rescore", str(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json")), "--out", str(out))
+    proc = harness(
+        "rescore",
+        str(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json")),
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     _explain_flips(out)
     if not (out / "run.json").exists():
-        (out / "run.json").write_text(json.dumps({"harness_version": "0.1.0", "judge": {"kind": "none"}}))
+        (out / "run.json").write_text(
+            json.dumps({"harness_version": "0.1.0", "judge": {"kind": "none"}})
+        )
     return out
 
 
@@ -62,18 +74,41 @@ def _explain_flips(run_dir: Path) -> None:
     values = []
     for s in scores.itertuples():
         if s.trajectory_id in flips and s.gold_id != "gold" and s.reward == 1:
-            index, m = next((i, m) for i, m in enumerate(messages[s.trajectory_id])
-                            if m["role"] == "assistant" and m.get("content") and len(m["content"]) > 30)
-            values.append(json.dumps({
-                "gold_id": s.gold_id,
-                "preconditions": [{"name": "reservation_found", "held": True, "detail": "the user has the reservation"}],
-                "evidence": [{"message_index": index, "role": "assistant", "excerpt": m["content"][5:45],
-                              "tool_call": None, "what": "the agent states the reading's decision"}],
-            }))
+            index, m = next(
+                (i, m)
+                for i, m in enumerate(messages[s.trajectory_id])
+                if m["role"] == "assistant" and m.get("content") and len(m["content"]) > 30
+            )
+            values.append(
+                json.dumps(
+                    {
+                        "gold_id": s.gold_id,
+                        "preconditions": [
+                            {
+                                "name": "reservation_found",
+                                "held": True,
+                                "detail": "the user has the reservation",
+                            }
+                        ],
+                        "evidence": [
+                            {
+                                "message_index": index,
+                                "role": "assistant",
+                                "excerpt": m["content"][5:45],
+                                "tool_call": None,
+                                "what": "the agent states the reading's decision",
+                            }
+                        ],
+                    }
+                )
+            )
         else:
             values.append(None)
     table = table.drop_columns([c for c in ["explanation_json"] if c in table.column_names])
-    pq.write_table(table.append_column("explanation_json", pa.array(values, pa.string())), run_dir / "scores.parquet")
+    pq.write_table(
+        table.append_column("explanation_json", pa.array(values, pa.string())),
+        run_dir / "scores.parquet",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +133,14 @@ def built(real_run_dir, offline_run_dir, tmp_path_factory) -> dict[str, tuple[Pa
     out = {}
     for which, run in (("real", real_run_dir), ("offline", offline_run_dir)):
         where = tmp_path_factory.mktemp(f"report-{which}")
-        proc = harness("report", str(run), "--out", str(where / "report.html"), "--viewer", str(where / "viewer"))
+        proc = harness(
+            "report",
+            str(run),
+            "--out",
+            str(where / "report.html"),
+            "--viewer",
+            str(where / "viewer"),
+        )
         assert proc.returncode == 0, proc.stderr
         out[which] = (where / "report.html", where / "viewer")
     return out
@@ -115,9 +157,18 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        b = p.chromium.launch(
+            executable_path=exe,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         yield b
         b.close()
 
@@ -128,9 +179,17 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
     pg.problems = []
-    pg.on("console", lambda m: pg.problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    pg.on(
+        "console",
+        lambda m: pg.problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
+    )
     pg.on("pageerror", lambda e: pg.problems.append(f"page error: {e}"))
-    pg.on("request", lambda r: None if r.url.startswith(("file:", "data:")) else pg.problems.append(f"fetch {r.url}"))
+    pg.on(
+        "request",
+        lambda r: (
+            None if r.url.startswith(("file:", "data:")) else pg.problems.append(f"fetch {r.url}")
+        ),
+    )
     yield pg
     context.close()
 
@@ -224,7 +283,7 @@ def test_analyze_bad_dir(tmp_path):
 def test_report_in_chromium(which, built, page):
     report, viewer = built[which]
     text = report.read_text()
-    assert "sk-" not in text and "api_key\": \"s" not in text
+    assert "sk-" not in text and 'api_key": "s' not in text
     page.goto(report.as_uri())
     page.wait_for_function("document.body.hasAttribute('data-images')")
     headings = page.locator("section > h2").all_inner_texts()
@@ -235,7 +294,9 @@ def test_report_in_chromium(which, built, page):
     for raw in ("non_loophole_multi", "loophole_trials", "agent_name", "single_rate"):
         assert raw not in page.inner_text("body"), raw  # human column names only
     assert _broken_links([report]) == []
-    if which == "real":  # one trial per task: undefined statistics are one line each, not empty tables
+    if (
+        which == "real"
+    ):  # one trial per task: undefined statistics are one line each, not empty tables
         undefined = page.locator("p.undefined").all_inner_texts()
         assert any("variance is undefined" in u for u in undefined)
         assert any("pass^k for k ≥ 2 is undefined" in u for u in undefined)
@@ -250,12 +311,41 @@ def test_report_in_chromium(which, built, page):
     assert page.problems == []
 
 
-def test_report_provenance_from_run_json(real_run_dir, built, page):
+def test_report_provenance_from_run_json(real_run_dir, built, page, tmp_path):
     report, _ = built["real"]
     page.goto(report.as_uri())
     provenance = page.inner_text("#provenance")
     for key in json.loads((real_run_dir / "run.json").read_text()):
         assert key in provenance
+    # any run.json is rendered key by key, nested, and a secret-bearing field is redacted
+    run = tmp_path / "run"
+    run.mkdir()
+    for name in ("trials.parquet", "scores.parquet"):
+        shutil.copy(real_run_dir / name, run / name)
+    (run / "run.json").write_text(
+        json.dumps(
+            {
+                "tau2_version": "26.3",
+                "task_data": {"tau2/airline/tasks.json": "ab12"},
+                "judge": {"model": "m", "api_key": "sk-test-secret"},
+            }
+        )
+    )
+    proc = harness("report", str(run), "--out", str(tmp_path / "report.html"))
+    assert proc.returncode == 0, proc.stderr
+    assert "sk-test-secret" not in (tmp_path / "report.html").read_text()
+    page.goto((tmp_path / "report.html").as_uri())
+    rows = page.locator("#provenance table.kv th").all_inner_texts()
+    assert rows == [
+        "tau2_version",
+        "task_data",
+        "tau2/airline/tasks.json",
+        "judge",
+        "model",
+        "api_key",
+    ]
+    assert "ab12" in page.inner_text("#provenance") and "***" in page.inner_text("#provenance")
+    assert page.problems == []
 
 
 @pytest.mark.parametrize("which", ["real", "offline"])
@@ -290,16 +380,26 @@ def test_index_filters_change_visible_rows(built, offline_run_dir, page):
     assert _shown(page) == (trials.agent_name == "creative").sum()
     page.select_option("#f-task", "13")
     assert _shown(page) == ((trials.agent_name == "creative") & (trials.task_id == "13")).sum() == 4
-    assert "agent=creative" in page.evaluate("location.hash") and "task=13" in page.evaluate("location.hash")
+    assert "agent=creative" in page.evaluate("location.hash") and "task=13" in page.evaluate(
+        "location.hash"
+    )
     page.select_option("#f-task", "")
     page.check("#f-flips")
-    flips = trials[(trials.agent_name == "creative") & (trials.reward == 0) & (trials.multi_gold_reward == 1)]
+    flips = trials[
+        (trials.agent_name == "creative") & (trials.reward == 0) & (trials.multi_gold_reward == 1)
+    ]
     assert _shown(page) == len(flips) > 0
     page.uncheck("#f-flips")
     page.select_option("#f-version", "tau3")
     page.select_option("#f-single", "fail")
-    assert _shown(page) == ((trials.agent_name == "creative") & (trials.task_version == "tau3")
-                            & (trials.reward == 0)).sum()
+    assert (
+        _shown(page)
+        == (
+            (trials.agent_name == "creative")
+            & (trials.task_version == "tau3")
+            & (trials.reward == 0)
+        ).sum()
+    )
     page.click("#f-clear")
     page.check("#f-loophole")
     from analysis import loophole_mask
@@ -321,8 +421,12 @@ def test_flip_page_shows_its_evidence(built, real_run_dir, page):
     assert "flip" in page.inner_text("h1 + p")
     scores = pd.read_parquet(real_run_dir / "scores.parquet")
     task = page.inner_text("h1").split()[1]
-    credited = scores[(scores.task_id == task) & (scores.gold_id != "gold") & (scores.reward == 1)
-                      & scores.explanation_json.notna()]
+    credited = scores[
+        (scores.task_id == task)
+        & (scores.gold_id != "gold")
+        & (scores.reward == 1)
+        & scores.explanation_json.notna()
+    ]
     exp = json.loads(credited.explanation_json.iloc[0])
     ev = exp["evidence"][0]
     assert ev["excerpt"] in page.locator("ul.evidence q.excerpt").first.inner_text()
@@ -351,11 +455,14 @@ def test_every_viewer_page_loads_clean_and_fast(which, built, page):
     pages = [viewer / "index.html", *sorted((viewer / "t").glob("*.html"))]
     assert _broken_links(pages) == []
     slowest = 0.0
-    for path in pages:
+    largest = sorted(pages[1:], key=lambda p: p.stat().st_size, reverse=True)[:25]
+    for path in [pages[0], *largest]:  # the index and the 25 largest trial pages in the browser
         started = time.perf_counter()
         page.goto(path.as_uri())
         slowest = max(slowest, time.perf_counter() - started)
-    assert slowest < 5, slowest  # generous for a shared CI machine; the benchmark measures it properly
+    assert slowest < 5, (
+        slowest
+    )  # generous for a shared CI machine; the benchmark measures it properly
     assert page.problems == []
 
 
@@ -373,8 +480,12 @@ def test_failing_gold_shows_the_records_that_differ(real_run_dir, built):
     for s in failing.head(3).itertuples():
         row = trials.set_index("trajectory_id").loc[s.trajectory_id]
         task = load_task_set("airline", "tau2").task(s.task_id)
-        mine = engine.replay_trajectory(tool_call_pairs(_tau2_messages(json.loads(row.messages_json)))).state
-        expected = engine.differing_records(engine.gold_outcome(task.evaluation_criteria.actions).state, mine)
+        mine = engine.replay_trajectory(
+            tool_call_pairs(_tau2_messages(json.loads(row.messages_json)))
+        ).state
+        expected = engine.differing_records(
+            engine.gold_outcome(task.evaluation_criteria.actions).state, mine
+        )
         text = (viewer / page_name(s.trajectory_id)).read_text()
         section = text.split('id="gold-gold"', 1)[1].split("</section>", 1)[0]
         assert re.findall(r"Record <code>([^<]+)</code> differs", section) == expected
@@ -383,14 +494,35 @@ def test_failing_gold_shows_the_records_that_differ(real_run_dir, built):
     task = load_task_set("airline", "tau2").task(comm.task_id.iloc[0])
     text = (viewer / page_name(comm.trajectory_id.iloc[0])).read_text()
     assert "Communicate items the agent never said" in text
-    assert any(f"<li>{html.escape(info)}</li>" in text for info in task.evaluation_criteria.communicate_info)
+    assert any(
+        f"<li>{html.escape(info)}</li>" in text
+        for info in task.evaluation_criteria.communicate_info
+    )
 
 
 def test_view_cli(real_run_dir, tmp_path):
     proc = harness("view", str(tmp_path / "nothing"))
-    assert proc.returncode == 2 and proc.stderr.startswith("error:") and "no trials.parquet" in proc.stderr
-    served = subprocess.Popen([sys.executable, "-m", "harness.cli.main", "view", str(real_run_dir), "--out",
-                               str(tmp_path / "site"), "--serve", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    assert (
+        proc.returncode == 2
+        and proc.stderr.startswith("error:")
+        and "no trials.parquet" in proc.stderr
+    )
+    served = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "harness.cli.main",
+            "view",
+            str(real_run_dir),
+            "--out",
+            str(tmp_path / "site"),
+            "--serve",
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = ""
         while "serving" not in line:
@@ -412,13 +544,21 @@ def test_cross_version_rescoring_moves(tmp_path):
     assert harness("rescore", str(whissle), "--out", str(as_tau3)).returncode == 0
     proc = harness("rescore", str(whissle), "--out", str(as_tau2), "--task-version", "tau2")
     assert proc.returncode == 0, proc.stderr
-    proc = harness("analyze", str(as_tau3), "--against", str(as_tau2), "--out", str(tmp_path / "tables"))
+    proc = harness(
+        "analyze", str(as_tau3), "--against", str(as_tau2), "--out", str(tmp_path / "tables")
+    )
     assert proc.returncode == 0, proc.stderr
 
     moves = pd.read_parquet(tmp_path / "tables" / "cross_version.parquet")
-    assert moves.trajectories.sum() == 50 and set(moves.version_a) == {"tau3"} and set(moves.version_b) == {"tau2"}
+    assert (
+        moves.trajectories.sum() == 50
+        and set(moves.version_a) == {"tau3"}
+        and set(moves.version_b) == {"tau2"}
+    )
     changed = moves[(moves.rise > 0) | (moves.fall > 0)]
     assert len(changed) >= 1  # tau3 changed golds: some verdicts move
     from envs.versions import diff_versions
 
-    assert set(changed.task_id) <= set(diff_versions("airline").changed_ids)  # only on tasks tau3 changed
+    assert set(changed.task_id) <= set(
+        diff_versions("airline").changed_ids
+    )  # only on tasks tau3 changed
