@@ -19,6 +19,7 @@ from harness.cli import rescore as rescore_cmd
 from harness.cli import sweep as sweep_cmd
 from harness.cli import variants as variants_cmd
 from harness.cli import versions as versions_cmd
+from harness.cli import view as view_cmd
 
 quiet_imports()
 
@@ -47,6 +48,7 @@ report_cmd.register(app)
 leaderboard_cmd.register(app)
 sweep_cmd.register(app)
 explain_cmd.register(app)
+view_cmd.register(app)
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""``harness report RUN_DIR --out report.html``: a self-contained HTML report of a run."""
+"""``harness report RUN_DIR --out report.html``: a self-contained HTML report of a run, with its viewer."""
 
 from __future__ import annotations
 
@@ -14,12 +14,21 @@ def register(app: typer.Typer) -> None:
 def report(
     run_dir: Path = typer.Argument(..., help="A run directory (from rescore or sweep)."),
     out: Path = typer.Option(..., "--out", help="The HTML file to write."),
+    viewer: Path | None = typer.Option(
+        None,
+        "--viewer",
+        help="Where to build the trial viewer the counts link to (default RUN_DIR/viewer).",
+    ),
 ) -> None:
-    """Plots (single vs multi gold with CIs, loophole heatmap, readings, variance), tables and provenance."""
+    """Sections in the paper's order (success, loophole gap, variance, counterfactual, per-task split, readings,
+    flips, τ² vs τ³, audit, leaderboard), figures with captions, provenance; counts link to the viewer."""
     from analysis import analyze_trials
     from analysis.report import write_report
+    from analysis.viewer import build_site
     from harness.cli.analyze import load_trials
 
     bundle = analyze_trials(load_trials(run_dir))
-    write_report(bundle, run_dir, out)
-    print(f"wrote {out}")
+    site = viewer if viewer is not None else run_dir / "viewer"
+    build_site(run_dir, site)  # rebuilt with the report, so every link it holds has its page
+    write_report(bundle, run_dir, out, site)
+    print(f"wrote {out} (trial viewer: {site}/index.html)")

@@ -1,35 +1,256 @@
-"""``harness analyze`` and ``harness report`` on a rescored real run and on an offline sweep; the report
-rendered in headless Chromium (Debian's chromium package, installed by .ci/run)."""
+"""``harness analyze``, ``harness report`` and ``harness view`` on a rescored real run and on an offline sweep.
+
+The report and the viewer are loaded in headless Chromium (Debian's chromium package, installed by .ci/run)
+through Playwright, one browser for the module: filters, links, evidence, escaping, console errors.
+Screenshots of the index, a trial page and the report land in runs/screenshots/.
+"""
 
 from __future__ import annotations
 
+import html
+import json
 import re
 import shutil
 import subprocess
 import sys
+import time
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from analysis.report import SECTIONS
-from tests.conftest import real_run
+from tests.conftest import ROOT, real_run
+
+SHOTS = ROOT / "runs" / "screenshots"
+HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 
 
 def harness(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.cli.main", *args], capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+# --- runs ----------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def real_run_dir(tmp_path_factory) -> Path:
+    """The real aide run rescored; each flip gets an explanation (as the scoring side writes it) pointing at
+    a real agent message, unless the rescore wrote one already; and a run.json."""
     out = tmp_path_factory.mktemp("real") / "aide"
-    proc = harness("rescore", str(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json")), "--out", str(out))
+    proc = harness(
+        "rescore",
+        str(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json")),
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
+    _explain_flips(out)
+    if not (out / "run.json").exists():
+        (out / "run.json").write_text(
+            json.dumps({"harness_version": "0.1.0", "judge": {"kind": "none"}})
+        )
     return out
 
 
+def _explain_flips(run_dir: Path) -> None:
+    trials = pd.read_parquet(run_dir / "trials.parquet")
+    table = pq.read_table(run_dir / "scores.parquet")
+    scores = table.to_pandas()
+    if "explanation_json" in scores and scores.explanation_json.notna().any():
+        return  # the scoring side explains its credits: test what it wrote
+    messages = {t.trajectory_id: json.loads(t.messages_json) for t in trials.itertuples()}
+    flips = set(trials[(trials.reward == 0) & (trials.multi_gold_reward == 1)].trajectory_id)
+    assert flips, "the real run has flips (tasks 2, 27, 38 credited by L3L4.strict)"
+    values = []
+    for s in scores.itertuples():
+        if s.trajectory_id in flips and s.gold_id != "gold" and s.reward == 1:
+            index, m = next(
+                (i, m)
+                for i, m in enumerate(messages[s.trajectory_id])
+                if m["role"] == "assistant" and m.get("content") and len(m["content"]) > 30
+            )
+            values.append(
+                json.dumps(
+                    {
+                        "gold_id": s.gold_id,
+                        "preconditions": [
+                            {
+                                "name": "reservation_found",
+                                "held": True,
+                                "detail": "the user has the reservation",
+                            }
+                        ],
+                        "evidence": [
+                            {
+                                "message_index": index,
+                                "role": "assistant",
+                                "excerpt": m["content"][5:45],
+                                "tool_call": None,
+                                "what": "the agent states the reading's decision",
+                            }
+                        ],
+                    }
+                )
+            )
+        else:
+            values.append(None)
+    table = table.drop_columns([c for c in ["explanation_json"] if c in table.column_names])
+    pq.write_table(
+        table.append_column("explanation_json", pa.array(values, pa.string())),
+        run_dir / "scores.parquet",
+    )
+
+
 @pytest.fixture(scope="module")
-def offline_run_dir(offline_demo_run) -> Path:
-    return offline_demo_run[0]
+def offline_run_dir(offline_demo_run, tmp_path_factory) -> Path:
+    """A copy of the shared offline demo run (so it can be changed): one user message made hostile."""
+    run = tmp_path_factory.mktemp("offline") / "demo"
+    run.mkdir()
+    for name in ("trials.parquet", "scores.parquet", "sweep.json"):
+        shutil.copy(offline_demo_run[0] / name, run / name)
+    trials = pd.read_parquet(run / "trials.parquet")
+    msgs = json.loads(trials.messages_json.iloc[0])
+    first_user = next(i for i, m in enumerate(msgs) if m["role"] == "user")
+    msgs[first_user]["content"] = HOSTILE + " " + msgs[first_user]["content"]
+    trials.loc[0, "messages_json"] = json.dumps(msgs)
+    pq.write_table(pa.Table.from_pandas(trials, preserve_index=False), run / "trials.parquet")
+    return run
+
+
+@pytest.fixture(scope="module")
+def built(real_run_dir, offline_run_dir, tmp_path_factory) -> dict[str, tuple[Path, Path]]:
+    """``harness report`` (which builds the viewer beside it) for both runs: {which: (report, viewer)}."""
+    out = {}
+    for which, run in (("real", real_run_dir), ("offline", offline_run_dir)):
+        where = tmp_path_factory.mktemp(f"report-{which}")
+        proc = harness(
+            "report",
+            str(run),
+            "--out",
+            str(where / "report.html"),
+            "--viewer",
+            str(where / "viewer"),
+        )
+        assert proc.returncode == 0, proc.stderr
+        out[which] = (where / "report.html", where / "viewer")
+    return out
+
+
+# --- the browser ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        pytest.fail("headless Chromium is needed: install Debian's chromium package (.ci/run does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=exe,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page that records console errors, page errors and any request leaving file://."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    pg.problems = []
+    pg.on(
+        "console",
+        lambda m: pg.problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
+    )
+    pg.on("pageerror", lambda e: pg.problems.append(f"page error: {e}"))
+    pg.on(
+        "request",
+        lambda r: (
+            None if r.url.startswith(("file:", "data:")) else pg.problems.append(f"fetch {r.url}")
+        ),
+    )
+    yield pg
+    context.close()
+
+
+def _shot(pg, name: str, full_page: bool = False) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(SHOTS / name), full_page=full_page)
+
+
+def _shown(pg) -> int:
+    visible = pg.locator("#trials tbody tr:visible").count()
+    assert int(pg.inner_text("#shown")) == visible
+    return visible
+
+
+# --- links, parsed from the files ----------------------------------------------------------------
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        a = dict(attrs)
+        if tag == "a" and a.get("href"):
+            self.hrefs.append(a["href"])
+        if a.get("id"):
+            self.ids.add(a["id"])
+
+
+def _parse(path: Path) -> _Links:
+    p = _Links()
+    p.feed(path.read_text())
+    return p
+
+
+def _broken_links(pages: list[Path]) -> list[str]:
+    """Every href of these pages must name an existing file, and a fragment an element id there (the
+    index's filter fragments excepted: they are queries its script reads)."""
+    parsed: dict[Path, _Links] = {}
+    broken = []
+    for path in pages:
+        for href in _parse(path).hrefs:
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc:
+                broken.append(f"{path.name}: external link {href}")
+                continue
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            if not target.is_file():
+                broken.append(f"{path.name}: {href} (no file)")
+                continue
+            if parts.fragment and target.name != "index.html":
+                ids = parsed.setdefault(target, _parse(target)).ids
+                if unquote(parts.fragment) not in ids:
+                    broken.append(f"{path.name}: {href} (no element #{parts.fragment})")
+    return broken
+
+
+# --- analyze -------------------------------------------------------------------------------------
 
 
 def test_analyze_real_run_degrades_gracefully(real_run_dir, tmp_path):
@@ -37,8 +258,6 @@ def test_analyze_real_run_degrades_gracefully(real_run_dir, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "one trial per agent and task" in proc.stdout and "one agent" in proc.stdout
     assert "one trial per cell: variance undefined" in proc.stdout  # said, not a made-up 0
-    import pandas as pd
-
     assert set(pd.read_parquet(tmp_path / "tables" / "pass_k.parquet").k) == {1}
     # the gap CI resamples trials (50 per agent here), so it exists; counts are reported with it
     gap = pd.read_parquet(tmp_path / "tables" / "loophole_gap_single.parquet")
@@ -57,38 +276,266 @@ def test_analyze_bad_dir(tmp_path):
     assert proc.returncode == 2 and "no trials.parquet" in proc.stderr
 
 
-def _chromium() -> str:
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        pytest.fail("headless Chromium is needed: install Debian's chromium package (.ci/run does)")
-    return exe
-
-
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
+# --- the report ----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("which", ["real", "offline"])
-def test_report_renders_in_chromium(which, real_run_dir, offline_run_dir, tmp_path):
-    run_dir = real_run_dir if which == "real" else offline_run_dir
-    out = tmp_path / "report.html"
-    proc = harness("report", str(run_dir), "--out", str(out))
+def test_report_in_chromium(which, built, page):
+    report, viewer = built[which]
+    text = report.read_text()
+    assert "sk-" not in text and 'api_key": "s' not in text
+    page.goto(report.as_uri())
+    page.wait_for_function("document.body.hasAttribute('data-images')")
+    headings = page.locator("section > h2").all_inner_texts()
+    assert headings == [title for _, title in SECTIONS]  # every section, in the paper's order
+    images = int(page.get_attribute("body", "data-images"))
+    assert images >= 2 and page.get_attribute("body", "data-broken-images") == "0"
+    assert page.locator("figure figcaption").count() == images  # a caption under every figure
+    for raw in ("non_loophole_multi", "loophole_trials", "agent_name", "single_rate"):
+        assert raw not in page.inner_text("body"), raw  # human column names only
+    assert _broken_links([report]) == []
+    if (
+        which == "real"
+    ):  # one trial per task: undefined statistics are one line each, not empty tables
+        undefined = page.locator("p.undefined").all_inner_texts()
+        assert any("variance is undefined" in u for u in undefined)
+        assert any("pass^k for k ≥ 2 is undefined" in u for u in undefined)
+        assert page.locator("#variance table").count() == 0
+    else:
+        tasks = [int(t) for t in page.locator("#split tbody tr td:nth-child(3)").all_inner_texts()]
+        versions = page.locator("#split tbody tr td:nth-child(2)").all_inner_texts()
+        for v in set(versions):
+            mine = [t for t, w in zip(tasks, versions, strict=True) if w == v]
+            assert mine == sorted(mine) and len(mine) > 2  # 13 after 2
+        _shot(page, "report.png")
+    assert page.problems == []
+
+
+def test_report_provenance_from_run_json(real_run_dir, built, page, tmp_path):
+    report, _ = built["real"]
+    page.goto(report.as_uri())
+    provenance = page.inner_text("#provenance")
+    for key in json.loads((real_run_dir / "run.json").read_text()):
+        assert key in provenance
+    # any run.json is rendered key by key, nested, and a secret-bearing field is redacted
+    run = tmp_path / "run"
+    run.mkdir()
+    for name in ("trials.parquet", "scores.parquet"):
+        shutil.copy(real_run_dir / name, run / name)
+    (run / "run.json").write_text(
+        json.dumps(
+            {
+                "tau2_version": "26.3",
+                "task_data": {"tau2/airline/tasks.json": "ab12"},
+                "judge": {"model": "m", "api_key": "sk-test-secret"},
+            }
+        )
+    )
+    proc = harness("report", str(run), "--out", str(tmp_path / "report.html"))
     assert proc.returncode == 0, proc.stderr
-    text = out.read_text()
-    assert "sk-" not in text and "api_key\": \"s" not in text
-    exe = _chromium()
-    profile = tmp_path / "profile"
-    common = [exe, *FLAGS, f"--user-data-dir={profile}", "--window-size=1280,2400"]
-    shot = tmp_path / "report.png"
-    subprocess.run([*common, f"--screenshot={shot}", out.as_uri()], capture_output=True, timeout=120, check=True)
-    assert shot.exists() and shot.stat().st_size > 10_000
-    dom = subprocess.run([*common, "--virtual-time-budget=5000", "--dump-dom", out.as_uri()],
-                         capture_output=True, text=True, timeout=120, check=True).stdout
-    assert re.search(r"<title>Loophole report: [^<]+</title>", dom)
-    for _, heading in SECTIONS:
-        assert f"<h2>{heading}</h2>" in dom, heading
-    images = int(re.search(r'data-images="(\d+)"', dom).group(1))
-    assert images >= 2 and 'data-broken-images="0"' in dom
+    assert "sk-test-secret" not in (tmp_path / "report.html").read_text()
+    page.goto((tmp_path / "report.html").as_uri())
+    rows = page.locator("#provenance table.kv th").all_inner_texts()
+    assert rows == [
+        "tau2_version",
+        "task_data",
+        "tau2/airline/tasks.json",
+        "judge",
+        "model",
+        "api_key",
+    ]
+    assert "ab12" in page.inner_text("#provenance") and "***" in page.inner_text("#provenance")
+    assert page.problems == []
+
+
+@pytest.mark.parametrize("which", ["real", "offline"])
+def test_every_count_in_the_report_opens_its_trials(which, built, page):
+    """Each count in the report links to the viewer's index filtered to exactly the trials it counts."""
+    report, viewer = built[which]
+    links = [(href, text) for href, text in _count_links(report) if "index.html" in href]
+    assert len(links) >= 5
+    page.goto((viewer / "index.html").as_uri())
+    for href, text in links:
+        fragment = href.split("#", 1)[1] if "#" in href else ""
+        page.evaluate("h => { history.replaceState(null, '', '#' + h); readHash(); }", fragment)
+        expected = int(text.split("/")[-1])  # "1/2": the link opens the cell's two trials
+        assert _shown(page) == expected, (href, text)
+    assert page.problems == []
+
+
+def _count_links(report: Path) -> list[tuple[str, str]]:
+    found = re.findall(r'<a href="([^"]+)">([0-9/]+)</a>', report.read_text())
+    return [(h.replace("&amp;", "&"), t) for h, t in found]
+
+
+# --- the viewer ----------------------------------------------------------------------------------
+
+
+def test_index_filters_change_visible_rows(built, offline_run_dir, page):
+    _, viewer = built["offline"]
+    trials = pd.read_parquet(offline_run_dir / "trials.parquet")
+    page.goto((viewer / "index.html").as_uri())
+    assert _shown(page) == len(trials)
+    page.select_option("#f-agent", "creative")
+    assert _shown(page) == (trials.agent_name == "creative").sum()
+    page.select_option("#f-task", "13")
+    assert _shown(page) == ((trials.agent_name == "creative") & (trials.task_id == "13")).sum() == 4
+    assert "agent=creative" in page.evaluate("location.hash") and "task=13" in page.evaluate(
+        "location.hash"
+    )
+    page.select_option("#f-task", "")
+    page.check("#f-flips")
+    flips = trials[
+        (trials.agent_name == "creative") & (trials.reward == 0) & (trials.multi_gold_reward == 1)
+    ]
+    assert _shown(page) == len(flips) > 0
+    page.uncheck("#f-flips")
+    page.select_option("#f-version", "tau3")
+    page.select_option("#f-single", "fail")
+    assert (
+        _shown(page)
+        == (
+            (trials.agent_name == "creative")
+            & (trials.task_version == "tau3")
+            & (trials.reward == 0)
+        ).sum()
+    )
+    page.click("#f-clear")
+    page.check("#f-loophole")
+    from analysis import loophole_mask
+
+    assert _shown(page) == loophole_mask(trials).sum() < len(trials)
+    _shot(page, "index.png")
+    page.reload()  # the filters live in the hash: a reload (or a link) restores them
+    assert page.is_checked("#f-loophole") and _shown(page) == loophole_mask(trials).sum()
+    assert page.problems == []
+
+
+def test_flip_page_shows_its_evidence(built, real_run_dir, page):
+    _, viewer = built["real"]
+    page.goto((viewer / "index.html").as_uri())
+    page.check("#f-flips")
+    assert _shown(page) == 3
+    page.locator("#trials tbody tr:visible a").first.click()
+    page.wait_for_load_state()
+    assert "flip" in page.inner_text("h1 + p")
+    scores = pd.read_parquet(real_run_dir / "scores.parquet")
+    task = page.inner_text("h1").split()[1]
+    credited = scores[
+        (scores.task_id == task)
+        & (scores.gold_id != "gold")
+        & (scores.reward == 1)
+        & scores.explanation_json.notna()
+    ]
+    exp = json.loads(credited.explanation_json.iloc[0])
+    ev = exp["evidence"][0]
+    assert ev["excerpt"] in page.locator("ul.evidence q.excerpt").first.inner_text()
+    message = page.locator(f"#m{ev['message_index']}")
+    assert "evidence" in message.get_attribute("class")
+    assert message.locator("mark").first.inner_text() == ev["excerpt"]  # marked in the conversation
+    assert exp["preconditions"][0]["name"] in page.inner_text("ul.pre")
+    _shot(page, "trial.png")
+    assert page.problems == []
+
+
+def test_a_script_in_a_message_renders_as_text(built, offline_run_dir, page):
+    _, viewer = built["offline"]
+    from analysis.viewer import page_name
+
+    first = pd.read_parquet(offline_run_dir / "trials.parquet").trajectory_id.iloc[0]
+    page.goto((viewer / page_name(first)).as_uri())
+    assert page.evaluate("window.__pwned") is None
+    assert HOSTILE in page.inner_text("body")
+    assert page.problems == []
+
+
+@pytest.mark.parametrize("which", ["real", "offline"])
+def test_every_viewer_page_loads_clean_and_fast(which, built, page):
+    _, viewer = built[which]
+    pages = [viewer / "index.html", *sorted((viewer / "t").glob("*.html"))]
+    assert _broken_links(pages) == []
+    slowest = 0.0
+    largest = sorted(pages[1:], key=lambda p: p.stat().st_size, reverse=True)[:25]
+    for path in [pages[0], *largest]:  # the index and the 25 largest trial pages in the browser
+        started = time.perf_counter()
+        page.goto(path.as_uri())
+        slowest = max(slowest, time.perf_counter() - started)
+    assert slowest < 5, (
+        slowest
+    )  # generous for a shared CI machine; the benchmark measures it properly
+    assert page.problems == []
+
+
+def test_failing_gold_shows_the_records_that_differ(real_run_dir, built):
+    """The records listed for a failing single gold are exactly those the replay engine finds differing."""
+    from analysis.viewer import _tau2_messages, page_name
+    from envs import load_task_set
+    from envs.replay import ReplayEngine, tool_call_pairs
+
+    _, viewer = built["real"]
+    trials = pd.read_parquet(real_run_dir / "trials.parquet")
+    scores = pd.read_parquet(real_run_dir / "scores.parquet")
+    failing = scores[(scores.gold_id == "gold") & (scores.db_match == False)]  # noqa: E712
+    engine = ReplayEngine("airline")
+    for s in failing.head(3).itertuples():
+        row = trials.set_index("trajectory_id").loc[s.trajectory_id]
+        task = load_task_set("airline", "tau2").task(s.task_id)
+        mine = engine.replay_trajectory(
+            tool_call_pairs(_tau2_messages(json.loads(row.messages_json)))
+        ).state
+        expected = engine.differing_records(
+            engine.gold_outcome(task.evaluation_criteria.actions).state, mine
+        )
+        text = (viewer / page_name(s.trajectory_id)).read_text()
+        section = text.split('id="gold-gold"', 1)[1].split("</section>", 1)[0]
+        assert re.findall(r"Record <code>([^<]+)</code> differs", section) == expected
+    comm = scores[(scores.gold_id == "gold") & (scores.communicate < 1)]
+    assert len(comm) == 1
+    task = load_task_set("airline", "tau2").task(comm.task_id.iloc[0])
+    text = (viewer / page_name(comm.trajectory_id.iloc[0])).read_text()
+    assert "Communicate items the agent never said" in text
+    assert any(
+        f"<li>{html.escape(info)}</li>" in text
+        for info in task.evaluation_criteria.communicate_info
+    )
+
+
+def test_view_cli(real_run_dir, tmp_path):
+    proc = harness("view", str(tmp_path / "nothing"))
+    assert (
+        proc.returncode == 2
+        and proc.stderr.startswith("error:")
+        and "no trials.parquet" in proc.stderr
+    )
+    served = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "harness.cli.main",
+            "view",
+            str(real_run_dir),
+            "--out",
+            str(tmp_path / "site"),
+            "--serve",
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = ""
+        while "serving" not in line:
+            line = served.stdout.readline()
+            assert line, "the server stopped before serving"
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
+        import urllib.request
+
+        with urllib.request.urlopen(url + "index.html", timeout=10) as response:
+            assert response.status == 200 and b"Trials: aide" in response.read()
+    finally:
+        served.terminate()
+        served.wait(timeout=10)
 
 
 def test_cross_version_rescoring_moves(tmp_path):
@@ -97,14 +544,21 @@ def test_cross_version_rescoring_moves(tmp_path):
     assert harness("rescore", str(whissle), "--out", str(as_tau3)).returncode == 0
     proc = harness("rescore", str(whissle), "--out", str(as_tau2), "--task-version", "tau2")
     assert proc.returncode == 0, proc.stderr
-    proc = harness("analyze", str(as_tau3), "--against", str(as_tau2), "--out", str(tmp_path / "tables"))
+    proc = harness(
+        "analyze", str(as_tau3), "--against", str(as_tau2), "--out", str(tmp_path / "tables")
+    )
     assert proc.returncode == 0, proc.stderr
-    import pandas as pd
 
     moves = pd.read_parquet(tmp_path / "tables" / "cross_version.parquet")
-    assert moves.trajectories.sum() == 50 and set(moves.version_a) == {"tau3"} and set(moves.version_b) == {"tau2"}
+    assert (
+        moves.trajectories.sum() == 50
+        and set(moves.version_a) == {"tau3"}
+        and set(moves.version_b) == {"tau2"}
+    )
     changed = moves[(moves.rise > 0) | (moves.fall > 0)]
     assert len(changed) >= 1  # tau3 changed golds: some verdicts move
     from envs.versions import diff_versions
 
-    assert set(changed.task_id) <= set(diff_versions("airline").changed_ids)  # only on tasks tau3 changed
+    assert set(changed.task_id) <= set(
+        diff_versions("airline").changed_ids
+    )  # only on tasks tau3 changed

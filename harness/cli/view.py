@@ -1,0 +1,38 @@
+"""``harness view RUN_DIR [--out DIR] [--serve]``: a static site to read every trajectory and its verdicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("view")(view)
+
+
+def view(
+    run_dir: Path = typer.Argument(..., help="A run directory (from rescore or sweep)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Where to write the site (default RUN_DIR/viewer)."
+    ),
+    serve: bool = typer.Option(False, "--serve", help="Then serve it on 127.0.0.1 until Ctrl-C."),
+    port: int = typer.Option(
+        8000, "--port", min=0, max=65535, help="Port for --serve (0: any free port)."
+    ),
+) -> None:
+    """An index of trials (filters: agent, domain, task version, task, status, verdicts, flips, loophole
+    tasks) and one page per trajectory: conversation, verdict per gold, why a gold fails, evidence."""
+    from analysis.viewer import build_site
+    from analysis.viewer import serve as serve_site
+    from harness.cli.analyze import load_trials
+
+    load_trials(run_dir)  # a run directory or a one-line error; folds a sweep's parts in
+    site = out if out is not None else run_dir / "viewer"
+    stats = build_site(run_dir, site)
+    print(
+        f"wrote {site}/index.html and {stats.trials} trial pages "
+        f"({stats.bytes / 1e6:.1f} MB, {stats.seconds:.1f} s); open {(site / 'index.html').resolve().as_uri()}"
+    )
+    if serve:
+        serve_site(site, port)

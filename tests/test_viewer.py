@@ -1,0 +1,50 @@
+"""The viewer's small pieces, without a browser (tests/e2e/test_report.py drives the built site)."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from analysis.viewer import _field_diffs, _marked, explanation, index_link, page_name, task_order
+
+
+def test_index_link_round_trips_through_the_fragment():
+    link = index_link(agent="a b&c", task="13", flips="1", status=None)
+    parts = urlsplit(link)
+    assert parts.path == "index.html"
+    assert parse_qs(parts.fragment) == {"agent": ["a b&c"], "task": ["13"], "flips": ["1"]}
+    assert index_link() == "index.html"
+    with pytest.raises(ValueError, match="unknown viewer filters"):
+        index_link(colour="red")
+
+
+def test_page_names_are_distinct_file_names():
+    a, b = page_name("run/agent/airline/tau2/13/0"), page_name("run/agent/airline/tau2/13/1")
+    assert a != b and a.startswith("t/") and a.count("/") == 1 and a.endswith(".html")
+
+
+def test_task_order_is_numeric():
+    assert sorted(["13", "2", "x", "27", "0"], key=task_order) == ["0", "2", "13", "27", "x"]
+
+
+@pytest.mark.parametrize("text", [None, "", "not json", "[1, 2]", '"a string"'])
+def test_explanation_ignores_what_is_not_an_object(text):
+    assert explanation(text) is None
+
+
+def test_marked_escapes_and_marks_the_excerpt():
+    text = "<b>refund</b> denied: policy says <script>x</script>"
+    out = _marked(text, ["denied: policy", "absent excerpt", None])
+    assert (
+        out
+        == "&lt;b&gt;refund&lt;/b&gt; <mark>denied: policy</mark> says &lt;script&gt;x&lt;/script&gt;"
+    )
+
+
+def test_field_diffs_walk_dicts_to_the_leaves_that_differ():
+    out: list = []
+    _field_diffs(
+        "", {"a": 1, "p": {"x": 1, "y": [1]}, "gone": 2}, {"a": 1, "p": {"x": 2, "y": [1]}}, out
+    )
+    assert out == [("gone", "2", "(absent)"), ("p.x", "1", "2")]
