@@ -26,18 +26,15 @@ class ModelPrice(BaseModel):
 
 
 def register_prices(prices: Mapping[str, ModelPrice]) -> None:
-    """Enter config prices into litellm's table. ``provider/name`` is entered under both spellings:
-    litellm looks a response's cost up under the name the provider answered with, without the prefix."""
+    """Enter config prices into litellm's table under the model names the config uses."""
     if not prices:
         return
     import litellm
 
     entries: dict[str, dict[str, Any]] = {}
     for model, price in prices.items():
-        provider, _, bare = model.partition("/") if "/" in model else ("openai", "", model)
-        entry = {**price.model_dump(), "litellm_provider": provider, "mode": "chat"}
-        entries[model] = entry
-        entries[bare] = dict(entry)
+        provider = model.split("/", 1)[0] if "/" in model else "openai"
+        entries[model] = {**price.model_dump(), "litellm_provider": provider, "mode": "chat"}
     litellm.register_model(entries)
 
 
