@@ -56,3 +56,49 @@ def install_payload(payload: WorkerPayload) -> None:
         )
     for domain, version, tasks, policy in payload.task_data:
         provide_task_data(domain, version, tasks, policy)
+
+
+def prepare_worker(payload: WorkerPayload | None, prices: dict | None) -> None:
+    """Everything a trial worker takes from its driver, before its first trial: task data and prices."""
+    if payload is not None:
+        install_payload(payload)
+    if prices:
+        from harness.costs import register_prices
+
+        register_prices(prices)
+
+
+def worker_count(address: str | None, max_concurrency: int, local_cpus: int) -> int:
+    """Embedded: a worker per core, four trials each at least. A cluster: a worker per CPU of the cluster
+    (every node gets some), never more than the trials in flight."""
+    import math
+
+    import ray
+
+    if address is None:
+        return max(1, min(local_cpus, math.ceil(max_concurrency / 4)))
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    return max(1, min(cpus, max_concurrency))
+
+
+def placements(n_workers: int) -> list[dict]:
+    """Ray options that put the workers round-robin on the alive nodes that have CPUs: Ray's own
+    scheduler packs CPU-less actors onto one node, and a cluster is there to use every node."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    nodes = sorted(
+        n["NodeID"] for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU")
+    )
+    if len(nodes) < 2:
+        return [{} for _ in range(n_workers)]
+    return [
+        {"scheduling_strategy": NodeAffinitySchedulingStrategy(nodes[i % len(nodes)], soft=True)}
+        for i in range(n_workers)
+    ]
+
+
+def current_node() -> str:
+    import ray
+
+    return ray.get_runtime_context().get_node_id()
