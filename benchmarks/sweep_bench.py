@@ -187,6 +187,9 @@ def main() -> None:
                   f"({busy / (cores * ours_s):.0%} of {cores} cores; {1000 * busy / n:.0f} ms per trial, scripted server included)")
             # were that CPU spread perfectly over every core, the trials phase could not be shorter than this
             print(f"CPU floor (busy / cores): {busy / cores:.2f}s = {busy / cores / ideal:.2f}x the ideal")
+            # on a shared machine most of that may be other users': the harness's own share tells them apart
+            print(f"of which the harness: {harness_cpu:.1f} core-s ({harness_cpu / ours_s:.2f} cores on average); "
+                  f"the scripted server and other processes: {busy - harness_cpu:.1f} core-s")
         if not a.skip_tau2 and not a.rate_limit:
             before = completions
             tau2_s = tau2_runner(server.api_base, a.trials_per_task)
