@@ -87,6 +87,8 @@ class ModelRate:
 
     def on_success(self, now: float) -> None:
         self.successes.append(now)
+        while self.successes[0] < now - self.window_s:  # only the window is kept
+            self.successes.popleft()
         if self.first_success is None:
             self.first_success = now
         if self.rate is not None:
