@@ -202,3 +202,7 @@ class FairShare:
         for q in self._pending.values():
             q.clear()
         return dropped
+
+
+# one per process: every trial thread of a worker paces through it
+RATE_LIMITER = AdaptiveRateLimiter()
