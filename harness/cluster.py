@@ -82,8 +82,8 @@ def worker_count(address: str | None, max_concurrency: int, local_cpus: int) -> 
 
 
 def placements(n_workers: int) -> list[dict]:
-    """Ray options that put the workers round-robin on the alive nodes that have CPUs: Ray's own
-    scheduler packs CPU-less actors onto one node, and a cluster is there to use every node."""
+    """Ray options that pin the workers round-robin to the alive nodes that have CPUs: Ray's own
+    scheduler (SPREAD, or soft affinity) packed the CPU-less actors onto one node in tests."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -93,7 +93,7 @@ def placements(n_workers: int) -> list[dict]:
     if len(nodes) < 2:
         return [{} for _ in range(n_workers)]
     return [
-        {"scheduling_strategy": NodeAffinitySchedulingStrategy(nodes[i % len(nodes)], soft=True)}
+        {"scheduling_strategy": NodeAffinitySchedulingStrategy(nodes[i % len(nodes)], soft=False)}
         for i in range(n_workers)
     ]
 

@@ -11,6 +11,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from harness.costs import ModelPrice
 from harness.errors import HarnessInputError
 
 Domain = Literal["airline", "retail"]
@@ -124,6 +125,8 @@ class SweepConfig(BaseModel):
     policy_overrides: dict[Domain, Path] = Field(default_factory=dict)
     output: Path | None = None
     address: str | None = None  # None: embedded local Ray; "auto" or "ray://host:port": a cluster
+    max_cost_usd: float | None = Field(None, gt=0)  # no trial starts that could take the total over it
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)  # US dollars per token, per model
     flush_every: int = Field(16, ge=1)
 
     @model_validator(mode="after")

@@ -48,3 +48,16 @@ def test_tampered_data_or_another_catalog_is_refused(no_handed_over_data):
         install_payload(bad)
     with pytest.raises(ClusterMismatchError, match="same harness version"):
         install_payload(dataclasses.replace(payload, catalog_sha256="0" * 64))
+
+
+def test_a_ray_client_address_without_ray_client_is_one_line_error():
+    import ray
+    from ray._private.utils import get_ray_client_dependency_error
+
+    from harness.errors import HarnessInputError
+    from harness.execution import init_ray
+
+    if get_ray_client_dependency_error() is None or ray.is_initialized():
+        pytest.skip("Ray Client is installed here (or Ray already runs in this process)")
+    with pytest.raises(HarnessInputError, match="needs Ray Client"):
+        init_ray("ray://127.0.0.1:10001")

@@ -19,6 +19,8 @@ import litellm
 from tau2.agent.llm_agent import LLMAgent
 from tau2.user.user_simulator import UserSimulator
 
+from harness.ratelimit import RATE_LIMITER, RateLimitedTooLong
+
 TRANSIENT: tuple[type[BaseException], ...] = (
     litellm.RateLimitError,
     litellm.InternalServerError,
@@ -56,11 +58,17 @@ class RetryCounter:
             self.last_error = f"{type(error).__name__}: {str(error)[:200]}"
 
 
-def _with_retries(call: Any, state: Any, policy: RetryPolicy, counter: RetryCounter, rng: random.Random, who: str):
+def _with_retries(
+    call: Any, state: Any, policy: RetryPolicy, counter: RetryCounter, rng: random.Random, who: str, endpoint: str
+):
     kept = len(state.messages)
     for attempt in range(policy.max_attempts):
         try:
-            return call()
+            # paced per endpoint; a 429 is waited out (Retry-After) and sent again, not a failed attempt
+            return RATE_LIMITER.call(endpoint, call)
+        except RateLimitedTooLong as exc:
+            del state.messages[kept:]
+            raise InfraError(f"{who}: {exc}") from None
         except TRANSIENT as exc:
             del state.messages[kept:]
             if attempt + 1 >= policy.max_attempts:
@@ -81,7 +89,7 @@ class RetryingLLMAgent(LLMAgent):
         kept = len(state.messages)
         return _with_retries(
             lambda: super(RetryingLLMAgent, self).generate_next_message(message, _cut(state, kept)),
-            state, self._policy, self._counter, self._rng, "agent",
+            state, self._policy, self._counter, self._rng, "agent", _endpoint(self),
         )
 
 
@@ -94,8 +102,13 @@ class RetryingUserSimulator(UserSimulator):
         kept = len(state.messages)
         return _with_retries(
             lambda: super(RetryingUserSimulator, self).generate_next_message(message, _cut(state, kept)),
-            state, self._policy, self._counter, self._rng, "user simulator",
+            state, self._policy, self._counter, self._rng, "user simulator", _endpoint(self),
         )
+
+
+def _endpoint(llm_user: Any) -> str:
+    """The rate limiter's key: one provider endpoint and model."""
+    return f"{llm_user.llm_args.get('api_base') or 'default endpoint'} (model {llm_user.llm})"
 
 
 def _cut(state: Any, kept: int) -> Any:
