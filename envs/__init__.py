@@ -9,6 +9,7 @@ from envs._tasks import (
     check_domain,
     environment_constructor,
     load_task_set,
+    provide_task_data,
 )
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "environment_constructor",
     "load_task_set",
     "pinned_sha256",
+    "provide_task_data",
     "resolve_file",
     "sha256_file",
 ]

@@ -13,7 +13,7 @@ from tau2.data_model.tasks import Task
 from tau2.environment.environment import Environment
 
 from envs._data import TauDataError, resolve_file
-from envs._pinned import DOMAINS, Domain, TaskVersion
+from envs._pinned import DOMAINS, Domain, TaskVersion, pinned_sha256
 
 
 class UnknownTaskError(KeyError):
@@ -69,11 +69,36 @@ def check_domain(domain: str) -> Domain:
     return domain  # type: ignore[return-value]
 
 
+# (domain, version) -> the bytes of tasks.json and policy.md, handed over in memory (a cluster worker
+# gets its driver's; see harness/cluster.py): used instead of any file, checked against the same pins.
+_PROVIDED: dict[tuple[str, str], tuple[bytes, bytes]] = {}
+
+
+def provide_task_data(domain: str, version: str, tasks_json: bytes, policy_md: bytes) -> None:
+    """Serve ``load_task_set(domain, version)`` from these bytes, not from disk (verified against the pins)."""
+    import hashlib
+
+    for name, payload in (("tasks.json", tasks_json), ("policy.md", policy_md)):
+        pinned = pinned_sha256(version, check_domain(domain), name)  # type: ignore[arg-type]
+        if hashlib.sha256(payload).hexdigest() != pinned:
+            raise TauDataError(f"{version} {domain}/{name} handed over in memory does not match its pin")
+    _PROVIDED[(domain, version)] = (tasks_json, policy_md)
+    _load.cache_clear()
+
+
 @lru_cache(maxsize=16)
 def _load(domain: Domain, version: TaskVersion, tasks_file: str | None, policy_file: str | None) -> TaskSet:
-    tasks_path = resolve_file(version, domain, "tasks.json", tasks_file)
-    policy_path = resolve_file(version, domain, "policy.md", policy_file)
-    raw = json.loads(tasks_path.read_text(encoding="utf-8"))
+    provided = _PROVIDED.get((domain, version)) if tasks_file is None and policy_file is None else None
+    if provided is not None:
+        tasks_path = Path(f"<in memory>/{version}/{domain}/tasks.json")
+        policy_path = tasks_path.with_name("policy.md")
+        tasks_text, policy_text = (b.decode("utf-8") for b in provided)
+    else:
+        tasks_path = resolve_file(version, domain, "tasks.json", tasks_file)
+        policy_path = resolve_file(version, domain, "policy.md", policy_file)
+        tasks_text = tasks_path.read_text(encoding="utf-8")
+        policy_text = policy_path.read_text(encoding="utf-8")
+    raw = json.loads(tasks_text)
     tasks = []
     for item in raw:
         try:
@@ -90,7 +115,7 @@ def _load(domain: Domain, version: TaskVersion, tasks_file: str | None, policy_f
         tasks_path=tasks_path,
         policy_path=policy_path,
         tasks=tuple(tasks),
-        policy=policy_path.read_text(encoding="utf-8"),
+        policy=policy_text,
         raw_tasks=tuple(raw),
     )
 

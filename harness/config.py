@@ -19,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from harness.costs import ModelPrice
 from harness.errors import HarnessInputError
 
 Domain = Literal["airline", "retail"]
@@ -190,6 +191,8 @@ class SweepConfig(BaseModel):
     policy_overrides: dict[Domain, Path] = Field(default_factory=dict)
     output: Path | None = None
     address: str | None = None  # None: embedded local Ray; "auto" or "ray://host:port": a cluster
+    max_cost_usd: float | None = Field(None, gt=0)  # no trial starts that could take the total over it
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)  # US dollars per token, per model
     flush_every: int = Field(16, ge=1)  # finished trials written as a part every N trials…
     flush_interval_s: float = Field(5.0, gt=0)  # …or every S seconds (and always on exit, SIGINT, SIGTERM)
 

@@ -14,6 +14,16 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
         return
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if address:
+        if address.startswith("ray://"):
+            from ray._private.utils import get_ray_client_dependency_error
+
+            if get_ray_client_dependency_error() is not None:
+                from harness.errors import HarnessInputError
+
+                raise HarnessInputError(
+                    f"field 'address': {address} needs Ray Client, which is not installed: "
+                    "pip install 'tau-loophole-harness[cluster]' (or 'ray[client]'), or use 'auto' on a cluster node"
+                )
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     else:
         # address="local": always start a private instance, never join a `ray start` cluster that

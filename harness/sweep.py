@@ -139,15 +139,17 @@ def _engine(engines: dict, domain: str):  # type: ignore[no-untyped-def]
 class TrialWorker:
     """A Ray actor (threaded): a database pool, a replay engine per domain, and a judge."""
 
-    def __init__(self, judge: ModelSpec | None) -> None:
+    def __init__(self, judge: ModelSpec | None, payload=None, prices: dict | None = None) -> None:  # type: ignore[no-untyped-def]
         from envs.pool import DatabasePool
         from harness._quiet import quiet_imports, set_log_level
+        from harness.cluster import prepare_worker
 
         quiet_imports()
         set_log_level(False)
         from harness.scripted_llm import register_scripted_models
 
         register_scripted_models()
+        prepare_worker(payload, prices)  # the driver's task data (no disk read on this node) and prices
         self.pool = DatabasePool()
         self.engines: dict = {}
         self.score_lock = threading.Lock()
@@ -176,6 +178,11 @@ class TrialWorker:
     def run(self, spec: TrialSpec) -> tuple[dict, list[dict]]:
         return run_trial(spec, self.pool, self.engines, self.score_lock, self.judge)
 
+    def node(self) -> str:
+        from harness.cluster import current_node
+
+        return current_node()
+
 
 @dataclass
 class SweepProgress:
@@ -188,6 +195,22 @@ class SweepProgress:
     written: int = 0  # this run's trials written to the store
     started_at: float | None = None  # after workers are up: the trials phase
     finished_at: float | None = None
+    cost_usd: float = 0.0  # agent + user + judge cost of the sweep's trials, resumed ones included
+    stopped: str | None = None  # "budget reached": scheduling stopped before every trial ran
+    per_node: Counter = field(default_factory=Counter)  # this run's finished trials per Ray node
+
+    def throughput_per_min(self) -> float | None:
+        """This run's finished trials a minute since the trials phase began."""
+        if self.started_at is None:
+            return None
+        minutes = (time.perf_counter() - self.started_at) / 60
+        done = self.statuses.total()
+        return done / minutes if done and minutes > 0 else None
+
+    def eta_s(self) -> float | None:
+        rate = self.throughput_per_min()
+        left = self.total - self.done_before - self.statuses.total()
+        return 60 * left / rate if rate else None
 
     @property
     def errors(self) -> int:
@@ -314,12 +337,24 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     if not todo:
         return out, progress
 
-    n_workers = workers or max(1, min(os.cpu_count() or 1, math.ceil(config.max_concurrency / 4)))
-    init_ray(config.address, None if config.address else max(n_workers, os.cpu_count() or 1))
+    from harness.cluster import build_payload, placements, worker_count
+    from harness.costs import CostMeter
+
+    cpus = os.cpu_count() or 1
+    if config.address:
+        init_ray(config.address)
+        n_workers = workers or worker_count(config.address, config.max_concurrency, cpus)
+    else:
+        n_workers = workers or worker_count(None, config.max_concurrency, cpus)
+        init_ray(None, max(n_workers, cpus))
     threads = math.ceil(config.max_concurrency / n_workers)
     actor_cls = ray.remote(num_cpus=0, max_restarts=3, max_task_retries=3, max_concurrency=threads)(TrialWorker)
-    actors = [actor_cls.remote(config.judge) for _ in range(n_workers)]
+    payload = ray.put(build_payload(pairs))  # once into the object store: workers read no task data from disk
+    actors = [actor_cls.options(**where).remote(config.judge, payload, config.prices)
+              for where in placements(n_workers)]
     pending = deque(trial_specs(config, todo))
+    meter = CostMeter.from_rows(store.read_table(out, "trials").to_dict("records"), config.max_cost_usd)
+    progress.cost_usd = meter.spent
     inflight: dict = {}
     buffer_trials: list[dict] = []
     buffer_scores: list[dict] = []
@@ -346,6 +381,8 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
             )
         buffer_trials.append(trial)
         buffer_scores.extend(scores)
+        meter.add(trial)
+        progress.cost_usd = meter.spent
         progress.per_agent[spec.agent_name] += 1
         progress.statuses[status] += 1
         progress.retries += trial.get("retries") or 0
@@ -357,8 +394,10 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
         try:
             # imports and first database load, before the clock
             ray.get([a.ready.remote(list(config.domains), threads) for a in actors])
+            nodes = ray.get([a.node.remote() for a in actors])
             progress.started_at = time.perf_counter()
-            _dispatch(config, actors, pending, inflight, take, flush, lambda: last_flush, on_progress, progress)
+            _dispatch(config, actors, nodes, meter, pending, inflight, take, flush, lambda: last_flush, on_progress,
+                      progress)
         finally:
             # finished trials are written whatever stopped the loop: results Ray already holds, then the buffer
             try:
@@ -378,31 +417,39 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     return out, progress
 
 
-def _dispatch(config, actors, pending, inflight, take, flush, last_flush, on_progress, progress) -> None:  # type: ignore[no-untyped-def]
+def _dispatch(config, actors, nodes, meter, pending, inflight, take, flush, last_flush, on_progress, progress) -> None:  # type: ignore[no-untyped-def]
     import ray
 
+    from harness.ratelimit import FairShare
+
     per_provider: Counter = Counter()
+    provider_of = {a.name: a.provider for a in config.agents}
+    share = FairShare(pending, group_of=lambda s: s.agent_name)  # each agent (model) its share of the slots
+    pending.clear()
+    node_of: dict = {}
     turn = 0
 
-    def can_submit(spec: TrialSpec) -> bool:
-        limit = config.concurrency.get(_provider(spec))
-        return limit is None or per_provider[_provider(spec)] < limit
+    def allowed(agent: str) -> bool:
+        limit = config.concurrency.get(provider_of[agent])
+        return limit is None or per_provider[provider_of[agent]] < limit
 
     # Workers run at most max_concurrency trials at once (their threads); a couple more wait in each
     # worker's queue so a freed thread starts the next trial without a round trip to this loop.
     queue_ahead = config.max_concurrency + 2 * len(actors)
-    while pending or inflight:
-        blocked: list[TrialSpec] = []
-        while pending and len(inflight) < queue_ahead:
-            spec = pending.popleft()
-            if not can_submit(spec):
-                blocked.append(spec)
-                continue
+    while len(share) or inflight:
+        while len(inflight) < queue_ahead and not meter.would_exceed(len(inflight)):
+            spec = share.pop(allowed)
+            if spec is None:
+                break
             ref = actors[turn % len(actors)].run.remote(spec)
+            node_of[ref] = nodes[turn % len(actors)]
             turn += 1
             inflight[ref] = spec
             per_provider[_provider(spec)] += 1
-        pending.extendleft(reversed(blocked))
+        if not inflight:  # trials wait, none can start: the next one could exceed the budget
+            progress.stopped = "budget reached"
+            pending.extend(share.clear())
+            break
         ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
         for ref in ready:
             spec = inflight[ref]
@@ -417,6 +464,8 @@ def _dispatch(config, actors, pending, inflight, take, flush, last_flush, on_pro
                 scores = []
             take(spec, trial, scores)
             del inflight[ref]
+            share.done(spec)
+            progress.per_node[node_of.pop(ref)] += 1
             per_provider[_provider(spec)] -= 1
         buffered = progress.statuses.total() - progress.written
         if buffered >= config.flush_every or (buffered and time.monotonic() - last_flush() > config.flush_interval_s):

@@ -40,3 +40,25 @@ def test_faults_follow_the_seed():
 
     first = statuses()
     assert first == statuses() and {429, 500, 200} <= set(first)
+
+
+def test_rate_limit_per_model_refuses_above_the_rate_with_retry_after():
+    import time
+
+    def turn(client: httpx.Client, model: str) -> httpx.Response:
+        return client.post(f"{server.api_base}/chat/completions", json={"model": model, "messages": []},
+                           headers=TASK, timeout=10)
+
+    with ScriptedLLMServer(faults=Faults(rate_limit_rps=5)) as server, httpx.Client() as client:
+        burst = [turn(client, "scripted-user").status_code for _ in range(12)]
+        other = turn(client, "scripted-agent")  # each model has its own allowance
+        refused = turn(client, "scripted-user")
+        assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
+        wait_ms = float(refused.headers["retry-after-ms"])
+        assert 0 < wait_ms <= 200  # one token at 5/s: at most 200 ms away
+        time.sleep(wait_ms / 1000 + 0.01)
+        after = turn(client, "scripted-user")
+    assert burst[:5] == [200] * 5 and burst.count(200) <= 6 and 429 in burst  # one second's worth, then refused
+    assert other.status_code == 200 and after.status_code == 200
+    assert server.answered["scripted-user"] == burst.count(200) + 1
+    assert server.counts["fault_rate_limited"] == burst.count(429) + 1

@@ -29,6 +29,7 @@ from tau2.agent.llm_agent import LLMAgent
 from tau2.user.user_simulator import UserSimulator
 
 from harness.errors import EndpointError, HarnessError
+from harness.ratelimit import RATE_LIMITER, RateLimitedTooLong
 
 MODEL_CAUSED: tuple[type[BaseException], ...] = (
     litellm.ContextWindowExceededError,
@@ -136,10 +137,17 @@ def call_with_policy(
 ) -> Any:
     kept = len(state.messages)
 
-    def attempt() -> Any:
+    def once() -> Any:
         del state.messages[kept:]
+        return call()
+
+    def attempt() -> Any:
         try:
-            result = call()
+            # paced per endpoint; a 429 is waited out (Retry-After) and sent again, not a failed attempt
+            result = RATE_LIMITER.call(endpoint, once)
+        except RateLimitedTooLong as exc:
+            del state.messages[kept:]
+            raise InfraError(f"{who}: {exc}") from None
         except BaseException as exc:
             kind = cause(exc)
             if kind == "model":

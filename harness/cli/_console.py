@@ -15,5 +15,6 @@ def progress_bar(label: str = "{task.description}", transient: bool = False) -> 
     """A bar with counts and ETA, on stderr so stdout keeps only the results."""
     return Progress(
         TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=Console(stderr=True), transient=transient,
+        console=Console(stderr=True, width=None if Console(stderr=True).is_terminal else 200),
+        transient=transient,
     )

@@ -35,13 +35,28 @@ def sweep(
             done = sum(p.per_agent.values())
             agents = " ".join(f"{a} {p.per_agent[a]}/{p.per_agent_total[a]}" for a in sorted(p.per_agent_total))
             desc = (f"{agents} | agent failures {p.agent_errors} infra {p.infra_errors} errors {p.errors} "
-                    f"retries {p.retries}")
+                    f"retries {p.retries} | {_pace(p)}")
             if task is None:
                 task = bar.add_task(desc, total=p.total, completed=done)
             bar.update(task, completed=done, description=desc)
 
         out, progress = run_sweep(config, on_progress=update, workers=workers, on_note=note)
     print_summary(console, out)
+    if progress.stopped:
+        left = progress.total - progress.done_before - progress.statuses.total()
+        console.print(
+            f"stopped: {progress.stopped}: ${progress.cost_usd:.4f} spent of max_cost_usd ${config.max_cost_usd:g}; "
+            f"{left} trials not run; raise max_cost_usd and run the sweep again to continue", soft_wrap=True,
+        )
+        raise typer.Exit(4)
+
+
+def _pace(p) -> str:  # type: ignore[no-untyped-def]
+    """Throughput, ETA and cost so far, for the progress line."""
+    rate, eta = p.throughput_per_min(), p.eta_s()
+    pace = f"{rate:.1f} trials/min" if rate else "- trials/min"
+    when = f"ETA {int(eta // 60)}m{int(eta % 60):02d}s" if eta is not None else "ETA -"
+    return f"{pace} {when} ${p.cost_usd:.2f}"
 
 
 def print_summary(console, out: Path) -> None:  # type: ignore[no-untyped-def]

@@ -2,13 +2,15 @@
 
 By default it serves the scripted roles (``_roles``); a custom ``responder(body) -> str | dict`` can
 replace them (the judge tests do). ``Faults`` inject latency, 429s, 500s, timeouts and malformed
-tool-call JSON at set rates, from a seeded generator. Every request is counted per role.
+tool-call JSON at set rates, from a seeded generator, and can hold each model to an allowed request rate
+(above it: 429 with ``Retry-After``, as providers do). Every request is counted per role.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
 import socket
 import threading
@@ -38,6 +40,29 @@ class Faults:
     timeout_sleep_s: float = 5.0
     rate_malformed: float = 0.0
     seed: int = 0
+    # Allowed requests per second for each model (0: unlimited): a token bucket holding one second's worth.
+    # A request above the rate is answered at once with 429 and ``Retry-After`` (the wait for the next token).
+    rate_limit_rps: float = 0.0
+
+
+class _TokenBucket:
+    """``rate`` tokens a second, at most ``max(1, rate)`` saved up: one model's allowed request rate."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self.capacity = max(1.0, rate)
+        self.tokens = self.capacity
+        self.stamp = time.monotonic()
+
+    def take(self) -> float:
+        """0.0 when the request may go ahead (a token is spent), else the seconds until a token is there."""
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return 0.0
+        return (1.0 - self.tokens) / self.rate
 
 
 class ScriptedLLMServer:
@@ -57,6 +82,8 @@ class ScriptedLLMServer:
         self.faults = faults or Faults()
         self.requests: deque[dict] = deque(maxlen=keep_requests)  # the latest bodies; ``counts`` has every one
         self.counts: Counter[str] = Counter()
+        self.answered: Counter[str] = Counter()  # completions answered 200, per model (the rate limit's use)
+        self._buckets: dict[str, _TokenBucket] = {}
         self.inflight = 0
         self.max_inflight = 0  # requests being answered at once, at most: a check on the client's concurrency
         self._rng = random.Random(self.faults.seed)
@@ -84,6 +111,14 @@ class ScriptedLLMServer:
             self.max_inflight = max(self.max_inflight, self.inflight)
         try:
             f = self.faults
+            wait = self._rate_limited(model)
+            if wait:  # refused before any work, as a provider's gateway does
+                return web.json_response(
+                    {"error": {"message": f"rate limit of {f.rate_limit_rps:g}/s for {model} reached (scripted)",
+                               "type": "rate_limit_error"}},
+                    status=429,
+                    headers={"Retry-After": str(max(1, math.ceil(wait))), "retry-after-ms": f"{wait * 1000:.0f}"},
+                )
             if f.latency_s:
                 await asyncio.sleep(f.latency_s)
             fault = self._fault()
@@ -92,10 +127,24 @@ class ScriptedLLMServer:
             status, payload = (
                 fault if isinstance(fault, tuple) else self.handle(body, request.headers.get("X-Harness-Task"))
             )
+            if status == 200:
+                with self._lock:
+                    self.answered[model] += 1
             return web.json_response(payload, status=status)
         finally:
             with self._lock:
                 self.inflight -= 1
+
+    def _rate_limited(self, model: str) -> float:
+        """Seconds the client should wait (the request is refused), or 0.0 when the model's rate allows it."""
+        if self.faults.rate_limit_rps <= 0:
+            return 0.0
+        with self._lock:
+            bucket = self._buckets.setdefault(model, _TokenBucket(self.faults.rate_limit_rps))
+            wait = bucket.take()
+            if wait:
+                self.counts["fault_rate_limited"] += 1
+        return wait
 
     def _fault(self) -> tuple[int, dict] | str | None:
         f = self.faults

@@ -1,0 +1,149 @@
+"""The adaptive rate limiter (pacing arithmetic, Retry-After, 429s waited out) and fair shares of slots;
+one test over real HTTP through litellm against the scripted server's rate limit."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
+
+import pytest
+
+from harness.ratelimit import (
+    AdaptiveRateLimiter,
+    FairShare,
+    ModelRate,
+    RateLimitedTooLong,
+    retry_after_s,
+)
+
+
+class Refused(Exception):
+    def __init__(self, headers: dict[str, str]) -> None:
+        self.response = SimpleNamespace(headers=headers)
+
+
+def test_unpaced_until_the_first_429_then_paced_under_the_admitted_rate():
+    m = ModelRate()
+    assert all(m.admit(0.01 * i) == 0.0 for i in range(50))  # no 429 yet: nothing is held back
+    for i in range(40):  # the provider admitted 20/s for two seconds
+        m.on_success(0.05 * i)
+    m.on_rate_limited(2.0, retry_after=0.3)
+    assert m.rate == pytest.approx(0.85 * 20, rel=0.05)
+    assert m.admit(2.0) == pytest.approx(0.3)  # Retry-After honoured
+    assert m.admit(2.3) == 0.0
+    assert m.admit(2.3) == pytest.approx(1 / m.rate)  # then one request per 1/rate
+
+
+def test_one_back_off_per_overshoot_and_probing_upward():
+    m = ModelRate(rate=10.0)
+    for i in range(20):
+        m.on_success(0.1 * i)
+    m.on_rate_limited(2.0, None)
+    after_first = m.rate
+    m.on_rate_limited(2.2, None)
+    m.on_rate_limited(2.5, None)
+    assert (
+        m.rate == after_first == pytest.approx(0.85 * 10, rel=0.05)
+    )  # the same overshoot: one back-off
+    m.on_rate_limited(3.1, None)
+    assert m.rate < after_first  # a second later: a new overshoot
+    before = m.rate
+    for i in range(round(before)):  # one second of successes at the rate
+        m.on_success(4 + i / before)
+    assert m.rate == pytest.approx(before * 1.1, rel=0.02)
+
+
+def test_retry_after_headers():
+    assert retry_after_s(Refused({"retry-after-ms": "250", "retry-after": "1"})) == 0.25
+    assert retry_after_s(Refused({"retry-after": "2"})) == 2.0
+    assert (
+        50
+        < retry_after_s(
+            Refused(
+                {
+                    "retry-after": time.strftime(
+                        "%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 60)
+                    )
+                }
+            )
+        )
+        <= 60
+    )
+    assert retry_after_s(Refused({})) is None and retry_after_s(ValueError()) is None
+
+
+def test_429s_are_waited_out_other_errors_are_not():
+    limiter = AdaptiveRateLimiter(is_rate_limit=lambda e: isinstance(e, Refused), max_waits=5)
+    answers = iter([Refused({"retry-after-ms": "10"}), Refused({"retry-after-ms": "10"}), "ok"])
+
+    def flaky() -> str:
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert limiter.call("m", flaky) == "ok" and limiter.waits["m"] == 2
+    with pytest.raises(KeyError):
+        limiter.call("m", lambda: {}["x"])
+    with pytest.raises(RateLimitedTooLong):
+        limiter.call("other", lambda: (_ for _ in ()).throw(Refused({"retry-after-ms": "1"})))
+    assert limiter.waits["other"] == 5
+
+
+def test_fair_share_keeps_a_blocked_model_to_its_share():
+    share = FairShare(
+        [("slow", i) for i in range(10)] + [("fast", i) for i in range(10)], group_of=lambda x: x[0]
+    )
+    taken = [share.pop() for _ in range(4)]
+    assert sorted(g for g, _ in taken) == ["fast", "fast", "slow", "slow"]
+    # the slow model's trials never finish; the fast model's do, and the freed slots go to the fast model
+    for _ in range(6):
+        fast = next(t for t in taken if t[0] == "fast")
+        taken.remove(fast)
+        share.done(fast)
+        taken.append(share.pop())
+    assert share.held == {"slow": 2, "fast": 2} and len(share) == 20 - 10
+    assert share.pop(allowed=lambda g: g != "fast")[0] == "slow"
+    assert len(share.clear()) == 9 and share.pop() is None
+
+
+def test_paced_calls_through_litellm_use_the_allowed_rate_and_lose_nothing():
+    import litellm
+
+    from harness.scripted_llm import Faults, ScriptedLLMServer
+
+    rate, calls = 10, 40
+    limiter = AdaptiveRateLimiter()
+    with ScriptedLLMServer(faults=Faults(rate_limit_rps=rate, latency_s=0.02)) as server:
+
+        def one(_: int) -> str:
+            return limiter.call(
+                "scripted-user",
+                lambda: (
+                    litellm.completion(
+                        model="openai/scripted-user",
+                        api_base=server.api_base,
+                        api_key="x",
+                        num_retries=0,
+                        messages=[{"role": "user", "content": "hi"}],
+                        extra_headers={"X-Harness-Task": "airline/tau2/1"},
+                    )
+                    .choices[0]
+                    .message.content
+                ),
+            )
+
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(one, range(calls)))
+        elapsed = time.perf_counter() - t0
+    assert len(answers) == calls and all(answers) and server.answered["scripted-user"] == calls
+    # a full bucket (one second's worth) at once, the rest near the allowed rate: after the first 429 the
+    # limiter sends at 85% of it and probes upward, and two shared cores slow a short run further
+    bound = (calls - rate) / rate
+    assert elapsed <= bound / 0.6, (
+        f"{calls} calls took {elapsed:.1f}s; at the allowed rate {bound:.1f}s"
+    )
+    # paced, not hammering: unpaced threads that only honour Retry-After draw ~7 refusals per admitted call
+    assert server.counts["fault_rate_limited"] <= calls / 2
