@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tau2.metrics.agent_metrics import is_successful, pass_hat_k
 
+from analysis._stats import bootstrap_ci, task_clusters
 from analysis._tables import loophole_mask
 
 CUSTOM = "custom"  # harness.importers.CUSTOM: analysis does not import the harness
@@ -61,14 +62,13 @@ def _success(s: pd.Series) -> np.ndarray:
     return np.array([bool(is_successful(v)) for v in s], dtype=float)
 
 
-def _gain_ci(single: np.ndarray, multi: np.ndarray, reps: int, seed: int) -> tuple[float, float]:
+def _gain_ci(
+    single: np.ndarray, multi: np.ndarray, clusters: np.ndarray, reps: int, seed: int
+) -> tuple[float, float]:
+    """The multi-gold gain's interval: the paired difference per trajectory, bootstrap clustered by task."""
     if len(single) < 10:
         return (np.nan, np.nan)
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(single), (reps, len(single)))
-    gains = multi[idx].mean(1) - single[idx].mean(1)
-    lo, hi = np.percentile(gains, [2.5, 97.5])
-    return float(lo), float(hi)
+    return bootstrap_ci(multi - single, clusters, reps, seed)
 
 
 def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], manifest: Manifest | None = None,
@@ -113,7 +113,7 @@ def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], m
             "flagged": disagreements > 0,
             "explained_failures": float(((multi == 1) & failures).sum() / failures.sum()) if failures.sum() else np.nan,
         }
-        lo_ci, hi_ci = _gain_ci(single, multi, reps, seed)
+        lo_ci, hi_ci = _gain_ci(single, multi, task_clusters(scored), reps, seed)
         row["gain_ci_low"], row["gain_ci_high"] = 100 * lo_ci, 100 * hi_ci
         for k in range(2, trials_per_task + 1):
             for name, col in (("single", "reward"), ("multi", "multi_gold_reward")):

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from analysis._bundle import AnalysisBundle
+from analysis._stats import bootstrap_ci, task_clusters
 from analysis.viewer import (
     explanation,
     index_link,
@@ -117,16 +118,12 @@ def _success(values: pd.Series) -> np.ndarray:
 def cluster_ci(
     df: pd.DataFrame, column: str, reps: int = 2000, seed: int = 42
 ) -> tuple[float, float] | None:
-    """95% percentile interval of the success rate, resampling tasks (with all their trials) with
-    replacement: trials of one task are not independent. None with fewer than two tasks."""
-    groups = df.assign(s=_success(df[column])).groupby(["domain", "task_version", "task_id"]).s
-    sums, sizes = groups.sum().to_numpy(), groups.size().to_numpy()
-    if len(sums) < 2:
+    """95% interval of the success rate, bootstrap clustered by task (``analysis._stats``): trials of one
+    task are not independent. None with fewer than two tasks."""
+    clusters = task_clusters(df)
+    if len(np.unique(clusters)) < 2:
         return None
-    pick = np.random.default_rng(seed).integers(0, len(sums), (reps, len(sums)))
-    rates = sums[pick].sum(1) / sizes[pick].sum(1)
-    lo, hi = np.percentile(rates, [2.5, 97.5])
-    return float(lo), float(hi)
+    return bootstrap_ci(_success(df[column]), clusters, reps, seed)
 
 
 def _success_figure(scored: pd.DataFrame) -> str:

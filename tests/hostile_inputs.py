@@ -301,8 +301,21 @@ def _truncated_parquet(tmp: Path) -> list[str]:
     return ["analyze", str(run)]
 
 
+def _report_corrupt(tmp: Path) -> list[str]:
+    argv = _corrupt_parquet(tmp)
+    return ["report", argv[1], "--out", str(tmp / "report.html")]
+
+
+def _report_out_is_a_folder(tmp: Path) -> list[str]:
+    (tmp / "run").mkdir()
+    (tmp / "out").mkdir()
+    return ["report", str(tmp / "run"), "--out", str(tmp / "out")]
+
+
 RUN_CASES: dict[str, tuple[str, Case]] = {
     "corrupt_parquet": ("runs", _corrupt_parquet),
+    "report_corrupt_parquet": ("runs", _report_corrupt),
+    "report_out_is_a_folder": ("paths", _report_out_is_a_folder),
     "truncated_parquet": ("runs", _truncated_parquet),
 }
 

@@ -192,3 +192,10 @@ def test_skip_bad_keeps_a_row_for_an_out_of_range_seed(tmp_path):
     trials = pd.read_parquet(tmp_path / "out" / "trials.parquet").set_index("simulation_id")
     bad = trials.loc[run["simulations"][1]["id"]]
     assert bad.status == "error" and "64-bit" in bad.reason and pd.isna(bad.seed)
+
+
+def test_report_out_naming_a_folder_is_refused_before_any_work(tmp_path):
+    """The run is not even read: the bad ``--out`` is named, whatever the run holds."""
+    _category, case = hostile.ALL_CASES["report_out_is_a_folder"]
+    line = _assert_clean_error(tmp_path, case(tmp_path), hostile.snapshot(tmp_path))
+    assert "--out" in line and "is a directory" in line, line

@@ -17,7 +17,7 @@ def report(
     viewer: Path | None = typer.Option(
         None,
         "--viewer",
-        help="Where to build the trial viewer the counts link to (default RUN_DIR/viewer).",
+        help="Where to build the trial viewer the counts link to (default: OUT without .html, plus _viewer).",
     ),
 ) -> None:
     """Sections in the paper's order (success, loophole gap, variance, counterfactual, per-task split, readings,
@@ -26,9 +26,15 @@ def report(
     from analysis.report import write_report
     from analysis.viewer import build_site
     from harness.cli.analyze import load_trials
+    from harness.errors import HarnessInputError
 
+    # Checked before any work, so a bad --out leaves nothing behind; the report never writes into the run.
+    if out.is_dir():
+        raise HarnessInputError(f"--out {str(out)!r}: is a directory; give the HTML file to write")
+    if out.parent.exists() and not out.parent.is_dir():
+        raise HarnessInputError(f"--out {str(out)!r}: {str(out.parent)!r} is not a directory")
     bundle = analyze_trials(load_trials(run_dir))
-    site = viewer if viewer is not None else run_dir / "viewer"
+    site = viewer if viewer is not None else out.with_name(f"{out.stem}_viewer")
     build_site(run_dir, site)  # rebuilt with the report, so every link it holds has its page
     write_report(bundle, run_dir, out, site)
     print(f"wrote {out} (trial viewer: {site}/index.html)")

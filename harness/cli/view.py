@@ -14,7 +14,7 @@ def register(app: typer.Typer) -> None:
 def view(
     run_dir: Path = typer.Argument(..., help="A run directory (from rescore or sweep)."),
     out: Path | None = typer.Option(
-        None, "--out", help="Where to write the site (default RUN_DIR/viewer)."
+        None, "--out", help="Where to write the site (default RUN_DIR_viewer beside the run: reading never writes into a run)."
     ),
     serve: bool = typer.Option(False, "--serve", help="Then serve it on 127.0.0.1 until Ctrl-C."),
     port: int = typer.Option(
@@ -28,7 +28,7 @@ def view(
     from harness.cli.analyze import load_trials
 
     load_trials(run_dir)  # a run directory or a one-line error; folds a sweep's parts in
-    site = out if out is not None else run_dir / "viewer"
+    site = out if out is not None else run_dir.resolve().with_name(f"{run_dir.resolve().name}_viewer")
     stats = build_site(run_dir, site)
     print(
         f"wrote {site}/index.html and {stats.trials} trial pages "
