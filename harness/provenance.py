@@ -57,14 +57,19 @@ def git_revision() -> str | None:
 
 
 def task_data_sha256(pairs: set[tuple[str, str]]) -> dict[str, str]:
-    """The pinned sha256 of each (domain, task version)'s tasks, policy and database."""
+    """The pinned sha256 of each (domain, task version)'s tasks, policy and database. A custom run's tasks
+    and policy are its own (their sha256 are on its rows and in ``custom_tasks_sha256``); it is scored in the
+    pinned environment, whose database is recorded under ``custom/<domain>/db.json``."""
     from envs import pinned_sha256
 
-    return {
-        f"{v}/{d}/{f}": pinned_sha256(v, d, f)  # type: ignore[arg-type]
-        for d, v in sorted(pairs)
-        for f in ("tasks.json", "policy.md", "db.json")
-    }
+    out: dict[str, str] = {}
+    for d, v in sorted(pairs):
+        if v == "custom":
+            out[f"custom/{d}/db.json"] = pinned_sha256("tau2", d, "db.json")  # type: ignore[arg-type]
+            continue
+        for f in ("tasks.json", "policy.md", "db.json"):
+            out[f"{v}/{d}/{f}"] = pinned_sha256(v, d, f)  # type: ignore[arg-type]
+    return out
 
 
 def run_info(kind: str, pairs: set[tuple[str, str]], judge: Any, **extra: Any) -> dict[str, Any]:
