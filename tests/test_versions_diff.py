@@ -60,8 +60,8 @@ def test_database_identity_rests_on_the_installed_file_and_an_independent_record
     import hashlib
     import json
 
-    from envs._pinned import pinned_sha256
     from envs._data import resolve_file
+    from envs._pinned import pinned_sha256
     from tests.conftest import TAU_DATA
 
     manifest = json.loads((TAU_DATA / "MANIFEST.json").read_text())["files"]
