@@ -433,7 +433,8 @@ def test_flip_page_shows_its_evidence(built, real_run_dir, page):
     message = page.locator(f"#m{ev['message_index']}")
     assert "evidence" in message.get_attribute("class")
     assert message.locator("mark").first.inner_text() == ev["excerpt"]  # marked in the conversation
-    assert exp["preconditions"][0]["name"] in page.inner_text("ul.pre")
+    for pre in exp["preconditions"]:  # L3L4.strict has none: its decline is its evidence
+        assert pre["name"] in page.inner_text("ul.pre")
     _shot(page, "trial.png")
     assert page.problems == []
 
