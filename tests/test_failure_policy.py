@@ -58,7 +58,8 @@ def test_transient_errors_are_retried_without_sending_a_message_twice():
 
 
 def test_exhausted_retries_are_an_infra_error():
-    out, state, counter = _run([_status(429, litellm.RateLimitError)] * 4, _healthy("e2"))
+    # 5xx: a 429 is not a failed attempt at all (the rate limiter waits it out; tests/test_ratelimit.py)
+    out, state, counter = _run([_status(500, litellm.InternalServerError)] * 4, _healthy("e2"))
     assert isinstance(out, InfraError) and "4 attempts failed" in str(out) and counter.retries == 3
     assert state.messages == ["kept"]
 
