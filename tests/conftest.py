@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,13 @@ os.environ["HARNESS_TAU_DATA"] = str(TAU_DATA)
 from harness._quiet import set_log_level  # noqa: E402
 
 set_log_level(False)
+
+
+def harness(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    """``harness ARGS`` as a user runs it: a separate process, output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli.main", *args], capture_output=True, text=True, timeout=timeout
+    )
 
 
 def real_run(name: str) -> Path:

@@ -3,23 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests.conftest import real_run
-
-
-def harness(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+from tests.conftest import harness, real_run
 
 
 @pytest.fixture(scope="module")

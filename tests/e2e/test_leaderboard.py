@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests.conftest import REAL_RUNS, real_run
+from tests.conftest import REAL_RUNS, harness, real_run
 
 AIDE = "aide_claude-sonnet-4-5_airline_tau2_1trial.json"
 
-
-def harness(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.cli.main", *args], capture_output=True, text=True, timeout=900)
 
 
 def test_real_runs_table(tmp_path):

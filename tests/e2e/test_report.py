@@ -24,19 +24,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from analysis.report import SECTIONS
-from tests.conftest import ROOT, real_run
+from tests.conftest import ROOT, harness, real_run
 
 SHOTS = ROOT / "runs" / "screenshots"
 HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 
-
-def harness(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", *args],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
 
 
 # --- runs ----------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -13,15 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from harness import store
-from tests.conftest import REAL_RUNS, real_run
+from tests.conftest import REAL_RUNS, harness, real_run
 
 WHISSLE = "whissle_airline_tau3_1trial.json"
 
-
-def harness(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", *args], capture_output=True, text=True, timeout=600
-    )
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -15,20 +13,12 @@ from tau2.data_model.tasks import Task
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
 from tests import results_layouts as layouts
-from tests.conftest import real_run
+from tests.conftest import harness, real_run
 
 AIDE = "aide_claude-sonnet-4-5_airline_tau2_1trial.json"
 RETAIL3 = "whissle_retail_tau3_5sims.json"
 N = 10
 
-
-def harness(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
 
 
 def _rows(trials: pd.DataFrame, source: Path) -> list[tuple]:
