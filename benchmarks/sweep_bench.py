@@ -1,12 +1,18 @@
 """Sweep throughput: 200 trials against the scripted server at 50 ms per completion, concurrency 8.
 
-Usage: python benchmarks/sweep_bench.py [--trials-per-task 4] [--latency 0.05] [--concurrency 8]
+Usage: python benchmarks/sweep_bench.py [--trials-per-task N] [--latency 0.05] [--concurrency 8]
                                         [--rate-limit R] [--skip-tau2]
 
 Runs, in one process: our sweep (embedded Ray, threaded workers) and tau2's own ``run_tasks`` thread pool
-on the same workload (airline tau2, 50 tasks x 4 trials, scripted gold agent and user). The ideal is the
+on the same workload (airline tau2, 50 tasks x N trials, scripted gold agent and user). The ideal is the
 latency bound: completions x latency / concurrency. Our wall time is the trials phase (Ray and the workers'
 one-time start are reported separately). Ratios are printed, ours against the ideal last.
+
+The workload grows with the concurrency: N = max(4, concurrency / 4) trials per task unless given, so
+each slot runs a dozen trials or so, as in a real sweep (18 models x 164 tasks x 4 trials on 64 slots is
+over 180 trials a slot). With only three trials a slot (200 trials on 64), no schedule reaches the ideal:
+a trial's completions are sequential and the longest takes 23 of them, which alone is 1.24x that ideal.
+The critical path (the longest trial's completions x latency) is printed beside the ideal.
 
 Also printed: the most requests the server answered at once (the concurrency really held) and the machine's
 busy CPU during the trials phase (Linux ``/proc/stat``), with the floor it sets: busy core-seconds spread
@@ -146,6 +152,19 @@ def tau2_runner(api_base: str, trials: int) -> float:
     return time.perf_counter() - t0
 
 
+def longest_trial_completions(out: Path) -> int:
+    """The most LLM completions one trial made: its messages written by the agent or the user simulator,
+    less the agent's fixed greeting (tau2's first message, no LLM call)."""
+    import json
+
+    from harness import store
+
+    trials = store.read_table(out, "trials")
+    return max(
+        sum(m.get("role") in ("assistant", "user") for m in json.loads(text)) - 1 for text in trials["messages_json"]
+    )
+
+
 def trials_lost(out: Path, expected: int) -> int:
     """Trials without a scored row: missing, or ended as an error or infra error."""
     from harness import store
@@ -158,7 +177,8 @@ def main() -> None:
     global CONCURRENCY
     register_scripted_models()  # the same for both runners (ours registers it in every worker too)
     parser = argparse.ArgumentParser()
-    parser.add_argument("--trials-per-task", type=int, default=4)
+    parser.add_argument("--trials-per-task", type=int, default=None,
+                        help="trials of each of the 50 tasks (default: max(4, concurrency / 4))")
     parser.add_argument("--skip-tau2", action="store_true")
     parser.add_argument("--latency", type=float, default=LATENCY,
                         help="seconds per completion (the target is set at 0.05; longer shows the CPU-bound share)")
@@ -167,6 +187,8 @@ def main() -> None:
                         help="requests a second the server allows each model (0: unlimited)")
     a = parser.parse_args()
     CONCURRENCY = a.concurrency
+    if a.trials_per_task is None:
+        a.trials_per_task = max(4, -(-CONCURRENCY // 4))
     faults = Faults(latency_s=a.latency, rate_limit_rps=a.rate_limit)
     with ScriptedLLMServer(faults=faults) as server, tempfile.TemporaryDirectory() as tmp:
         tmp = os.environ.get("BENCH_KEEP", tmp)
@@ -177,7 +199,9 @@ def main() -> None:
         n = 50 * a.trials_per_task
         print(f"trials={n} completions={completions} latency={a.latency}s concurrency={CONCURRENCY} "
               f"(most requests in flight at the server: {server.max_inflight})")
-        print(f"ideal (latency bound): {ideal:.2f}s")
+        longest = longest_trial_completions(out)
+        print(f"ideal (latency bound): {ideal:.2f}s; critical path (longest trial, {longest} completions): "
+              f"{longest * a.latency:.2f}s")
         print(f"ours: {ours_s:.2f}s trials phase ({ours_total:.2f}s with Ray and worker start-up)")
         print(f"harness CPU in the trials phase: {harness_cpu:.1f} s = {1000 * harness_cpu / completions:.1f} ms "
               f"per completion (this process and its Ray processes, scripted server excluded)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -75,9 +76,29 @@ class SchemaOnceTool:
         return getattr(self._tool, name)
 
 
-@lru_cache(maxsize=8)
+_TOOLS_LOCK = threading.Lock()
+
+
 def _agent_tools(domain: str, policy: str | None) -> tuple[SchemaOnceTool, ...]:
+    # One thread builds a domain's tools; the worker's other threads wait for it instead of all building
+    # them at once on the first trials (32 threads x a full environment each held a worker ~10 s).
+    with _TOOLS_LOCK:
+        return _build_agent_tools(domain, policy)
+
+
+@lru_cache(maxsize=8)
+def _build_agent_tools(domain: str, policy: str | None) -> tuple[SchemaOnceTool, ...]:
     return tuple(SchemaOnceTool(t) for t in environment_constructor(domain, policy)().get_tools())
+
+
+def warm_up(domains: list[str], policies: dict[str, str] | None = None) -> None:
+    """Pay a worker's one-time costs before its first trial: the agent tools' schemas of each domain, and
+    litellm's first completion (imports, client, token counting), answered locally by ``mock_response``."""
+    import litellm
+
+    for domain in domains:
+        _agent_tools(domain, (policies or {}).get(domain))
+    litellm.completion(model="openai/warm-up", messages=[{"role": "user", "content": "hi"}], mock_response="ok")
 
 
 def simulate(spec: TrialSpec, pool: DatabasePool, counter: RetryCounter) -> tuple[SimulationRun, dict[str, Any]]:

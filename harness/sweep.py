@@ -30,8 +30,8 @@ from harness.errors import (
     Status,
     SweepInterrupted,
 )
-from harness.simulation import TrialSpec, resolved_args, simulate
-from harness.trials import TrialKey, expand
+from harness.simulation import TrialSpec, resolved_args, simulate, warm_up
+from harness.trials import TrialKey, expand, longest_first
 
 
 def trial_specs(config: SweepConfig, keys: list[TrialKey]) -> list[TrialSpec]:
@@ -159,7 +159,7 @@ class TrialWorker:
 
             self.judge = LitellmJudge(judge.model, **resolved_args(judge))
 
-    def ready(self, domains: list[str], slots: int) -> bool:
+    def ready(self, domains: list[str], slots: int, policies: dict[str, str] | None = None) -> bool:
         """Load ``slots`` databases per domain (one per thread) and the scorer's before the sweep's clock starts."""
         from contextlib import ExitStack
 
@@ -173,6 +173,7 @@ class TrialWorker:
             with self.score_lock:
                 _engine(self.engines, domain)
             preload(domain)
+        warm_up(domains, policies)
         return True
 
     def run(self, spec: TrialSpec) -> tuple[dict, list[dict]]:
@@ -352,7 +353,7 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     payload = ray.put(build_payload(pairs))  # once into the object store: workers read no task data from disk
     actors = [actor_cls.options(**where).remote(config.judge, payload, config.prices)
               for where in placements(n_workers)]
-    pending = deque(trial_specs(config, todo))
+    pending = deque(trial_specs(config, longest_first(todo)))
     meter = CostMeter.from_rows(store.read_table(out, "trials").to_dict("records"), config.max_cost_usd)
     progress.cost_usd = meter.spent
     inflight: dict = {}
@@ -393,7 +394,8 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     with _signals_raise():
         try:
             # imports and first database load, before the clock
-            ray.get([a.ready.remote(list(config.domains), threads) for a in actors])
+            policies = {d: Path(p).read_text(encoding="utf-8") for d, p in config.policy_overrides.items()}
+            ray.get([a.ready.remote(list(config.domains), threads, policies) for a in actors])
             nodes = ray.get([a.node.remote() for a in actors])
             progress.started_at = time.perf_counter()
             _dispatch(config, actors, nodes, meter, pending, inflight, take, flush, lambda: last_flush, on_progress,

@@ -62,3 +62,20 @@ def expand(config: SweepConfig) -> list[TrialKey]:
                     for trial in range(config.trials):
                         keys.append(TrialKey(sweep_id, agent.name, domain, version, task_id, trial))
     return keys
+
+
+def expected_turns(key: TrialKey) -> int:
+    """A trial's expected length before it runs: its gold's actions (each a tool call and its reply), and
+    what the agent must tell the user. LLM calls in a trial are sequential, so this is its critical path."""
+    criteria = load_task_set(key.domain, key.version).task(key.task_id).evaluation_criteria
+    if criteria is None:
+        return 0
+    return len(criteria.actions or []) + len(criteria.communicate_info or [])
+
+
+def longest_first(keys: list[TrialKey]) -> list[TrialKey]:
+    """Keys in the order to start them: expected-longest first (stable otherwise). Started last, the
+    shortest trials fill the slots that free up at the end, so the sweep's tail is one short trial long,
+    not one long one (longest-processing-time-first list scheduling)."""
+    return sorted(keys, key=lambda k: -expected_turns(k))
+
