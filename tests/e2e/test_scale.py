@@ -88,6 +88,8 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+# Both cluster tests touch /tmp/ray/ray_current_cluster; in one file they run in turn on one xdist worker
+# (the suite runs with --dist loadfile).
 def test_embedded_default_is_private_while_a_ray_start_cluster_runs(tmp_path):
     port = _free_port()
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
