@@ -1,6 +1,7 @@
 """The tau2 world: pinned task versions, tau2 environments and the fast replay engine."""
 
 from envs._data import TauDataError, cache_dir, resolve_file, sha256_file
+from envs._once import locked_cache
 from envs._pinned import COMMITS, DOMAINS, TASK_VERSIONS, Domain, TaskVersion, pinned_sha256
 from envs._tasks import (
     TaskRef,
@@ -26,6 +27,7 @@ __all__ = [
     "check_domain",
     "environment_constructor",
     "load_task_set",
+    "locked_cache",
     "pinned_sha256",
     "provide_task_data",
     "resolve_file",

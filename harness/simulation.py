@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from tau2.data_model.simulation import SimulationRun
 from tau2.orchestrator.orchestrator import Orchestrator
 
-from envs import environment_constructor, load_task_set
+from envs import environment_constructor, load_task_set, locked_cache
 from envs.pool import DatabasePool
 from harness.agents import RetryCounter, RetryingLLMAgent, RetryingUserSimulator, RetryPolicy
 from harness.agents._reading import ReadingAgent, ScriptedUser, choose_plan
@@ -76,28 +74,19 @@ class SchemaOnceTool:
         return getattr(self._tool, name)
 
 
-_TOOLS_LOCK = threading.Lock()
+@locked_cache(maxsize=4)
+def _agent_tools(domain: str) -> tuple[SchemaOnceTool, ...]:
+    """The agent's tools of a domain, schemas built once per worker (the policy text does not change them)."""
+    return tuple(SchemaOnceTool(t) for t in environment_constructor(domain)().get_tools())
 
 
-def _agent_tools(domain: str, policy: str | None) -> tuple[SchemaOnceTool, ...]:
-    # One thread builds a domain's tools; the worker's other threads wait for it instead of all building
-    # them at once on the first trials (32 threads x a full environment each held a worker ~10 s).
-    with _TOOLS_LOCK:
-        return _build_agent_tools(domain, policy)
-
-
-@lru_cache(maxsize=8)
-def _build_agent_tools(domain: str, policy: str | None) -> tuple[SchemaOnceTool, ...]:
-    return tuple(SchemaOnceTool(t) for t in environment_constructor(domain, policy)().get_tools())
-
-
-def warm_up(domains: list[str], policies: dict[str, str] | None = None) -> None:
+def warm_up(domains: list[str]) -> None:
     """Pay a worker's one-time costs before its first trial: the agent tools' schemas of each domain, and
     litellm's first completion (imports, client, token counting), answered locally by ``mock_response``."""
     import litellm
 
     for domain in domains:
-        _agent_tools(domain, (policies or {}).get(domain))
+        _agent_tools(domain)
     litellm.completion(model="openai/warm-up", messages=[{"role": "user", "content": "hi"}], mock_response="ok")
 
 
@@ -114,7 +103,7 @@ def simulate(spec: TrialSpec, pool: DatabasePool, counter: RetryCounter) -> tupl
         policy = fixed_policy(spec.domain, spec.agent.policy_fixes, base)
     with pool.database(spec.domain) as db:
         environment = environment_constructor(spec.domain, policy)(db=db)
-        tools = list(_agent_tools(spec.domain, policy))
+        tools = list(_agent_tools(spec.domain))
         if spec.agent.implementation == "reading_agent":
             plan = choose_plan(
                 spec.domain, spec.version, spec.task_id, spec.agent.profile, spec.seed, spec.agent.procedural_error_rate,

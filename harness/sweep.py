@@ -159,7 +159,7 @@ class TrialWorker:
 
             self.judge = LitellmJudge(judge.model, **resolved_args(judge))
 
-    def ready(self, domains: list[str], slots: int, policies: dict[str, str] | None = None) -> bool:
+    def ready(self, domains: list[str], slots: int) -> bool:
         """Load ``slots`` databases per domain (one per thread) and the scorer's before the sweep's clock starts."""
         from contextlib import ExitStack
 
@@ -173,7 +173,7 @@ class TrialWorker:
             with self.score_lock:
                 _engine(self.engines, domain)
             preload(domain)
-        warm_up(domains, policies)
+        warm_up(domains)
         return True
 
     def run(self, spec: TrialSpec) -> tuple[dict, list[dict]]:
@@ -394,8 +394,7 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     with _signals_raise():
         try:
             # imports and first database load, before the clock
-            policies = {d: Path(p).read_text(encoding="utf-8") for d, p in config.policy_overrides.items()}
-            ray.get([a.ready.remote(list(config.domains), threads, policies) for a in actors])
+            ray.get([a.ready.remote(list(config.domains), threads) for a in actors])
             nodes = ray.get([a.node.remote() for a in actors])
             progress.started_at = time.perf_counter()
             _dispatch(config, actors, nodes, meter, pending, inflight, take, flush, lambda: last_flush, on_progress,

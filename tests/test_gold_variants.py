@@ -151,7 +151,7 @@ def test_clause_rules_load_the_pristine_database_once_under_concurrent_first_cal
         return real(domain, *args)
 
     monkeypatch.setattr(_base, "environment_constructor", counting)
-    _base._load_tools.cache_clear()
+    _base._tools.cache_clear()
     try:
         start = threading.Barrier(4)
 
@@ -166,4 +166,4 @@ def test_clause_rules_load_the_pristine_database_once_under_concurrent_first_cal
             t.join()
         assert loads == ["airline"]
     finally:
-        _base._load_tools.cache_clear()  # later tests load the real, unpatched toolkit again
+        _base._tools.cache_clear()  # later tests load the real, unpatched toolkit again

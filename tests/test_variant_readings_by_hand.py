@@ -9,8 +9,11 @@ A catalog change that moves a reading away from this statement makes a test fail
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 
+from envs import environment_constructor
 from gold_variants import variants_for
 from tests.test_gold_variants import _score, _trajectory
 
@@ -36,6 +39,12 @@ BAG_29 = ("update_reservation_baggages", {"reservation_id": "VA5SGQ", "total_bag
                                           "payment_id": "credit_card_8003957"})
 
 
+@cache
+def _pristine_db():  # type: ignore[no-untyped-def]
+    """The airline database as tau2 ships it (loaded once, read only)."""
+    return environment_constructor("airline")().tools.db
+
+
 def _gold_card(version: str, task_id: str) -> str:
     """The credit card the user names for this change: the one the gold pays with (an in-place change takes
     one card; the user's instruction names it). Read from tau2's task, not from the catalog."""
@@ -51,9 +60,7 @@ def _gold_card(version: str, task_id: str) -> str:
 
 def _status_checks(user_id: str) -> list[tuple[str, dict]]:
     """What a careful agent reads before any compensation: the user, each reservation, each flight's status."""
-    from envs import environment_constructor
-
-    db = environment_constructor("airline")().tools.db
+    db = _pristine_db()
     calls: list[tuple[str, dict]] = [("get_user_details", {"user_id": user_id})]
     for rid in db.users[user_id].reservations:
         calls.append(("get_reservation_details", {"reservation_id": rid}))
@@ -64,9 +71,7 @@ def _status_checks(user_id: str) -> list[tuple[str, dict]]:
 
 def _paid_with(reservation_id: str) -> str:
     """Task 45's gold changes nothing, so no card is named: the reservation's own card pays the difference."""
-    from envs import environment_constructor
-
-    history = environment_constructor("airline")().tools.db.reservations[reservation_id].payment_history
+    history = _pristine_db().reservations[reservation_id].payment_history
     return next(p.payment_id for p in history if p.payment_id.startswith("credit_card_"))
 
 

@@ -8,16 +8,15 @@ does not touch the clause. No rule names a task id.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 from tau2.data_model.tasks import Action, Task
 from tau2.environment.toolkit import ToolType
 
-from envs import environment_constructor
+from envs import environment_constructor, locked_cache
 from gold_variants._model import GoldVariant
 
 Rule = Callable[["TaskContext"], list[GoldVariant]]
@@ -32,19 +31,11 @@ def rule(loophole_id: str) -> Callable[[Rule], Rule]:
     return register
 
 
-_TOOLS_LOCK = threading.Lock()
-
-
-@lru_cache(maxsize=2)
-def _load_tools(domain: str) -> Any:
-    return environment_constructor(domain)().tools
-
-
+@locked_cache(maxsize=2)
 def _tools(domain: str) -> Any:
     """A pristine tau2 toolkit of the domain, read-only: rules inspect its database and tool types.
-    Locked: ``lru_cache`` alone lets concurrent first callers (a worker's threads) each load the database."""
-    with _TOOLS_LOCK:
-        return _load_tools(domain)
+    Loaded once even when a worker's threads all ask first at the same time."""
+    return environment_constructor(domain)().tools
 
 
 _RES_ID = re.compile(r"\b([A-Z0-9]{6})\b")
