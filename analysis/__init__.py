@@ -1,4 +1,4 @@
-"""Numbers and tables from the Parquet store (read through ``harness.store``): pure functions on DataFrames."""
+"""Numbers and tables from the Parquet store (read through ``loophole_store``): pure functions on DataFrames."""
 
 from analysis._bundle import AnalysisBundle, analyze_trials, write_tables
 from analysis._stats import (

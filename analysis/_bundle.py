@@ -84,11 +84,11 @@ def _overlap(trials: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
 
 
 def write_tables(bundle: AnalysisBundle, out: Path) -> list[Path]:
-    """Each table as CSV and Parquet (``harness.store.atomic_write``: temporary name, fsync, rename)."""
+    """Each table as CSV and Parquet (``loophole_store.atomic_write``: temporary name, fsync, rename)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from harness.store import atomic_write, atomic_write_text
+    from loophole_store import atomic_write, atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
     written = []

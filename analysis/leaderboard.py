@@ -43,7 +43,7 @@ class Manifest(BaseModel):
 
 
 def load_manifest(path: Path) -> Manifest:
-    from harness.errors import HarnessInputError
+    from envs.errors import HarnessInputError
 
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}

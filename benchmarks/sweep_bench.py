@@ -157,7 +157,7 @@ def longest_trial_completions(out: Path) -> int:
     less the agent's fixed greeting (tau2's first message, no LLM call)."""
     import json
 
-    from harness import store
+    import loophole_store as store
 
     trials = store.read_table(out, "trials")
     return max(
@@ -167,7 +167,7 @@ def longest_trial_completions(out: Path) -> int:
 
 def trials_lost(out: Path, expected: int) -> int:
     """Trials without a scored row: missing, or ended as an error or infra error."""
-    from harness import store
+    import loophole_store as store
 
     trials = store.read_table(out, "trials")
     return expected - int((~trials["status"].isin(["error", "infra_error"])).sum())

@@ -1,35 +1,7 @@
 """The tau2 world: pinned task versions, tau2 environments and the fast replay engine."""
 
-from envs._data import TauDataError, cache_dir, resolve_file, sha256_file
-from envs._once import locked_cache
-from envs._pinned import COMMITS, DOMAINS, TASK_VERSIONS, Domain, TaskVersion, pinned_sha256
-from envs._tasks import (
-    TaskRef,
-    TaskSet,
-    UnknownTaskError,
-    check_domain,
-    environment_constructor,
-    load_task_set,
-    provide_task_data,
-)
+# The facade loads each submodule on first use (names in __init__.pyi, which type checkers read), so
+# importing one light submodule, or a package above that needs one name, does not import tau2.
+import lazy_loader
 
-__all__ = [
-    "COMMITS",
-    "DOMAINS",
-    "TASK_VERSIONS",
-    "Domain",
-    "TaskRef",
-    "TaskSet",
-    "TaskVersion",
-    "TauDataError",
-    "UnknownTaskError",
-    "cache_dir",
-    "check_domain",
-    "environment_constructor",
-    "load_task_set",
-    "locked_cache",
-    "pinned_sha256",
-    "provide_task_data",
-    "resolve_file",
-    "sha256_file",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

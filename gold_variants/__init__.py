@@ -1,47 +1,7 @@
 """What counts as correct: the loophole catalog (data) and clause-level readings (code)."""
 
-from gold_variants._evidence import (
-    EvidenceItem,
-    Explanation,
-    PreconditionResult,
-    evidence_holds,
-    explain,
-)
-from gold_variants._fixes import PolicyFix, fixed_policy, policy_fixes, readings_offered
-from gold_variants._model import (
-    Catalog,
-    CatalogEntry,
-    CertificatePredicate,
-    GoldVariant,
-    RebookPredicate,
-    UpgradeModifyPredicate,
-    load_catalog,
-)
-from gold_variants._predicates import predicate_holds
-from gold_variants._registry import all_variants, gold_reading, preload, variants_for
-from gold_variants._witness import witness
+# The facade loads each submodule on first use (names in __init__.pyi, which type checkers read), so
+# importing one light submodule, or a package above that needs one name, does not import tau2.
+import lazy_loader
 
-__all__ = [
-    "Catalog",
-    "CertificatePredicate",
-    "EvidenceItem",
-    "Explanation",
-    "PreconditionResult",
-    "explain",
-    "CatalogEntry",
-    "GoldVariant",
-    "PolicyFix",
-    "fixed_policy",
-    "policy_fixes",
-    "readings_offered",
-    "RebookPredicate",
-    "UpgradeModifyPredicate",
-    "all_variants",
-    "evidence_holds",
-    "gold_reading",
-    "load_catalog",
-    "predicate_holds",
-    "preload",
-    "variants_for",
-    "witness",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

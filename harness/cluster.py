@@ -11,21 +11,16 @@ package refuses to score rather than scoring against different variants.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import resources
 
 from envs import load_task_set, provide_task_data
+from envs.errors import HarnessError
+from gold_variants import catalog_sha256
 
 
-class ClusterMismatchError(RuntimeError):
+class ClusterMismatchError(HarnessError):
     """A worker's installed package differs from the driver's (one-line message)."""
-
-
-def catalog_sha256() -> str:
-    data = resources.files("gold_variants").joinpath("catalog.yaml").read_bytes()
-    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)

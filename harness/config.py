@@ -13,6 +13,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     field_validator,
@@ -21,6 +22,7 @@ from pydantic import (
 
 from harness.costs import ModelPrice
 from harness.errors import HarnessInputError
+from loophole_store import SECRET_FIELDS
 
 Domain = Literal["airline", "retail"]
 TaskVersion = Literal["tau2", "tau3"]
@@ -55,13 +57,13 @@ class GenerationSettings(BaseModel):
 
     def public(self) -> dict[str, Any]:
         """Every non-secret setting that is set: the sweep's identity, ``sweep.json`` and ``run.json``."""
-        return self.model_dump(mode="json", exclude_none=True, exclude=_SECRET_FIELDS | {"extra"}) | {
+        return self.model_dump(mode="json", exclude_none=True, exclude=SECRET_FIELDS | {"extra"}) | {
             "extra": dict(self.extra)
         }
 
     def litellm_kwargs(self) -> dict[str, Any]:
         """The arguments for a litellm call, secrets revealed: only ever passed to litellm, never written."""
-        kwargs = self.model_dump(exclude_none=True, exclude=_SECRET_FIELDS | {"extra"})
+        kwargs = self.model_dump(exclude_none=True, exclude=SECRET_FIELDS | {"extra"})
         kwargs.update(self.extra)
         if self.api_key is not None:
             kwargs["api_key"] = self.api_key.get_secret_value()
@@ -69,26 +71,6 @@ class GenerationSettings(BaseModel):
             kwargs["extra_headers"] = {k: v.get_secret_value() for k, v in self.extra_headers.items()}
         kwargs.update({k: v.get_secret_value() for k, v in self.secrets.items()})
         return kwargs
-
-
-_SECRET_FIELDS = {"api_key", "extra_headers", "secrets"}
-_MASK = "**********"
-
-
-def redact(value: Any) -> Any:
-    """A stored config (``sweep.json``) with the values of ``GenerationSettings``' secret fields masked:
-    for readers of files written before secrets were typed. New files never hold a secret to mask."""
-    if isinstance(value, dict):
-        return {
-            k: (_mask(v) if k in _SECRET_FIELDS and v is not None else redact(v)) for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    return value
-
-
-def _mask(value: Any) -> Any:
-    return {k: _MASK for k in value} if isinstance(value, dict) else _MASK
 
 
 class ModelSpec(BaseModel):
@@ -210,6 +192,10 @@ class SweepConfig(BaseModel):
             raise ValueError("use null (embedded Ray), 'auto' or 'ray://host:port'")
         return v
 
+    # where the config came from, for errors found later (the grid check in ``harness.trials``)
+    _source: str = PrivateAttr("config")
+    _lines: dict[str, int | None] = PrivateAttr(default_factory=dict)
+
     def output_dir(self) -> Path:
         return self.output or Path("runs") / self.name
 
@@ -271,8 +257,6 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 MAX_YAML_NODES = 100_000  # a config is small; an alias ("anchor") bomb expands to billions of nodes
-MAX_TRIALS_ENV = "HARNESS_MAX_TRIALS"
-DEFAULT_MAX_TRIALS = 1_000_000
 _SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 
 
@@ -288,15 +272,6 @@ def _expanded_size(root: yaml.Node, limit: int) -> int:
             for k, v in node.value:
                 stack += (k, v)
     return count
-
-
-def _max_trials() -> int:
-    import os
-
-    try:
-        return int(os.environ.get(MAX_TRIALS_ENV, DEFAULT_MAX_TRIALS))
-    except ValueError:
-        raise HarnessInputError(f"${MAX_TRIALS_ENV}: not an integer") from None
 
 
 def load_config(path: str | Path) -> SweepConfig:
@@ -353,25 +328,6 @@ def load_config(path: str | Path) -> SweepConfig:
                 f"{shown}: line {line}: field 'policy_overrides.{domain}': file {override} not found"
             )
         config.policy_overrides[domain] = resolved
-    _check_grid(config, shown, root)
+    config._source = shown
+    config._lines = {name: _line_of(root, (name,)) for name in ("tasks", "trials")}
     return config
-
-
-def _check_grid(config: SweepConfig, shown: str, root: yaml.Node | None) -> None:
-    """Every task id exists, and the grid's size is counted (never built) against the cap."""
-    from harness.trials import task_ids
-
-    total = 0
-    for domain in config.domains:
-        for version in config.task_versions:
-            try:
-                n_tasks = len(task_ids(config, domain, version))
-            except HarnessInputError as exc:
-                raise HarnessInputError(f"{shown}: line {_line_of(root, ('tasks',))}: {exc}") from None
-            total += len(config.agents) * n_tasks * config.trials
-    cap = _max_trials()
-    if total > cap:
-        raise HarnessInputError(
-            f"{shown}: line {_line_of(root, ('trials',))}: the sweep has {total:,} trials, more than the cap "
-            f"of {cap:,} (set ${MAX_TRIALS_ENV} to raise it)"
-        )

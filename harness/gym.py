@@ -1,6 +1,6 @@
 """Gymnasium environments on tau2's own ``AgentGymEnv``: ``tau2/airline-v0`` and ``tau2/retail-v0``.
 
-    import gymnasium, harness  # importing harness registers the ids
+    import gymnasium, harness.gym  # importing harness.gym registers the ids
     env = gymnasium.make("tau2/airline-v0", task_version="tau3", task_id="32")
 
 What changes from tau2's environment: the task comes from the pinned task version (or is drawn with the
@@ -98,7 +98,7 @@ class LoopholeAgentGymEnv(AgentGymEnv):
             return 0.0, "{}"
         from gold_variants import variants_for
         from harness.rescoring import engine_for
-        from harness.scoring import score_trajectory
+        from loophole_scoring import score_trajectory
 
         result = score_trajectory(
             self._simulation_run, self._get_task(), engine_for(self.domain),
@@ -152,3 +152,13 @@ def _without_clock(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_clock(v) for v in value]
     return value
+
+
+def register() -> None:
+    """Register ``tau2/airline-v0`` and ``tau2/retail-v0`` (idempotent)."""
+    for domain, env_id in {"airline": "tau2/airline-v0", "retail": "tau2/retail-v0"}.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point="harness.gym:LoopholeAgentGymEnv", kwargs={"domain": domain})
+
+
+register()

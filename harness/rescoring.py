@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,11 +12,10 @@ import pyarrow as pa
 from tau2.data_model.simulation import SimulationRun, TerminationReason
 from tau2.data_model.tasks import Task
 
+import loophole_store as store
 from envs import load_task_set
 from envs.replay import ReplayEngine
 from gold_variants import variants_for
-from harness import store
-from harness.errors import HarnessInputError
 from harness.importers import (
     CUSTOM,
     ImportedRun,
@@ -28,8 +25,8 @@ from harness.importers import (
     pinned_gold_version,
     shown,
 )
-from harness.provenance import catalog_sha256
-from harness.scoring import Judge, JudgeError, JudgeVerdict, LitellmJudge, score_trajectory
+from loophole_scoring import Judge, JudgeError, JudgeVerdict, LitellmJudge, score_trajectory
+from loophole_store import catalog_sha256
 
 _ENGINES: dict[str, ReplayEngine] = {}  # one per domain per worker process
 RECORDED = "recorded"  # --judge recorded: the verdicts in reward_info.nl_assertions
@@ -301,58 +298,6 @@ def score_items(
                 s["reason"] = why
         out.append((trajectory_id, trial, scores))
     return out
-
-
-_RUN_FILES = (
-    "trials.parquet",
-    "scores.parquet",
-    "disagreements.parquet",
-    "leaderboard.parquet",
-    ".lock",
-    "parts",
-)
-_SYSTEM_ROOTS = ("/proc", "/sys", "/dev")
-
-
-def check_out_dir(out: Path) -> Path | None:
-    """``--out`` must be a run directory, an empty folder, or a folder we may create; checked before any
-    work. Returns the topmost folder the command will create (None: it exists), for ``remove_created``."""
-    flag = f"--out: {shown(out)}"
-    resolved = Path(os.path.abspath(out))
-    real = Path(os.path.realpath(resolved))
-    if any(str(real) == root or str(real).startswith(root + "/") for root in _SYSTEM_ROOTS):
-        raise HarnessInputError(
-            f"{flag} is under a system folder ({real.parts[1] if len(real.parts) > 1 else real})"
-        )
-    if resolved.exists() or resolved.is_symlink():
-        if not resolved.is_dir():
-            raise HarnessInputError(f"{flag} exists and is not a directory")
-        try:
-            entries = {e.name for e in os.scandir(resolved)}
-        except OSError as exc:
-            raise HarnessInputError(f"{flag}: cannot list it ({exc.strerror})") from None
-        if entries and not entries & set(_RUN_FILES):
-            raise HarnessInputError(
-                f"{flag} is a folder with other files, not a run directory (no trials.parquet)"
-            )
-        if not os.access(resolved, os.W_OK | os.X_OK):
-            raise HarnessInputError(f"{flag}: no permission to write there")
-        return None
-    top, parent = resolved, resolved.parent
-    while not parent.exists() and not parent.is_symlink():
-        top, parent = parent, parent.parent
-    if not parent.is_dir():
-        raise HarnessInputError(f"{flag}: {shown(parent)} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise HarnessInputError(f"{flag}: no permission to create it under {shown(parent)}")
-    return top
-
-
-def remove_created(created: Path | None) -> None:
-    """After a failed command: remove the run folder it created (and the parents it made), so that a
-    failure leaves nothing behind. A folder that existed before is left as it was (writes are atomic)."""
-    if created is not None:
-        shutil.rmtree(created, ignore_errors=True)
 
 
 def import_sources(

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import store
+import loophole_store as store
 from harness.agents import AgentFailure, InfraError, RetryCounter, RetryPolicy
 from harness.config import ModelSpec, SweepConfig
 from harness.errors import (
@@ -53,8 +53,8 @@ def trial_specs(config: SweepConfig, keys: list[TrialKey]) -> list[TrialSpec]:
 def run_trial(spec: TrialSpec, pool, engines, score_lock, judge) -> tuple[dict, list[dict]]:
     """Simulate and score one trial under the failure policy (README): the model's failures are the
     agent's (reward 0), the infrastructure's are ``infra_error`` rows, an endpoint error stops the sweep."""
-    from harness.provenance import catalog_sha256
     from harness.rescoring import scored_rows
+    from loophole_store import catalog_sha256
 
     counter = RetryCounter()
     row = {
@@ -155,7 +155,7 @@ class TrialWorker:
         self.score_lock = threading.Lock()
         self.judge = None
         if judge:
-            from harness.scoring import LitellmJudge
+            from loophole_scoring import LitellmJudge
 
             self.judge = LitellmJudge(judge.model, **resolved_args(judge))
 
@@ -315,7 +315,7 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     import ray
 
     from harness.execution import init_ray
-    from harness.provenance import record_run, run_info
+    from loophole_store import record_run, run_info
 
     _claim_output(out, config, sweep_id)
     pairs = {(d, v) for d in config.domains for v in config.task_versions}

@@ -3,12 +3,51 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from envs import load_task_set
 from gold_variants import load_catalog
-from harness.config import SweepConfig
+from harness.config import SweepConfig, load_config
 from harness.errors import HarnessInputError
+
+MAX_TRIALS_ENV = "HARNESS_MAX_TRIALS"
+DEFAULT_MAX_TRIALS = 1_000_000
+
+
+def load_sweep(path: str | Path) -> SweepConfig:
+    """A sweep config (``harness.config.load_config``) whose grid is checked: every task id exists, and
+    the number of trials is within the cap. Found before a run directory exists, naming the file and line."""
+    config = load_config(path)
+    check_grid(config)
+    return config
+
+
+def check_grid(config: SweepConfig) -> None:
+    """Every task id exists, and the grid's size is counted (never built) against the cap."""
+    shown, lines = config._source, config._lines
+    total = 0
+    for domain in config.domains:
+        for version in config.task_versions:
+            try:
+                n_tasks = len(task_ids(config, domain, version))
+            except HarnessInputError as exc:
+                raise HarnessInputError(f"{shown}: line {lines.get('tasks')}: {exc}") from None
+            total += len(config.agents) * n_tasks * config.trials
+    cap = _max_trials()
+    if total > cap:
+        raise HarnessInputError(
+            f"{shown}: line {lines.get('trials')}: the sweep has {total:,} trials, more than the cap "
+            f"of {cap:,} (set ${MAX_TRIALS_ENV} to raise it)"
+        )
+
+
+def _max_trials() -> int:
+    try:
+        return int(os.environ.get(MAX_TRIALS_ENV, DEFAULT_MAX_TRIALS))
+    except ValueError:
+        raise HarnessInputError(f"${MAX_TRIALS_ENV}: not an integer") from None
 
 
 @dataclass(frozen=True)

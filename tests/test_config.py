@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import load_config, redact
+from harness.config import load_config
 from harness.errors import HarnessInputError
-from harness.trials import TrialKey, expand
+from harness.trials import TrialKey, expand, load_sweep
+from loophole_store import redact
 
 GOOD = """\
 name: t
@@ -63,7 +64,7 @@ def test_unknown_task_id(tmp_path):
     """Found when the config is loaded, before a run directory exists, naming the file and line."""
     path = _write(tmp_path, GOOD.replace('tasks: ["1", "2"]', 'tasks: ["1", "999"]'))
     with pytest.raises(HarnessInputError, match=r"c.yaml: line \d+: field 'tasks': airline tau2 has no task '999'"):
-        load_config(path)
+        load_sweep(path)
 
 
 def test_cli_bad_config_exit_code(tmp_path):

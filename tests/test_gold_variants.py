@@ -18,7 +18,7 @@ from envs.pool import DatabasePool
 from gold_variants import all_variants, variants_for, witness
 from gold_variants.check import check_variants
 from harness.rescoring import engine_for
-from harness.scoring import score_trajectory
+from loophole_scoring import score_trajectory
 
 LOOPHOLE_TASKS = ["2", "5", "13", "27", "29", "32", "45"]
 _POOL = DatabasePool()

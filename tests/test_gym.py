@@ -9,7 +9,7 @@ import gymnasium
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import harness  # noqa: F401 - registers tau2/airline-v0 and tau2/retail-v0
+import harness.gym  # noqa: F401 - registers tau2/airline-v0 and tau2/retail-v0
 from envs import load_task_set
 from gold_variants import variants_for, witness
 

@@ -11,8 +11,8 @@ from tau2.data_model.simulation import SimulationRun
 from envs import load_task_set
 from harness.importers import import_results_file
 from harness.rescoring import engine_for
-from harness.scoring import JudgeError, LitellmJudge, score_trajectory
 from harness.scripted_llm import ScriptedLLMServer
+from loophole_scoring import JudgeError, LitellmJudge, score_trajectory
 from tests.conftest import real_run
 
 
@@ -59,7 +59,7 @@ class CountingJudge:
         self.met = met
 
     def judge(self, messages, assertions):
-        from harness.scoring import JudgeVerdict
+        from loophole_scoring import JudgeVerdict
 
         self.calls += 1
         return JudgeVerdict(met=self.met, cost=0.25)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from harness.provenance import catalog_sha256, record_run, run_info
+import pytest
+
+from loophole_store import catalog_sha256, record_run, run_info
 
 
 def test_same_catalog_and_judge_rewrite_quietly(tmp_path):
@@ -39,26 +42,38 @@ def test_another_catalog_or_judge_is_reported_and_kept_in_history(tmp_path):
     )
 
 
-def test_catalog_sha256_changes_with_the_rules(tmp_path, monkeypatch):
-    import gold_variants
-    import harness.provenance as provenance
-
-    copy = tmp_path / "gold_variants"
+def _package_copy(tmp_path):
     import shutil
 
-    shutil.copytree(
-        provenance.Path(gold_variants.__file__).parent,
-        copy,
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
-    monkeypatch.setattr(gold_variants, "__file__", str(copy / "__init__.py"))
-    provenance.catalog_sha256.cache_clear()
+    import gold_variants
+
+    copy = tmp_path / "gold_variants"
+    shutil.copytree(Path(gold_variants.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def test_catalog_sha256_changes_with_the_rules(tmp_path):
+    copy = _package_copy(tmp_path)
+    assert catalog_sha256(copy) == catalog_sha256()  # the copy hashes as the package does
+    rule = copy / "readings" / "compensation.py"  # a reading rule, not catalog.yaml
+    rule.write_text(rule.read_text() + "\n# a changed rule\n")
+    assert catalog_sha256(copy) != catalog_sha256()
+
+
+def test_the_cluster_check_refuses_a_node_whose_rules_differ(tmp_path, monkeypatch):
+    """A worker node with the same catalog.yaml but another reading rule refuses the driver's payload."""
+    import gold_variants._catalog_hash as catalog_hash
+    from harness.cluster import ClusterMismatchError, build_payload, install_payload
+
+    payload = build_payload([("airline", "tau2")])  # the driver's hash
+    copy = _package_copy(tmp_path)
+    install_payload(payload)  # the same package: accepted
+    rule = copy / "readings" / "rebooking.py"
+    rule.write_text(rule.read_text() + "\n# this node's rule differs\n")
+    monkeypatch.setattr(catalog_hash, "_PACKAGE", copy)  # the node's installed package is the copy
+    catalog_hash._package_sha256.cache_clear()
     try:
-        same = provenance.catalog_sha256()
-        assert same == catalog_sha256()  # the copy hashes as the package does
-        rule = next((copy / "readings").glob("*.py"))
-        rule.write_text(rule.read_text() + "\n# a changed rule\n")
-        provenance.catalog_sha256.cache_clear()
-        assert provenance.catalog_sha256() != same
+        with pytest.raises(ClusterMismatchError, match="differs from the driver"):
+            install_payload(payload)
     finally:
-        provenance.catalog_sha256.cache_clear()
+        catalog_hash._package_sha256.cache_clear()

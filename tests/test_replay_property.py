@@ -20,7 +20,7 @@ from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
 from envs import load_task_set
 from harness.rescoring import engine_for
-from harness.scoring import score_trajectory
+from loophole_scoring import score_trajectory
 
 # 80 per domain in the suite (about 70 s); HARNESS_PROPERTY_EXAMPLES=1000 for a deeper search
 EXAMPLES = int(os.environ.get("HARNESS_PROPERTY_EXAMPLES", "80"))

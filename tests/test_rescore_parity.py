@@ -9,7 +9,7 @@ from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 from envs import load_task_set
 from harness.importers import import_results_file
 from harness.rescoring import engine_for
-from harness.scoring import score_trajectory
+from loophole_scoring import score_trajectory
 from tests.conftest import real_run
 
 # Stock tau2 costs ~0.5-0.8 s per trajectory; every file is fully rescored by ours (test_rescore_cli),

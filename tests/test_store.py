@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from harness import store
+import loophole_store as store
 
 
 def _trial(tid: str, status: str = "ok", reward: float | None = 1.0) -> dict:

@@ -15,7 +15,7 @@ from envs import load_task_set
 from gold_variants import explain, variants_for
 from gold_variants._witness import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT
 from harness.rescoring import engine_for
-from harness.scoring import ScoringInvariantError, TrajectoryScore, score_trajectory
+from loophole_scoring import ScoringInvariantError, TrajectoryScore, score_trajectory
 from tests.conftest import real_run
 from tests.test_gold_variants import _trajectory
 

@@ -6,7 +6,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from analysis.viewer import _field_diffs, _marked, explanation, index_link, page_name, task_order
+from loophole_report.viewer import (
+    _field_diffs,
+    _marked,
+    explanation,
+    index_link,
+    page_name,
+    task_order,
+)
 
 
 def test_index_link_round_trips_through_the_fragment():

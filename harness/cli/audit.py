@@ -22,9 +22,9 @@ def policy(
     import pyarrow as pa
     from rich.table import Table
 
+    import loophole_store as store
     from analysis.audit_policy import PAPER_PROFILE, llm_audit, split_clauses, structural_profile
     from envs import DOMAINS, check_domain, load_task_set
-    from harness import store
 
     check_domain(domain)
     from harness.cli._console import output_console
@@ -78,8 +78,8 @@ def traces(
     import pyarrow as pa
     from rich.table import Table
 
+    import loophole_store as store
     from analysis.audit_traces import audit_traces
-    from harness import store
     from harness.cli._console import output_console
     from harness.cli.analyze import load_trials
 

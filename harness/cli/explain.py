@@ -60,7 +60,7 @@ def explain(
     """Print the conversation with every variant's preconditions and evidence marked."""
     from rich.markup import escape
 
-    from harness import store
+    import loophole_store as store
     from harness.cli._console import output_console
     from harness.cli.analyze import load_trials
 

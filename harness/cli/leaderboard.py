@@ -24,7 +24,7 @@ def leaderboard(
     """Single- and multi-gold pass^k per run, ranks under each, flags and partial-run separation."""
     from analysis.leaderboard import load_manifest
     from harness.cli._console import output_console
-    from harness.rescoring import check_out_dir, remove_created
+    from loophole_store import check_out_dir, remove_created
 
     console = output_console(200)
     spec = load_manifest(manifest) if manifest else None
@@ -40,10 +40,10 @@ def _build(console, paths, out, spec, include_flagged, workers, domain) -> None:
     import pyarrow as pa
     from rich.table import Table
 
+    import loophole_store as store
     from analysis.leaderboard import leaderboard as build
     from analysis.leaderboard import to_markdown
     from envs import load_task_set
-    from harness import store
     from harness.errors import HarnessInputError
     from harness.importers import CUSTOM
     from harness.rescoring import import_all, rescore_runs

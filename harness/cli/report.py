@@ -23,10 +23,10 @@ def report(
     """Sections in the paper's order (success, loophole gap, variance, counterfactual, per-task split, readings,
     flips, τ² vs τ³, audit, leaderboard), figures with captions, provenance; counts link to the viewer."""
     from analysis import analyze_trials
-    from analysis.report import write_report
-    from analysis.viewer import build_site
     from harness.cli.analyze import load_trials
     from harness.errors import HarnessInputError
+    from loophole_report.report import write_report
+    from loophole_report.viewer import build_site
 
     # Checked before any work, so a bad --out leaves nothing behind; the report never writes into the run.
     if out.is_dir():

@@ -32,7 +32,7 @@ def rescore(
 ) -> None:
     """Rescore results files single-gold with tau2's semantics; print per-file agreement."""
     from harness.cli._console import output_console
-    from harness.rescoring import check_out_dir, remove_created
+    from loophole_store import check_out_dir, remove_created
 
     console = output_console(200)
     created = check_out_dir(out)
@@ -64,7 +64,7 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
         summaries = rescore_runs(
             runs, out, workers=workers, judge=spec, on_progress=lambda n: progress.advance(bar, n)
         )
-    from harness.provenance import record_run, run_info
+    from loophole_store import record_run, run_info
 
     judge_info = {"model": spec.model, "args": dict(spec.args)} if spec else None
     info = run_info("rescore", {(r.domain, r.task_version) for r in runs}, judge_info,

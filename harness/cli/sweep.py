@@ -17,8 +17,8 @@ def sweep(
 ) -> None:
     """Run (or resume) the trials of a sweep config; the output directory is its Parquet store."""
     from harness.cli._console import output_console, progress_bar
-    from harness.config import load_config
     from harness.sweep import run_sweep
+    from harness.trials import load_sweep as load_config
 
     config = load_config(config_path)
     console = output_console(160)
@@ -62,7 +62,7 @@ def _pace(p) -> str:  # type: ignore[no-untyped-def]
 def print_summary(console, out: Path) -> None:  # type: ignore[no-untyped-def]
     from rich.table import Table
 
-    from harness import store
+    import loophole_store as store
     from harness.errors import Status
 
     trials = store.read_table(out, "trials")

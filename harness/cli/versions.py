@@ -40,7 +40,7 @@ def diff(
         verdict = "byte-identical" if check.identical else "DIFFERENT"
         console.print(f"{check.name}: {verdict} across versions ({check.detail})", soft_wrap=True)
     if out is not None:
-        from harness.store import write_versions_diff
+        from loophole_store import write_versions_diff
 
         write_versions_diff(result, out)
         console.print(f"wrote {len(result.rows)} rows to {out}")

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from analysis.report import SECTIONS
+from loophole_report.report import SECTIONS
 from tests.conftest import ROOT, harness, real_run
 
 SHOTS = ROOT / "runs" / "screenshots"
@@ -433,7 +433,7 @@ def test_flip_page_shows_its_evidence(built, real_run_dir, page):
 
 def test_a_script_in_a_message_renders_as_text(built, offline_run_dir, page):
     _, viewer = built["offline"]
-    from analysis.viewer import page_name
+    from loophole_report.viewer import page_name
 
     first = pd.read_parquet(offline_run_dir / "trials.parquet").trajectory_id.iloc[0]
     page.goto((viewer / page_name(first)).as_uri())
@@ -461,9 +461,9 @@ def test_every_viewer_page_loads_clean_and_fast(which, built, page):
 
 def test_failing_gold_shows_the_records_that_differ(real_run_dir, built):
     """The records listed for a failing single gold are exactly those the replay engine finds differing."""
-    from analysis.viewer import _tau2_messages, page_name
     from envs import load_task_set
     from envs.replay import ReplayEngine, tool_call_pairs
+    from loophole_report.viewer import _tau2_messages, page_name
 
     _, viewer = built["real"]
     trials = pd.read_parquet(real_run_dir / "trials.parquet")

@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from harness import store
+import loophole_store as store
 from tests.conftest import REAL_RUNS, harness, real_run
 
 WHISSLE = "whissle_airline_tau3_1trial.json"

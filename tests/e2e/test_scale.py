@@ -125,7 +125,7 @@ def test_two_node_cluster_whose_nodes_have_no_task_data(tmp_path, monkeypatch):
     import ray
     from ray.cluster_utils import Cluster
 
-    from harness import store
+    import loophole_store as store
     from harness.config import SweepConfig
     from harness.sweep import run_sweep
 

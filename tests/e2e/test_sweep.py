@@ -218,8 +218,8 @@ def _start(config: Path) -> subprocess.Popen:
 def test_analyze_during_a_sweep_sees_every_finished_trial_with_its_scores(tmp_path):
     """20 rounds of reading (as ``harness analyze`` does) while a sweep writes parts and compacts: every
     trial read has its score rows, and reading never changes the run directory."""
+    import loophole_store as store
     from analysis import analyze_trials
-    from harness import store
 
     with ScriptedLLMServer(faults=Faults(latency_s=0.2)) as slow:
         config = _config(tmp_path, slow.api_base, "stress", domains=["airline"], task_versions=["tau2"],

@@ -1,144 +1,37 @@
-"""The Parquet store: schemas, atomic writes and idempotent upserts.
+"""Tables of a run directory: reads that fold in a running sweep's parts, idempotent upserts, append-only
+parts and their compaction, all under the run's one-writer lock.
 
-Every table is written to a temporary name in the destination folder and renamed, so a reader
-never sees a half-written file. Analysis reads runs only through this module.
+Every table is written to a temporary name in the destination folder and renamed (``envs.atomic``), so a
+reader never sees a half-written file. Analysis reads runs only through this package.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock
 
-from harness.errors import RETRIED_ON_RESUME
+from envs.atomic import atomic_write_table
+from envs.errors import HarnessInputError
+from loophole_scoring import RETRIED_ON_RESUME
+from loophole_store._schemas import (
+    SCORES_SCHEMA,
+    TABLE_KEYS,
+    TABLES,
+    TRIALS_SCHEMA,
+    VERSIONS_DIFF_SCHEMA,
+)
 
 if TYPE_CHECKING:
     from envs.versions import VersionDiff
-
-# --- schemas (documented in the README; tests/test_store.py checks they agree) -----------------
-
-TRIALS_SCHEMA = pa.schema(
-    [
-        ("run_id", pa.string()),  # sha256[:16] of the source file (rescore) or the sweep id
-        ("trajectory_id", pa.string()),  # run_id + ":" + simulation id: the row's identity
-        ("simulation_id", pa.string()),
-        ("source_file", pa.string()),
-        ("source_sha256", pa.string()),
-        ("domain", pa.string()),
-        ("task_version", pa.string()),
-        ("task_id", pa.string()),
-        ("trial", pa.int64()),
-        ("seed", pa.int64()),
-        ("agent_name", pa.string()),  # the sweep config's agent name (rescore: the agent model)
-        ("agent_model", pa.string()),
-        ("agent_implementation", pa.string()),
-        ("user_model", pa.string()),
-        ("termination_reason", pa.string()),
-        ("recorded_reward", pa.float64()),
-        ("reward", pa.float64()),  # single-gold reward we computed; null when it cannot be
-        ("multi_gold_reward", pa.float64()),  # max over gold and its variants
-        ("matched_gold_ids", pa.list_(pa.string())),  # golds under which the reward is 1
-        ("status", pa.string()),  # harness.errors.Status: ok | no_judge | judge_error | ... (README)
-        ("reason", pa.string()),
-        ("duration_s", pa.float64()),
-        ("agent_cost", pa.float64()),
-        ("user_cost", pa.float64()),
-        ("retries", pa.int64()),  # LLM calls retried in a sweep trial (null when rescored)
-        ("intended_gold_id", pa.string()),  # reading agents: the gold or variant they meant to enact
-        ("intended_reading", pa.string()),
-        ("procedural_error", pa.bool_()),  # reading agents: an action was dropped on purpose
-        ("n_messages", pa.int64()),
-        ("messages_json", pa.string()),  # the full tau2 message list, as JSON
-        ("judge", pa.string()),  # who graded NL assertions: none | recorded | a model name
-        ("judge_cost", pa.float64()),  # what the judge's calls cost for this trajectory
-        ("recorded_domain", pa.string()),  # info.environment_info.domain_name as the file recorded it
-        ("policy_sha256", pa.string()),  # sha256 of the policy text in the file (null: none recorded)
-        ("tasks_sha256", pa.string()),  # sha256 of the file's embedded tasks (canonical JSON)
-        ("flags", pa.list_(pa.string())),  # suspicious-but-legal input markers (empty_conversation, ...)
-    ]
-)
-
-SCORES_SCHEMA = pa.schema(
-    [
-        ("run_id", pa.string()),
-        ("trajectory_id", pa.string()),
-        ("task_id", pa.string()),
-        ("gold_id", pa.string()),  # "gold" for the single gold
-        ("loophole_id", pa.string()),  # null for the single gold
-        ("reading", pa.string()),
-        ("reward", pa.float64()),
-        ("reward_basis", pa.string()),  # comma-separated tau2 RewardType values
-        ("db_match", pa.bool_()),
-        ("communicate", pa.float64()),
-        ("nl_assertion", pa.float64()),
-        ("action", pa.float64()),
-        ("env_assertion", pa.float64()),
-        ("status", pa.string()),
-        ("reason", pa.string()),
-        ("replay_normalised", pa.int64()),  # tool outputs equal only after version-noise normalisation
-        ("explanation_json", pa.string()),  # a variant row's preconditions and evidence (JSON), else null
-        ("catalog_sha256", pa.string()),  # the catalog and rules that yielded the variants (run.json)
-    ]
-)
-
-VERSIONS_DIFF_SCHEMA = pa.schema(
-    [
-        ("domain", pa.string()),
-        ("task_id", pa.string()),
-        ("field", pa.string()),
-        ("changed", pa.bool_()),
-        ("old_version", pa.string()),
-        ("new_version", pa.string()),
-        ("old_value", pa.string()),
-        ("new_value", pa.string()),
-    ]
-)
-
-TABLES = {"trials": TRIALS_SCHEMA, "scores": SCORES_SCHEMA}
-TABLE_KEYS = {"trials": ["trajectory_id"], "scores": ["trajectory_id", "gold_id"]}
-
-
-def atomic_write(dest: Path, write: Callable[[BinaryIO], None]) -> None:
-    """The one way this project writes a file: ``write`` fills a temporary file in the destination's
-    folder, which is fsynced, renamed over ``dest``, and the folder fsynced, so a reader (or a crash) sees
-    the old file or the new one, never a part of one."""
-    dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # as a plain write would leave it (mkstemp makes it private)
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    folder = os.open(dest.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)  # the rename itself survives a power loss
-    finally:
-        os.close(folder)
-
-
-def atomic_write_text(dest: Path, text: str) -> None:
-    atomic_write(dest, lambda fh: fh.write(text.encode("utf-8")))
-
-
-def atomic_write_table(table: pa.Table, dest: Path) -> None:
-    """Write ``table`` as Parquet to ``dest`` atomically (``atomic_write``)."""
-    atomic_write(dest, lambda fh: pq.write_table(table, fh))
 
 
 def to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
@@ -164,8 +57,6 @@ def read_tables(run_dir: Path, *names: str) -> list[pd.DataFrame]:
         except FileNotFoundError:  # a compaction removed a part between listing and reading
             tables = None
         except (pa.ArrowException, OSError) as exc:  # corrupt, truncated or foreign: one line naming the file
-            from harness.errors import HarnessInputError
-
             detail = " ".join(str(exc).split())[:200]
             raise HarnessInputError(
                 f"{_shown(run_dir)}: not a readable run ({type(exc).__name__}: {detail})"
@@ -228,21 +119,14 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     return table.select(schema.names).cast(schema)
 
 
-_LOCKS: dict[str, FileLock] = {}
-_LOCKS_GUARD = threading.Lock()
-
-
 @contextmanager
 def run_lock(run_dir: Path) -> Iterator[None]:
-    """The run's one-writer lock (``filelock``, re-entrant within a process): parts written by a sweep,
-    compaction and upserts from any process (a sweep, ``harness rescore``) never interleave."""
-    key = str(Path(run_dir).resolve())
-    with _LOCKS_GUARD:
-        if key not in _LOCKS:
-            Path(run_dir).mkdir(parents=True, exist_ok=True)
-            _LOCKS[key] = FileLock(Path(run_dir) / ".lock")  # thread-local: threads exclude each other too
-        lock = _LOCKS[key]
-    with lock:
+    """The run's one-writer lock, re-entrant within a process: parts written by a sweep, compaction and
+    upserts from any process (a sweep, ``harness rescore``) never interleave. ``is_singleton`` hands every
+    caller in the process the same lock for the folder; its per-thread state makes threads exclude each
+    other too."""
+    Path(run_dir).mkdir(parents=True, exist_ok=True)
+    with FileLock(Path(run_dir).resolve() / ".lock", is_singleton=True):
         yield
 
 

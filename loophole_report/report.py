@@ -2,7 +2,7 @@
 
 Written for a reader: sections in the paper's order, one table per fact with human column names,
 numeric task order, a caption under each figure, and every count a link to the trial viewer's index
-filtered to the trials it counts (``analysis.viewer``; the report is written next to a built viewer).
+filtered to the trials it counts (``loophole_report.viewer``; the report is written next to a built viewer).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pandas as pd
 
 from analysis._bundle import AnalysisBundle
 from analysis._stats import bootstrap_ci, task_clusters
-from analysis.viewer import (
+from loophole_report.viewer import (
     explanation,
     index_link,
     read_scores,
@@ -559,7 +559,7 @@ def _read_extra(path: Path) -> pd.DataFrame:
     try:
         return pd.read_parquet(path)
     except (pa.ArrowException, OSError, ValueError) as exc:
-        from harness.errors import HarnessInputError
+        from envs.errors import HarnessInputError
 
         detail = " ".join(str(exc).split())[:200]
         raise HarnessInputError(f"{str(path)!r}: not a readable table ({type(exc).__name__}: {detail})") from None
@@ -650,7 +650,7 @@ def provenance(run_dir: Path, trials: pd.DataFrame) -> dict:
     from importlib.metadata import version
 
     from envs import COMMITS, DOMAINS, TASK_VERSIONS, pinned_sha256
-    from harness.config import redact
+    from loophole_store import redact
 
     run_json = run_dir / "run.json"
     if run_json.exists():

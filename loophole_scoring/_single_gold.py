@@ -18,7 +18,7 @@ from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 
 from envs.replay import ReplayEngine, ReplayResult, State, TrajectoryStructureError, tool_call_pairs
 from gold_variants import Explanation
-from harness.scoring._judge import Judge, JudgeError
+from loophole_scoring._judge import Judge, JudgeError
 
 GOLD_ID = "gold"
 _COMPLETED = {TerminationReason.AGENT_STOP, TerminationReason.USER_STOP}

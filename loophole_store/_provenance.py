@@ -4,34 +4,19 @@ settings), written into every run directory by sweeps and rescores. No secrets: 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 from datetime import UTC, datetime
-from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from harness import store
+from envs.atomic import atomic_write_text
+from gold_variants import catalog_sha256
+from loophole_store._tables import run_lock
 
 RUN_JSON = "run.json"
 _COMPARED = ("catalog_sha256", "judge")  # a rescore or resume under another of these is reported
-
-
-@lru_cache(maxsize=1)
-def catalog_sha256() -> str:
-    """sha256 of the catalog and the rules that yield the variants (every ``.yaml`` and ``.py`` file of
-    ``gold_variants``, by relative path): a changed reading or clause rule is a different catalog."""
-    import gold_variants
-
-    root = Path(gold_variants.__file__).parent
-    h = hashlib.sha256()
-    for path in sorted(
-        p for p in root.rglob("*") if p.suffix in (".py", ".yaml") and "__pycache__" not in p.parts
-    ):
-        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
 
 
 def _package_version(name: str) -> str | None:
@@ -94,7 +79,7 @@ def record_run(run_dir: Path, info: dict[str, Any]) -> list[str]:
     run_dir = Path(run_dir)
     path = run_dir / RUN_JSON
     notes: list[str] = []
-    with store.run_lock(run_dir):
+    with run_lock(run_dir):
         history: list[dict] = []
         if path.exists():
             old = json.loads(path.read_text(encoding="utf-8"))
@@ -109,7 +94,7 @@ def record_run(run_dir: Path, info: dict[str, Any]) -> list[str]:
             if notes:
                 history = [*history, old]
         payload = {**info, "history": history}
-        store.atomic_write_text(
+        atomic_write_text(
             path, json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n"
         )
     return notes
@@ -123,3 +108,23 @@ def read_run_info(run_dir: Path) -> dict[str, Any] | None:
 def _short(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
     return text[:16] if isinstance(value, str) and len(value) == 64 else text[:80]
+
+
+SECRET_FIELDS = frozenset({"api_key", "extra_headers", "secrets"})  # GenerationSettings' typed secrets
+_MASK = "**********"
+
+
+def redact(value: Any) -> Any:
+    """A stored config (``sweep.json``) with the values of ``GenerationSettings``' secret fields masked:
+    for readers of files written before secrets were typed. New files never hold a secret to mask."""
+    if isinstance(value, dict):
+        return {
+            k: (_mask(v) if k in SECRET_FIELDS and v is not None else redact(v)) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    return value
+
+
+def _mask(value: Any) -> Any:
+    return {k: _MASK for k in value} if isinstance(value, dict) else _MASK

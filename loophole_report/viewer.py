@@ -78,7 +78,7 @@ def task_order(task_id: object) -> tuple[int, str]:
 def read_scores(run_dir: Path) -> pd.DataFrame:
     """The scores table, with ``explanation_json`` kept when the file has it, even where this checkout's
     schema does not list it yet (the column is added by the scoring side)."""
-    from harness import store
+    import loophole_store as store
 
     scores = store.read_table(run_dir, "scores")
     if "explanation_json" not in scores.columns:
@@ -142,7 +142,7 @@ class SiteStats:
 
 def build_site(run_dir: Path, out: Path) -> SiteStats:
     """Write the site to ``out`` (built in a temporary folder beside it, then swapped in)."""
-    from harness import store
+    import loophole_store as store
 
     started = time.perf_counter()
     run_dir, out = Path(run_dir), Path(out)

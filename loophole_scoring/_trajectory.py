@@ -15,8 +15,8 @@ from tau2.data_model.tasks import Task
 
 from envs.replay import ReplayEngine
 from gold_variants import GoldVariant, explain, predicate_holds
-from harness.scoring._judge import Judge
-from harness.scoring._single_gold import GOLD_ID, GoldScore, replay_prediction, score_against_gold
+from loophole_scoring._judge import Judge
+from loophole_scoring._single_gold import GOLD_ID, GoldScore, replay_prediction, score_against_gold
 
 
 @dataclass

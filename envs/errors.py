@@ -1,0 +1,17 @@
+"""The project's one-line errors: every layer raises them, the CLI prints ``error: <message>``.
+
+They sit in the lowest layer so that the store, analysis and report can raise a ``HarnessInputError``
+without importing the application.
+"""
+
+from __future__ import annotations
+
+
+class HarnessError(Exception):
+    """An error the CLI reports as ``error: <message>`` and exit ``exit_code``."""
+
+    exit_code = 2
+
+
+class HarnessInputError(HarnessError, ValueError):
+    """Bad user input: a file, field or flag; the message names the file, the field and the problem."""

@@ -1,0 +1,48 @@
+"""What counts as correct: the loophole catalog (data) and clause-level readings (code)."""
+from ._catalog_hash import catalog_sha256
+from ._evidence import (
+    EvidenceItem,
+    Explanation,
+    PreconditionResult,
+    evidence_holds,
+    explain,
+)
+from ._fixes import PolicyFix, fixed_policy, policy_fixes, readings_offered
+from ._model import (
+    Catalog,
+    CatalogEntry,
+    CertificatePredicate,
+    GoldVariant,
+    RebookPredicate,
+    UpgradeModifyPredicate,
+    load_catalog,
+)
+from ._predicates import predicate_holds
+from ._registry import all_variants, gold_reading, preload, variants_for
+from ._witness import witness
+
+__all__ = [
+    "catalog_sha256",
+    "Catalog",
+    "CertificatePredicate",
+    "EvidenceItem",
+    "Explanation",
+    "PreconditionResult",
+    "explain",
+    "CatalogEntry",
+    "GoldVariant",
+    "PolicyFix",
+    "fixed_policy",
+    "policy_fixes",
+    "readings_offered",
+    "RebookPredicate",
+    "UpgradeModifyPredicate",
+    "all_variants",
+    "evidence_holds",
+    "gold_reading",
+    "load_catalog",
+    "predicate_holds",
+    "preload",
+    "variants_for",
+    "witness",
+]

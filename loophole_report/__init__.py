@@ -1,0 +1,1 @@
+"""The HTML for readers: the run report and the static trial viewer."""

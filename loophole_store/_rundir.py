@@ -1,0 +1,69 @@
+"""Run-directory checks: where a command may write a run, and cleaning up a run folder a failed command made."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from envs.errors import HarnessInputError
+
+
+def shown(path: object) -> str:
+    """A path as a one-line error shows it: printable as is, else its repr (no control characters)."""
+    text = str(path)
+    return text if text.isprintable() else repr(text)
+
+
+_RUN_FILES = (
+    "trials.parquet",
+    "scores.parquet",
+    "disagreements.parquet",
+    "leaderboard.parquet",
+    ".lock",
+    "parts",
+)
+_SYSTEM_ROOTS = ("/proc", "/sys", "/dev")
+
+
+def check_out_dir(out: Path) -> Path | None:
+    """``--out`` must be a run directory, an empty folder, or a folder we may create; checked before any
+    work. Returns the topmost folder the command will create (None: it exists), for ``remove_created``."""
+    flag = f"--out: {shown(out)}"
+    resolved = Path(os.path.abspath(out))
+    real = Path(os.path.realpath(resolved))
+    if any(str(real) == root or str(real).startswith(root + "/") for root in _SYSTEM_ROOTS):
+        raise HarnessInputError(
+            f"{flag} is under a system folder ({real.parts[1] if len(real.parts) > 1 else real})"
+        )
+    if resolved.exists() or resolved.is_symlink():
+        if not resolved.is_dir():
+            raise HarnessInputError(f"{flag} exists and is not a directory")
+        try:
+            entries = {e.name for e in os.scandir(resolved)}
+        except OSError as exc:
+            raise HarnessInputError(f"{flag}: cannot list it ({exc.strerror})") from None
+        if entries and not entries & set(_RUN_FILES):
+            raise HarnessInputError(
+                f"{flag} is a folder with other files, not a run directory (no trials.parquet)"
+            )
+        if not os.access(resolved, os.W_OK | os.X_OK):
+            raise HarnessInputError(f"{flag}: no permission to write there")
+        return None
+    top, parent = resolved, resolved.parent
+    while not parent.exists() and not parent.is_symlink():
+        top, parent = parent, parent.parent
+    if not parent.is_dir():
+        raise HarnessInputError(f"{flag}: {shown(parent)} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise HarnessInputError(f"{flag}: no permission to create it under {shown(parent)}")
+    return top
+
+
+def remove_created(created: Path | None) -> None:
+    """After a failed command: remove the run folder it created (and the parents it made), so that a
+    failure leaves nothing behind. A folder that existed before is left as it was (writes are atomic)."""
+    if created is not None:
+        shutil.rmtree(created, ignore_errors=True)
+
+
