@@ -84,11 +84,10 @@ def _overlap(trials: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
 
 
 def write_tables(bundle: AnalysisBundle, out: Path) -> list[Path]:
-    """Each table as CSV and Parquet (``loophole_store.atomic_write``: temporary name, fsync, rename)."""
+    """Each table as CSV and Parquet (the store's atomic writer: temporary name, fsync, rename)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    from loophole_store import atomic_write, atomic_write_text
+    from loophole_store import atomic_write_table, atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -97,6 +96,6 @@ def write_tables(bundle: AnalysisBundle, out: Path) -> list[Path]:
         atomic_write_text(csv, df.to_csv(index=False))
         table = pa.Table.from_pandas(df.astype({c: str for c in df.columns if df[c].dtype == object}), preserve_index=False)
         parquet = out / f"{name}.parquet"
-        atomic_write(parquet, lambda fh, t=table: pq.write_table(t, fh))
+        atomic_write_table(table, parquet)
         written += [csv, parquet]
     return written

@@ -51,7 +51,7 @@ _DISJUNCTION = re.compile(r"\bor\b|any of the following|/", re.IGNORECASE)
 _DISCLAIMER = re.compile(r"the api does not check", re.IGNORECASE)
 
 
-def _tool_module(domain: str):  # type: ignore[no-untyped-def]
+def _tool_module(domain: str):
     if domain == "airline":
         from tau2.domains.airline import tools
     else:

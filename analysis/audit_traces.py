@@ -74,8 +74,8 @@ def audit_traces(trials: pd.DataFrame) -> pd.DataFrame:
         messages = json.loads(row.messages_json or "[]")
         excluded = _exclusion(row, messages)
         clause = took[0].loophole_id if took else (clauses[0] if clauses else None)
-        relied = bool(clause) and _engages(messages, clause)
-        ambiguous = bool(clause) and all(load_catalog().get(p).kind == "loophole" for p in clause.split("/"))
+        relied = clause is not None and _engages(messages, clause)
+        ambiguous = clause is not None and all(load_catalog().get(p).kind == "loophole" for p in clause.split("/"))
         credited = bool(took)
         if excluded and not credited:
             attribution = f"excluded: {excluded}"

@@ -13,7 +13,7 @@ from tau2.data_model.tasks import Task
 from tau2.environment.environment import Environment
 
 from envs._data import TauDataError, resolve_file
-from envs._pinned import DOMAINS, Domain, TaskVersion, pinned_sha256
+from envs._pinned import DOMAINS, TASK_VERSIONS, Domain, TaskVersion, pinned_sha256
 
 
 class UnknownTaskError(KeyError):
@@ -66,7 +66,7 @@ class TaskSet:
 def check_domain(domain: str) -> Domain:
     if domain not in DOMAINS:
         raise TauDataError(f"unknown domain {domain!r}; expected one of {list(DOMAINS)}")
-    return domain  # type: ignore[return-value]
+    return domain
 
 
 # (domain, version) -> the bytes of tasks.json and policy.md, handed over in memory (a cluster worker
@@ -127,11 +127,11 @@ def load_task_set(
     policy_file: str | Path | None = None,
 ) -> TaskSet:
     """Load one domain at one task version (``tau2`` or ``tau3``), verified against its pins."""
-    if version not in ("tau2", "tau3"):
-        raise TauDataError(f"unknown task version {version!r}; expected 'tau2' or 'tau3'")
+    if version not in TASK_VERSIONS:
+        raise TauDataError(f"unknown task version {version!r}; expected one of {list(TASK_VERSIONS)}")
     return _load(
         check_domain(domain),
-        version,  # type: ignore[arg-type]
+        version,
         None if tasks_file is None else str(tasks_file),
         None if policy_file is None else str(policy_file),
     )

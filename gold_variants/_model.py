@@ -10,6 +10,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 from tau2.data_model.tasks import Action
 
+from envs import Domain
+
 LoopholeType = Literal[
     "scope_gap", "silent_on_edge", "conflicting_clauses", "implicit_precondition", "compositional_ambiguity"
 ]
@@ -24,7 +26,7 @@ class NamedReading(BaseModel):
 class CatalogEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str
-    domain: Literal["airline", "retail"]
+    domain: Domain
     kind: Literal["loophole", "annotation_conflict"]
     type: LoopholeType
     clause: list[str]

@@ -12,7 +12,12 @@ from typing import Any
 from tau2.data_model.tasks import Action
 
 from envs import environment_constructor
-from gold_variants._model import GoldVariant
+from gold_variants._model import (
+    CertificatePredicate,
+    GoldVariant,
+    RebookPredicate,
+    UpgradeModifyPredicate,
+)
 
 
 def _tools() -> Any:
@@ -43,11 +48,12 @@ def witness(variant: GoldVariant) -> list[Action]:
     if variant.actions is not None:
         return list(variant.actions)
     p = variant.predicate
+    assert p is not None, f"{variant.gold_id}: a variant has actions or a predicate"  # GoldVariant's validator
     tools = _tools()
     db = tools.db
     res = db.reservations[p.reservation_id]
     calls: list[tuple[str, dict]] = [("get_reservation_details", {"reservation_id": res.reservation_id})]
-    if p.kind == "certificate":  # keep the reservation; read what the preconditions ask for, then send
+    if isinstance(p, CertificatePredicate):  # keep the reservation; read what the preconditions ask for, then send
         delayed = next(
             f for f in res.flights
             if getattr(db.flights[f.flight_number].dates.get(f.date), "status", None) == "delayed"
@@ -58,7 +64,7 @@ def witness(variant: GoldVariant) -> list[Action]:
             ("send_certificate", {"user_id": p.user_id, "amount": p.amount}),
         ]
         return [_action(variant, i, n, a) for i, (n, a) in enumerate(calls)]
-    if p.kind == "upgrade_modify":
+    if isinstance(p, UpgradeModifyPredicate):
         payment = next(x.payment_id for x in res.payment_history if x.payment_id.startswith("credit_card"))
         date = p.date or res.flights[0].date
         legs = tools.search_onestop_flight(res.origin, res.destination, date)[0]
@@ -69,6 +75,7 @@ def witness(variant: GoldVariant) -> list[Action]:
             calls.append(("update_reservation_flights", {**base, "flights": same}))
         calls.append(("update_reservation_flights", {**base, "flights": new}))
         return [_action(variant, i, n, a) for i, (n, a) in enumerate(calls)]
+    assert isinstance(p, RebookPredicate)
     passengers = [x.model_dump() for x in res.passengers]
     cabin = "economy"
     if p.flights is not None:
@@ -76,6 +83,7 @@ def witness(variant: GoldVariant) -> list[Action]:
         origin, trip = res.origin, res.flight_type
         destination = db.flights[p.flights[0][0]].destination
     else:
+        assert p.segment is not None, f"{variant.gold_id}: a rebooking names its flights or its segment"
         date = next(f.date for f in res.flights if f.origin == p.segment[0])
         direct = tools.search_direct_flight(p.segment[0], p.segment[1], date)[0]
         flights = [{"flight_number": direct.flight_number, "date": date}]

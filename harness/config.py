@@ -20,12 +20,10 @@ from pydantic import (
     model_validator,
 )
 
+from envs import Domain, TaskVersion
 from harness.costs import ModelPrice
 from harness.errors import HarnessInputError
 from loophole_store import SECRET_FIELDS
-
-Domain = Literal["airline", "retail"]
-TaskVersion = Literal["tau2", "tau3"]
 
 
 class GenerationSettings(BaseModel):
@@ -57,13 +55,13 @@ class GenerationSettings(BaseModel):
 
     def public(self) -> dict[str, Any]:
         """Every non-secret setting that is set: the sweep's identity, ``sweep.json`` and ``run.json``."""
-        return self.model_dump(mode="json", exclude_none=True, exclude=SECRET_FIELDS | {"extra"}) | {
+        return self.model_dump(mode="json", exclude_none=True, exclude={*SECRET_FIELDS, "extra"}) | {
             "extra": dict(self.extra)
         }
 
     def litellm_kwargs(self) -> dict[str, Any]:
         """The arguments for a litellm call, secrets revealed: only ever passed to litellm, never written."""
-        kwargs = self.model_dump(exclude_none=True, exclude=SECRET_FIELDS | {"extra"})
+        kwargs = self.model_dump(exclude_none=True, exclude={*SECRET_FIELDS, "extra"})
         kwargs.update(self.extra)
         if self.api_key is not None:
             kwargs["api_key"] = self.api_key.get_secret_value()
@@ -160,7 +158,7 @@ class SweepConfig(BaseModel):
     agents: list[AgentSpec] = Field(min_length=1)
     user_simulator: UserSpec
     domains: list[Domain] = Field(min_length=1)
-    task_versions: list[TaskVersion] = Field(default_factory=lambda: ["tau2"], min_length=1)
+    task_versions: list[TaskVersion] = Field(default_factory=lambda: list[TaskVersion](["tau2"]), min_length=1)
     tasks: Literal["all", "loophole"] | list[str] = "all"
     trials: int = Field(1, ge=1)
     seed: int = 300

@@ -50,7 +50,7 @@ class TextSpace(gym.spaces.Space[str]):
 
 
 class LoopholeAgentGymEnv(AgentGymEnv):
-    metadata = {"render_modes": []}
+    metadata: dict[str, Any] = {"render_modes": []}
 
     def __init__(
         self,
@@ -82,7 +82,7 @@ class LoopholeAgentGymEnv(AgentGymEnv):
     def _get_task(self) -> Task:
         return self._task_set.task(self.task_id)
 
-    def _get_environment(self):  # type: ignore[no-untyped-def]
+    def _get_environment(self):
         return environment_constructor(self.domain, self._task_set.policy)(solo_mode=self.solo_mode)
 
     def _get_user(self) -> UserSimulator:
@@ -115,13 +115,13 @@ class LoopholeAgentGymEnv(AgentGymEnv):
 
     # -- gym API --------------------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):  # type: ignore[override]
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
         if self._fixed_task is None:
             super(AgentGymEnv, self).reset(seed=seed)  # seed np_random first, then draw the task
             self.task_id = str(self.np_random.choice(self._pool))
         return super().reset(seed=seed, options=options)
 
-    def step(self, action: str):  # type: ignore[override]
+    def step(self, action: str):
         observation, reward, terminated, truncated, info = super().step(action)
         info.update(self._last)
         info["task_id"] = self.task_id

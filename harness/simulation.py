@@ -105,6 +105,7 @@ def simulate(spec: TrialSpec, pool: DatabasePool, counter: RetryCounter) -> tupl
         environment = environment_constructor(spec.domain, policy)(db=db)
         tools = list(_agent_tools(spec.domain))
         if spec.agent.implementation == "reading_agent":
+            assert spec.agent.profile is not None  # AgentSpec's validator: a reading agent names its profile
             plan = choose_plan(
                 spec.domain, spec.version, spec.task_id, spec.agent.profile, spec.seed, spec.agent.procedural_error_rate,
                 tuple(spec.agent.policy_fixes),

@@ -6,6 +6,7 @@ by the engine, so scoring against all variants costs little more than scoring on
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -88,7 +89,7 @@ def score_trajectory(
                 gold_actions=variant.actions,
                 judge=judge,
                 outcome_check=outcome,
-                explain=lambda msgs, v=variant: explain(v, msgs),
+                explain=functools.partial(explain, variant),
                 communicate_info=variant.communicate_info,
             )
         )

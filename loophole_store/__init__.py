@@ -19,6 +19,7 @@ from loophole_store._provenance import (
     run_info,
     task_data_sha256,
 )
+from loophole_store._run import Run, check_run_dir, open_run
 from loophole_store._rundir import check_out_dir, remove_created, shown
 from loophole_store._schemas import (
     SCORES_SCHEMA,
@@ -45,6 +46,7 @@ from loophole_store._tables import (
 __all__ = [
     "RUN_JSON",
     "SECRET_FIELDS",
+    "Run",
     "SCORES_SCHEMA",
     "TABLES",
     "TABLE_KEYS",
@@ -57,10 +59,12 @@ __all__ = [
     "atomic_write_text",
     "catalog_sha256",
     "check_out_dir",
+    "check_run_dir",
     "compact",
     "disagreements",
     "finished_keys",
     "git_revision",
+    "open_run",
     "read_run_info",
     "read_table",
     "read_tables",

@@ -80,7 +80,7 @@ def _snapshot(run_dir: Path) -> tuple:
         names = tuple(sorted(p.name for p in (run_dir / "parts").glob("*.parquet")))
     except FileNotFoundError:
         names = ()
-    stats = []
+    stats: list[tuple[int, int, int] | None] = []
     for name in TABLES:
         try:
             st = (run_dir / f"{name}.parquet").stat()

@@ -107,3 +107,20 @@ def test_atomic_write_leaves_the_old_file_when_the_writer_fails(tmp_path):
     with pytest.raises(OSError):
         store.atomic_write(dest, broken)
     assert dest.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+def test_open_run_reads_tables_parts_and_provenance(tmp_path):
+    import pytest
+
+    from envs.errors import HarnessInputError
+
+    store.upsert_rows(tmp_path, "trials", [_trial("a")])
+    store.upsert_rows(tmp_path, "scores", [_score("a", "gold")])
+    store.write_part(tmp_path, [_trial("b", reward=0.0)], [_score("b", "gold", 0.0)], 1)  # a running sweep
+    store.record_run(tmp_path, store.run_info("rescore", {("airline", "tau2")}, None))
+    run = store.open_run(tmp_path)
+    assert sorted(run.trials.trajectory_id) == ["a", "b"] and len(run.scores) == 2
+    assert run.info is not None and run.info["catalog_sha256"] == store.catalog_sha256()
+    assert (tmp_path / "parts").is_dir()  # reading never compacts
+    with pytest.raises(HarnessInputError, match="no trials.parquet"):
+        store.open_run(tmp_path / "nothing")

@@ -94,7 +94,7 @@ def choose_plan(
     return ReadingPlan(gold_id, reading, tuple(actions), closing_text(evidence, told), erred)
 
 
-def _receive(state, message) -> None:  # type: ignore[no-untyped-def]
+def _receive(state, message) -> None:
     """Add an incoming message (or a batch of tool results) to the state, as tau2's own classes do."""
     if isinstance(message, MultiToolMessage):
         state.messages.extend(message.tool_messages)
@@ -105,14 +105,14 @@ def _receive(state, message) -> None:  # type: ignore[no-untyped-def]
 class ReadingAgent(LLMAgent):
     """Acts out a ``ReadingPlan``: one tool call per turn, then the closing message."""
 
-    def __init__(self, tools, domain_policy: str, plan: ReadingPlan) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, tools, domain_policy: str, plan: ReadingPlan) -> None:
         super().__init__(tools=tools, domain_policy=domain_policy, llm=None, llm_args={})
         self.plan = plan
 
     def set_seed(self, seed: int) -> None:  # the plan is already fixed by the trial seed
         pass
 
-    def generate_next_message(self, message, state):  # type: ignore[no-untyped-def]
+    def generate_next_message(self, message, state):
         _receive(state, message)
         done = sum(len(m.tool_calls or []) for m in state.messages if isinstance(m, AssistantMessage))
         if done < len(self.plan.actions):
@@ -146,7 +146,7 @@ class ScriptedUser(UserSimulator):
     def set_seed(self, seed: int) -> None:
         pass
 
-    def generate_next_message(self, message, state):  # type: ignore[no-untyped-def]
+    def generate_next_message(self, message, state):
         _receive(state, message)
         spoken = sum(1 for m in state.messages if isinstance(m, UserMessage))
         text = (getattr(message, "content", None) or "").lower()

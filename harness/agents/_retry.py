@@ -164,7 +164,9 @@ def call_with_policy(
         return result
 
     def before_sleep(retry_state: tenacity.RetryCallState) -> None:
-        counter.add(retry_state.outcome.exception())
+        exc = retry_state.outcome.exception() if retry_state.outcome is not None else None
+        if exc is not None:
+            counter.add(exc)
 
     def wait(retry_state: tenacity.RetryCallState) -> float:
         step = min(policy.max_delay_s, policy.base_delay_s * 2 ** (retry_state.attempt_number - 1))
@@ -194,7 +196,7 @@ class RetryingLLMAgent(LLMAgent):
         self._policy, self._counter, self._rng = policy, counter, random.Random(seed)
         self._endpoint = endpoint_of(self.llm, self.llm_args)
 
-    def generate_next_message(self, message, state):  # type: ignore[no-untyped-def]
+    def generate_next_message(self, message, state):
         return call_with_policy(
             lambda: super(RetryingLLMAgent, self).generate_next_message(message, state),
             state,
@@ -214,7 +216,7 @@ class RetryingUserSimulator(UserSimulator):
         self._policy, self._counter, self._rng = policy, counter, random.Random(seed + 1)
         self._endpoint = endpoint_of(self.llm, self.llm_args)
 
-    def generate_next_message(self, message, state):  # type: ignore[no-untyped-def]
+    def generate_next_message(self, message, state):
         return call_with_policy(
             lambda: super(RetryingUserSimulator, self).generate_next_message(message, state),
             state,

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(app: typer.Typer) -> None:
     app.command("analyze")(analyze)
 
 
-def load_trials(run_dir: Path):  # type: ignore[no-untyped-def]
+def load_trials(run_dir: Path) -> pd.DataFrame:
     import loophole_store as store
-    from harness.errors import HarnessInputError
 
-    if not (run_dir / "trials.parquet").exists() and not (run_dir / "parts").is_dir():
-        raise HarnessInputError(f"{run_dir}: no trials.parquet (not a run directory from rescore or sweep)")
-    return store.read_table(run_dir, "trials")  # read-only: a running sweep's parts are folded in memory
+    return store.read_table(store.check_run_dir(run_dir), "trials")  # read-only: a running sweep's parts are folded in memory
 
 
 def analyze(

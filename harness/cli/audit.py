@@ -30,7 +30,7 @@ def policy(
     from harness.cli._console import output_console
 
     console = output_console(180)
-    texts = {d: load_task_set(d, "tau2").policy for d in DOMAINS}
+    texts: dict[str, str] = {d: load_task_set(d, "tau2").policy for d in DOMAINS}
     if policy_file is not None:
         if not policy_file.is_file():
             raise typer.BadParameter(f"{policy_file}: no such file", param_hint="--policy")

@@ -16,7 +16,7 @@ def register(app: typer.Typer) -> None:
     app.command("explain")(explain)
 
 
-def _find(trials, trajectory_id: str, run_dir: Path):  # type: ignore[no-untyped-def]
+def _find(trials, trajectory_id: str, run_dir: Path):
     """The trial with this id; a unique substring (e.g. the simulation id) also works."""
     from harness.errors import HarnessInputError
 
@@ -34,7 +34,7 @@ def _find(trials, trajectory_id: str, run_dir: Path):  # type: ignore[no-untyped
     return hits.iloc[0]
 
 
-def _messages(trial, run_dir: Path) -> list[dict]:  # type: ignore[no-untyped-def]
+def _messages(trial, run_dir: Path) -> list[dict]:
     from harness.errors import HarnessInputError
 
     try:

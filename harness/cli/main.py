@@ -60,7 +60,7 @@ def main() -> None:
     try:  # typer >= 0.26 vendors click; older typer uses click itself
         from typer._click import exceptions as cx
     except ImportError:
-        from click import exceptions as cx
+        from click import exceptions as cx  # type: ignore[no-redef]  # the same module, unvendored
 
     try:
         # Not standalone: a bad flag is our one-line error, not click's usage box; help and exit codes as usual.

@@ -36,7 +36,7 @@ def check(
         raise typer.Exit(1)
 
 
-def _check_fixes(console, names: list[str]) -> None:  # type: ignore[no-untyped-def]
+def _check_fixes(console, names: list[str]) -> None:
     from rich.table import Table
 
     from envs import TASK_VERSIONS, load_task_set
