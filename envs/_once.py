@@ -8,20 +8,22 @@ from collections.abc import Callable
 from typing import Any
 
 
-def locked_cache(maxsize: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+class _LockedCache:
+    def __init__(self, fn: Callable[..., Any], maxsize: int) -> None:
+        self._cached = functools.lru_cache(maxsize=maxsize)(fn)
+        self._lock = threading.Lock()
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any) -> Any:
+        with self._lock:
+            return self._cached(*args)
+
+    def cache_clear(self) -> None:
+        self._cached.cache_clear()
+
+
+def locked_cache(maxsize: int) -> Callable[[Callable[..., Any]], _LockedCache]:
     """``functools.lru_cache`` behind a lock: concurrent first callers wait for one computation instead of
     each running it (``lru_cache`` alone lets 32 threads each load a database or build tool schemas)."""
 
-    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-        cached = functools.lru_cache(maxsize=maxsize)(fn)
-        lock = threading.Lock()
-
-        @functools.wraps(fn)
-        def call(*args: Any) -> Any:
-            with lock:
-                return cached(*args)
-
-        call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
-        return call
-
-    return wrap
+    return lambda fn: _LockedCache(fn, maxsize)

@@ -13,7 +13,7 @@ from tau2.data_model.tasks import Task
 from tau2.environment.environment import Environment
 
 from envs._data import TauDataError, resolve_file
-from envs._pinned import DOMAINS, TASK_VERSIONS, Domain, TaskVersion, pinned_sha256
+from envs._pinned import DOMAINS, TASK_VERSIONS, DataFile, Domain, TaskVersion, pinned_sha256
 
 
 class UnknownTaskError(KeyError):
@@ -69,6 +69,12 @@ def check_domain(domain: str) -> Domain:
     return domain
 
 
+def check_version(version: str) -> TaskVersion:
+    if version not in TASK_VERSIONS:
+        raise TauDataError(f"unknown task version {version!r}; expected one of {list(TASK_VERSIONS)}")
+    return version
+
+
 # (domain, version) -> the bytes of tasks.json and policy.md, handed over in memory (a cluster worker
 # gets its driver's; see harness/cluster.py): used instead of any file, checked against the same pins.
 _PROVIDED: dict[tuple[str, str], tuple[bytes, bytes]] = {}
@@ -78,8 +84,9 @@ def provide_task_data(domain: str, version: str, tasks_json: bytes, policy_md: b
     """Serve ``load_task_set(domain, version)`` from these bytes, not from disk (verified against the pins)."""
     import hashlib
 
-    for name, payload in (("tasks.json", tasks_json), ("policy.md", policy_md)):
-        pinned = pinned_sha256(version, check_domain(domain), name)  # type: ignore[arg-type]
+    files: tuple[tuple[DataFile, bytes], ...] = (("tasks.json", tasks_json), ("policy.md", policy_md))
+    for name, payload in files:
+        pinned = pinned_sha256(check_version(version), check_domain(domain), name)
         if hashlib.sha256(payload).hexdigest() != pinned:
             raise TauDataError(f"{version} {domain}/{name} handed over in memory does not match its pin")
     _PROVIDED[(domain, version)] = (tasks_json, policy_md)
@@ -127,11 +134,9 @@ def load_task_set(
     policy_file: str | Path | None = None,
 ) -> TaskSet:
     """Load one domain at one task version (``tau2`` or ``tau3``), verified against its pins."""
-    if version not in TASK_VERSIONS:
-        raise TauDataError(f"unknown task version {version!r}; expected one of {list(TASK_VERSIONS)}")
     return _load(
         check_domain(domain),
-        version,
+        check_version(version),
         None if tasks_file is None else str(tasks_file),
         None if policy_file is None else str(policy_file),
     )

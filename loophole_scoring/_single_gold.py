@@ -19,6 +19,7 @@ from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 from envs.replay import ReplayEngine, ReplayResult, State, TrajectoryStructureError, tool_call_pairs
 from gold_variants import Explanation
 from loophole_scoring._judge import Judge, JudgeError
+from loophole_scoring._status import Status
 
 GOLD_ID = "gold"
 _COMPLETED = {TerminationReason.AGENT_STOP, TerminationReason.USER_STOP}
@@ -30,7 +31,7 @@ class GoldScore:
 
     gold_id: str
     reward: float | None
-    status: str = "ok"  # ok | no_judge | judge_error | replay_divergence | error
+    status: Status = Status.OK
     reason: str | None = None
     reward_basis: list[str] = field(default_factory=list)
     db_match: bool | None = None
@@ -109,13 +110,13 @@ def score_against_gold(
     else:
         if criteria.env_assertions or (task.initial_state is not None):
             return GoldScore(
-                gold_id, None, "error", "env_assertions/initial_state are not supported by the replay engine",
+                gold_id, None, Status.ERROR, "env_assertions/initial_state are not supported by the replay engine",
                 basis_names,
             )
         if predicted is None:
             predicted = replay_prediction(engine, messages)
         if predicted.error is not None:
-            return GoldScore(gold_id, None, "replay_divergence", predicted.error, basis_names)
+            return GoldScore(gold_id, None, Status.REPLAY_DIVERGENCE, predicted.error, basis_names)
         assert predicted.result is not None
         normalised = predicted.result.normalised
         if outcome_check is not None:
@@ -136,10 +137,13 @@ def score_against_gold(
     }
     offline = 1.0  # the product of every component but NL_ASSERTION
     for kind in basis - {RewardType.NL_ASSERTION}:
-        offline *= components[kind]  # type: ignore[operator]
+        value = components[kind]
+        assert value is not None  # only NL_ASSERTION is unknown offline
+        offline *= value
     reward: float | None = offline
     nl: float | None = None
-    status, reason = "ok", None
+    status: Status = Status.OK
+    reason: str | None = None
     # The judge only where it matters: tau2 gives NL 1.0 without a model when a task has no assertions,
     # and a product with a 0 component is 0 whatever the judge would say.
     if RewardType.NL_ASSERTION in basis:
@@ -149,14 +153,14 @@ def score_against_gold(
             pass  # not graded: the reward is 0 already
         elif judge is None:
             reward = None
-            status, reason = "no_judge", "NL_ASSERTION in reward basis and no judge configured"
+            status, reason = Status.NO_JUDGE, "NL_ASSERTION in reward basis and no judge configured"
         else:
             try:
                 nl = 1.0 if judge.judge(messages, criteria.nl_assertions).met else 0.0
                 reward = offline * nl
             except JudgeError as exc:
                 reward = None
-                status, reason = "judge_error", str(exc)
+                status, reason = Status.JUDGE_ERROR, str(exc)
     explanation = explain(messages) if explain is not None else None
     if reward and explanation is not None and not explanation.holds:
         reward, reason = 0.0, explanation.failure()

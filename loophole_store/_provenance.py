@@ -45,15 +45,15 @@ def task_data_sha256(pairs: set[tuple[str, str]]) -> dict[str, str]:
     """The pinned sha256 of each (domain, task version)'s tasks, policy and database. A custom run's tasks
     and policy are its own (their sha256 are on its rows and in ``custom_tasks_sha256``); it is scored in the
     pinned environment, whose database is recorded under ``custom/<domain>/db.json``."""
-    from envs import pinned_sha256
+    from envs import check_domain, check_version, pinned_sha256
 
     out: dict[str, str] = {}
     for d, v in sorted(pairs):
         if v == "custom":
-            out[f"custom/{d}/db.json"] = pinned_sha256("tau2", d, "db.json")  # type: ignore[arg-type]
+            out[f"custom/{d}/db.json"] = pinned_sha256("tau2", check_domain(d), "db.json")
             continue
         for f in ("tasks.json", "policy.md", "db.json"):
-            out[f"{v}/{d}/{f}"] = pinned_sha256(v, d, f)  # type: ignore[arg-type]
+            out[f"{v}/{d}/{f}"] = pinned_sha256(check_version(v), check_domain(d), f)
     return out
 
 
