@@ -30,7 +30,7 @@ from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation  # noqa
 
 from envs import load_task_set  # noqa: E402
 from envs.replay import ReplayEngine  # noqa: E402
-from harness.importers import import_results_file  # noqa: E402
+from harness.ingest import import_results_file  # noqa: E402
 from loophole_scoring import score_trajectory  # noqa: E402
 
 

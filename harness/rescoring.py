@@ -16,7 +16,7 @@ import loophole_store as store
 from envs import load_task_set
 from envs.replay import ReplayEngine
 from gold_variants import variants_for
-from harness.importers import (
+from harness.ingest import (
     CUSTOM,
     ImportedRun,
     ImportedSimulation,
@@ -268,7 +268,7 @@ def score_items(
     ``tasks``: a custom run's embedded tasks by id (pinned runs: None, the pinned tasks).
     """
     from harness._quiet import set_log_level
-    from harness.importers import COMPLETED
+    from harness.ingest import COMPLETED
 
     set_log_level(False)
     engine = engine_for(domain)

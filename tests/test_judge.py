@@ -9,7 +9,7 @@ import pytest
 from tau2.data_model.simulation import SimulationRun
 
 from envs import load_task_set
-from harness.importers import import_results_file
+from harness.ingest import import_results_file
 from harness.rescoring import engine_for
 from harness.scripted_llm import ScriptedLLMServer
 from loophole_scoring import JudgeError, LitellmJudge, score_trajectory

@@ -7,7 +7,7 @@ from tau2.data_model.simulation import SimulationRun
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
 from envs import load_task_set
-from harness.importers import import_results_file
+from harness.ingest import import_results_file
 from harness.rescoring import engine_for
 from loophole_scoring import score_trajectory
 from tests.conftest import real_run

@@ -45,7 +45,7 @@ def _build(console, paths, out, spec, include_flagged, workers, domain) -> None:
     from analysis.leaderboard import to_markdown
     from envs import load_task_set
     from harness.errors import HarnessInputError
-    from harness.importers import CUSTOM
+    from harness.ingest import CUSTOM
     from harness.rescoring import import_all, rescore_runs
 
     runs = import_all(paths, None, False, domain)

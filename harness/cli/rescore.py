@@ -47,7 +47,7 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
     from rich.table import Table
 
     from harness.cli._console import progress_bar
-    from harness.importers import FLAGS
+    from harness.ingest import FLAGS
     from harness.rescoring import JudgeSpec, import_sources, rescore_runs
 
     runs, notes = import_sources(paths, task_version, skip_bad, domain)
@@ -125,7 +125,7 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
 
 def _name(path: Path) -> str:
     """A run's short name: the file, or ``<run>/results.json`` for a run folder."""
-    from harness.importers import shown
+    from harness.ingest import shown
 
     if path.is_dir() or path.name == "results.json":
         folder = path if path.is_dir() else path.parent

@@ -1,0 +1,32 @@
+"""Ingest: read ``tau2 run`` results files in every layout tau2 writes, one simulation at a time.
+
+Layouts (see README "Rescoring"): a monolithic JSON object with ``info``, ``tasks`` and ``simulations``
+(flat, or ``<run>/results.json``), and the dir layout (``<run>/results.json`` without simulations plus
+``simulation_index``, and ``<run>/simulations/<id>.json``). Files are untrusted data: parsed with a strict
+JSON decoder (no duplicate keys, no NaN/Infinity, valid UTF-8), streamed so that memory stays bounded, and
+validated with tau2's pydantic models. Fields that newer tau2 versions add are ignored; fields older
+versions lack take tau2's defaults.
+
+Modules: ``sources`` (finding results files), ``jsonstream`` (strict, streaming JSON), ``versions`` (a
+file's task version), ``runs`` (a run's header and layout), ``simulations`` (one simulation's checks).
+"""
+
+from harness.ingest.runs import ImportedRun, import_results_file
+from harness.ingest.simulations import COMPLETED, FLAGS, ImportedSimulation
+from harness.ingest.sources import FoundSources, find_sources
+from harness.ingest.versions import CUSTOM, detect_task_version, pinned_gold_version
+from loophole_store import shown
+
+__all__ = [
+    "COMPLETED",
+    "CUSTOM",
+    "FLAGS",
+    "FoundSources",
+    "ImportedRun",
+    "ImportedSimulation",
+    "detect_task_version",
+    "find_sources",
+    "import_results_file",
+    "pinned_gold_version",
+    "shown",
+]

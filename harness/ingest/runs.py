@@ -1,0 +1,324 @@
+"""Runs: a results file's header (``info``, ``tasks``), its layout (monolithic or dir), and its simulations
+streamed one at a time."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from tau2.data_model.tasks import Task  # type: ignore[import-untyped]  # tau2 ships no py.typed marker
+
+from envs import DOMAINS, load_task_set
+from harness.errors import HarnessInputError
+from harness.ingest.jsonstream import (
+    ARRAY,
+    JSONObject,
+    elements,
+    members,
+    open_stream,
+    read_json_strict,
+    sha256_file,
+)
+from harness.ingest.simulations import ImportedSimulation, clip, import_simulation, json_type
+from harness.ingest.versions import CUSTOM, detect_task_version
+from loophole_store import shown
+
+
+@dataclass
+class ImportedRun:
+    path: Path
+    sha256: str
+    layout: str  # monolithic | dir
+    domain: str  # the environment it is scored in: airline or retail
+    recorded_domain: str  # info.environment_info.domain_name as recorded
+    task_version: str  # tau2 | tau3 | custom
+    version_note: str
+    agent_model: str | None
+    agent_implementation: str | None
+    user_model: str | None
+    info: JSONObject
+    tasks: dict[str, Task]  # the tasks it is scored against, by id
+    tasks_sha256: str | None
+    policy_sha256: str | None
+    n_simulations: int | None  # None: not counted yet (a monolithic file is read once, while scoring)
+    embedded_ids: frozenset[str] = frozenset()  # task ids embedded in the file (empty: none embedded)
+    skip_bad: bool = False
+    _index: list[JSONObject] = field(default_factory=list, repr=False)  # dir layout: simulation_index
+
+    @property
+    def run_id(self) -> str:
+        return self.sha256[:16]
+
+    @property
+    def simulations(self) -> list[ImportedSimulation]:
+        """Every simulation, read now (small files and tests; scoring streams ``iter_simulations``)."""
+        return list(self.iter_simulations())
+
+    def iter_simulations(self) -> Iterator[ImportedSimulation]:
+        """Each simulation validated, one at a time; a bad one raises unless the run skips bad ones."""
+        for index, raw in enumerate(self._raw_simulations()):
+            yield import_simulation(self, index, raw)
+
+    def _raw_simulations(self) -> Iterator[object]:
+        if self.layout == "dir":
+            folder = self.path / "simulations"
+            for entry in self._index:
+                sim_id = str(entry.get("id"))
+                file = folder / f"{sim_id}.json"
+                if not file.is_file():  # only with --skip-bad: the check at import refused it otherwise
+                    yield {"id": sim_id, "task_id": entry.get("task_id"), "_missing": True}
+                    continue
+                value, _ = read_json_strict(file, "the simulation")
+                yield value
+            return
+        stream = open_stream(self.path)
+        seen: set[str] = set()
+        count = 0
+        try:
+            for key, value in members(stream):
+                if key in seen:  # e.g. a trailing "simulations": [] that would silently drop every one
+                    raise stream.error(f"not valid JSON: duplicate key {key!r} at the top level")
+                seen.add(key)
+                if key == "simulations" and value is ARRAY:
+                    for element in elements(stream, "simulations"):
+                        count += 1
+                        yield element
+            stream.finish()
+        finally:
+            stream.close()
+        if count == 0:
+            raise HarnessInputError(
+                f"{shown(self.path)}: field 'simulations' is empty: nothing to rescore"
+            )
+
+
+def _model(where: str, info: JSONObject, key: str) -> tuple[str | None, str | None]:
+    section = info.get(key)
+    if section is None:
+        return None, None
+    if not isinstance(section, dict):
+        raise HarnessInputError(
+            f"{where}: field 'info.{key}': expected an object, got {json_type(section)}"
+        )
+    out: list[str | None] = []
+    for name in ("llm", "implementation"):
+        value = section.get(name)
+        if value is not None and not isinstance(value, str):
+            raise HarnessInputError(
+                f"{where}: field 'info.{key}.{name}': expected a string, got {json_type(value)} {clip(value)}"
+            )
+        out.append(value)
+    return out[0], out[1]
+
+
+def _sha256_json(value: object) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _environment_domain(path: Path, recorded: object, given_domain: str | None) -> str:
+    if isinstance(recorded, str):
+        for domain in DOMAINS:
+            if recorded == domain or recorded.startswith(domain):
+                if given_domain is not None and given_domain != domain and recorded == domain:
+                    raise HarnessInputError(
+                        f"--domain: {given_domain!r} but {shown(path)} records domain {recorded!r}"
+                    )
+                return domain
+    if given_domain is not None:
+        if given_domain not in DOMAINS:
+            raise HarnessInputError(f"--domain: {given_domain!r} is not one of {list(DOMAINS)}")
+        return given_domain
+    raise HarnessInputError(
+        f"{shown(path)}: field 'info.environment_info.domain_name' is {recorded!r}, not a known domain; "
+        f"pass --domain {'|'.join(DOMAINS)} for a custom run of one of them"
+    )
+
+
+def _read_header(path: Path) -> tuple[JSONObject, int | None, str, str, list[JSONObject]]:
+    """Monolithic or dir layout: (top-level fields but simulations, number of simulations, sha256,
+    layout, simulation_index)."""
+    if path.is_dir():
+        results = path / "results.json"
+        data, head_sha = read_json_strict(results, "results.json")
+        if not isinstance(data, dict):
+            raise HarnessInputError(
+                f"{shown(results)}: expected a JSON object with 'info' and 'simulation_index'"
+            )
+        index = data.get("simulation_index")
+        if not isinstance(index, list) or not all(isinstance(e, dict) and "id" in e for e in index):
+            raise HarnessInputError(
+                f"{shown(results)}: field 'simulation_index' is missing or not a list of objects with 'id'"
+            )
+        for entry in index:
+            sim_id = entry["id"]
+            if (
+                not isinstance(sim_id, str)
+                or not sim_id
+                or "/" in sim_id
+                or "\\" in sim_id
+                or sim_id in (".", "..")
+            ):
+                raise HarnessInputError(
+                    f"{shown(results)}: field 'simulation_index': id {clip(sim_id)} is not a file name"
+                )
+        if data.get("simulations"):
+            raise HarnessInputError(
+                f"{shown(results)}: field 'simulations' is not empty in a dir-layout run (simulations/ beside it)"
+            )
+        return data, len(index), head_sha, "dir", index
+    stream = open_stream(path)
+    header: JSONObject = {}
+    count: int | None = None
+    try:
+        for key, value in members(stream):
+            if key in header:
+                raise stream.error(f"not valid JSON: duplicate key {key!r} at the top level")
+            if key == "simulations" and value is ARRAY:
+                header[key] = []
+                if "info" in header and "tasks" in header:
+                    break  # tau2's order: the simulations are read once, while they are scored
+                count = sum(1 for _ in elements(stream, "simulations", check_text=False))
+            else:
+                header[key] = value
+    finally:
+        stream.close()
+    return header, count, sha256_file(path), "monolithic", []
+
+
+def _check_dir_files(path: Path, index: list[JSONObject], skip_bad: bool) -> None:
+    """tau2 refuses a dir-layout run whose index and simulation files disagree; so do we, naming them."""
+    ids = [str(e["id"]) for e in index]
+    if len(set(ids)) != len(ids):
+        dup = next(i for n, i in enumerate(ids) if i in ids[:n])
+        raise HarnessInputError(
+            f"{shown(path / 'results.json')}: field 'simulation_index': duplicate id {dup!r}"
+        )
+    try:
+        on_disk = {
+            p.name[: -len(".json")]
+            for p in (path / "simulations").iterdir()
+            if p.name.endswith(".json")
+        }
+    except OSError as exc:
+        raise HarnessInputError(
+            f"{shown(path / 'simulations')}: cannot list folder ({exc.strerror})"
+        ) from None
+    missing = [i for i in ids if i not in on_disk]
+    extra = sorted(on_disk - set(ids))
+    if extra or (missing and not skip_bad):
+        parts = []
+        if missing:
+            parts.append(f"missing simulation files for ids {', '.join(missing)}")
+        if extra:
+            parts.append(f"simulation files not in the index: {', '.join(extra)}")
+        raise HarnessInputError(
+            f"{shown(path)}: index and simulations/ disagree: {'; '.join(parts)}"
+        )
+
+
+def _embedded_tasks(where: str, raw_tasks: list[Any]) -> tuple[list[Task | None], list[str]]:
+    """The file's tasks, validated by tau2's model where they can be (None where not), and their ids."""
+    tasks: list[Task | None] = []
+    ids: list[str] = []
+    for i, item in enumerate(raw_tasks):
+        if not isinstance(item, dict):
+            raise HarnessInputError(f"{where}: field 'tasks[{i}]' is not an object")
+        ids.append(str(item.get("id")))
+        try:
+            tasks.append(Task.model_validate(item))
+        except ValidationError:
+            tasks.append(None)  # not a pinned task; an error only if it is scored against (custom)
+    if len(set(ids)) != len(ids):
+        dup = next(i for n, i in enumerate(ids) if i in ids[:n])
+        raise HarnessInputError(f"{where}: field 'tasks': duplicate task id {dup!r}")
+    return tasks, ids
+
+
+def _custom_tasks(
+    where: str, raw_tasks: list[Any], tasks: list[Task | None], ids: list[str]
+) -> dict[str, Task]:
+    """A custom run's tasks by id; each must pass tau2's model (the first that does not is named)."""
+    for i, (tid, task) in enumerate(zip(ids, tasks, strict=True)):
+        if task is None:
+            try:
+                Task.model_validate(raw_tasks[i])
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                loc = ".".join(map(str, first["loc"]))
+                raise HarnessInputError(
+                    f"{where}: field 'tasks[{i}].{loc}' (task {tid!r}): {first['msg']}"
+                ) from None
+    return {t.id: t for t in tasks if t is not None}
+
+
+def import_results_file(
+    path: Path, task_version: str | None = None, skip_bad: bool = False, domain: str | None = None
+) -> ImportedRun:
+    """Read one results file's metadata and check every simulation parses; simulations are validated
+    as they are streamed (``ImportedRun.iter_simulations``). Raises ``HarnessInputError`` on bad input."""
+    path = Path(path)
+    data, count, sha, layout, index = _read_header(path)
+    where = shown(path / "results.json" if layout == "dir" else path)
+    if "info" not in data:
+        raise HarnessInputError(f"{where}: missing field 'info' (not a tau2 run results file?)")
+    if layout == "monolithic" and "simulations" not in data:
+        raise HarnessInputError(
+            f"{where}: missing field 'simulations' (not a tau2 run results file?)"
+        )
+    if layout == "monolithic" and not isinstance(data.get("simulations"), list):
+        raise HarnessInputError(f"{where}: field 'simulations' is not a list")
+    info = data["info"]
+    if not isinstance(info, dict):
+        raise HarnessInputError(f"{where}: field 'info' is not an object")
+    env_info = info.get("environment_info")
+    if env_info is not None and not isinstance(env_info, dict):
+        raise HarnessInputError(
+            f"{where}: field 'info.environment_info': expected an object, got {json_type(env_info)}"
+        )
+    env_info = env_info or {}
+    recorded_domain = env_info.get("domain_name")
+    env_domain = _environment_domain(path, recorded_domain, domain)
+    policy = env_info.get("policy")
+    raw_tasks = data.get("tasks") or []
+    if not isinstance(raw_tasks, list):
+        raise HarnessInputError(f"{where}: field 'tasks' is not a list")
+    tasks, ids = _embedded_tasks(where, raw_tasks)
+    version, note = detect_task_version(path, env_domain, tasks, ids, task_version)
+    if version == CUSTOM:
+        by_id = _custom_tasks(where, raw_tasks, tasks, ids)
+    else:
+        by_id = dict(load_task_set(env_domain, version).by_id)
+    if count == 0:
+        raise HarnessInputError(f"{where}: field 'simulations' is empty: nothing to rescore")
+    if layout == "dir":
+        _check_dir_files(path, index, skip_bad)
+    agent_model, agent_impl = _model(where, info, "agent_info")
+    user_model, _ = _model(where, info, "user_info")
+    return ImportedRun(
+        path=path,
+        sha256=sha,
+        layout=layout,
+        domain=env_domain,
+        recorded_domain=str(recorded_domain) if recorded_domain is not None else env_domain,
+        task_version=version,
+        version_note=note,
+        agent_model=agent_model,
+        agent_implementation=agent_impl,
+        user_model=user_model,
+        info=info,
+        tasks=by_id,
+        tasks_sha256=_sha256_json(raw_tasks) if raw_tasks else None,
+        policy_sha256=hashlib.sha256(policy.encode("utf-8", "surrogatepass")).hexdigest()
+        if isinstance(policy, str)
+        else None,
+        n_simulations=count,
+        embedded_ids=frozenset(ids),
+        skip_bad=skip_bad,
+        _index=index,
+    )

@@ -1,0 +1,120 @@
+"""Task versions: which pinned task version (tau2, tau3) a results file's embedded tasks are, or custom."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from tau2.data_model.tasks import Task  # type: ignore[import-untyped]  # tau2 ships no py.typed marker
+
+from envs import DOMAINS, TASK_VERSIONS, TauDataError, load_task_set
+from harness.errors import HarnessInputError
+from loophole_store import shown
+
+CUSTOM = "custom"  # task_version of a file whose embedded tasks match neither pinned version
+
+
+def _comparable(task: Task) -> str:
+    """The parts of a task that decide its gold: tau2's validated criteria and the user scenario."""
+    criteria = task.evaluation_criteria
+    payload = {
+        "criteria": criteria.model_dump(mode="json") if criteria else None,
+        "user_scenario": task.user_scenario.model_dump(mode="json"),
+    }
+    return json.dumps(payload, sort_keys=True)
+
+
+def _gold_comparable(task: Task) -> str:
+    """What decides a task's gold alone (variants apply where this equals a pinned task's)."""
+    criteria = task.evaluation_criteria
+    return json.dumps(criteria.model_dump(mode="json") if criteria else None, sort_keys=True)
+
+
+def _match_counts(embedded: list[Task | None], ids: list[str]) -> dict[tuple[str, str], int]:
+    """How many embedded tasks equal the pinned task of the same id, per (domain, version)."""
+    theirs = [
+        (tid, _comparable(t) if t is not None else "") for tid, t in zip(ids, embedded, strict=True)
+    ]
+    counts: dict[tuple[str, str], int] = {}
+    for domain in DOMAINS:
+        for version in TASK_VERSIONS:
+            try:
+                pinned = _pinned_comparables(domain, version)
+            except TauDataError:
+                counts[(domain, version)] = 0  # unavailable here; detection says so if it matters
+                continue
+            counts[(domain, version)] = sum(1 for tid, text in theirs if pinned.get(tid) == text)
+    return counts
+
+
+@lru_cache(maxsize=8)
+def _pinned_comparables(domain: str, version: str) -> dict[str, str]:
+    """The pinned tasks' comparable form, computed once per process rather than once per file."""
+    return {tid: _comparable(task) for tid, task in load_task_set(domain, version).by_id.items()}
+
+
+@lru_cache(maxsize=8)
+def _pinned_golds(domain: str, version: str) -> dict[str, str]:
+    return {
+        tid: _gold_comparable(task) for tid, task in load_task_set(domain, version).by_id.items()
+    }
+
+
+def pinned_gold_version(domain: str, task: Task) -> str | None:
+    """A pinned version whose task of this id has the same gold (evaluation criteria), if any."""
+    mine = _gold_comparable(task)
+    for version in TASK_VERSIONS:
+        try:
+            if _pinned_golds(domain, version).get(task.id) == mine:
+                return version
+        except TauDataError:
+            continue
+    return None
+
+
+def detect_task_version(
+    path: Path, domain: str, embedded: list[Task | None], ids: list[str], given: str | None
+) -> tuple[str, str]:
+    """Which task version the file's embedded tasks are; (version, how it was decided).
+
+    Embedded tasks that match neither pinned version make a ``custom`` run, scored against them (as tau2's
+    ``evaluate-trajs`` does). Also refuses a file whose embedded tasks belong to the other domain.
+    """
+    counts = _match_counts(embedded, ids) if embedded else {}
+    n = len(embedded)
+    summary = ", ".join(f"{v} {counts[(domain, v)]}/{n}" for v in TASK_VERSIONS) if counts else ""
+    if counts and not any(counts[(domain, v)] for v in TASK_VERSIONS):
+        other = [(d, v) for (d, v), c in counts.items() if d != domain and c]
+        if other:
+            d, v = max(other, key=lambda k: counts[k])
+            raise HarnessInputError(
+                f"{shown(path)}: domain mismatch: field 'info.environment_info.domain_name' says {domain!r} "
+                f"but the embedded tasks are {d} {v} tasks ({counts[(d, v)]}/{n})"
+            )
+    if given is not None:
+        if given not in TASK_VERSIONS:
+            raise HarnessInputError(
+                f"--task-version: {given!r} is not one of {list(TASK_VERSIONS)}"
+            )
+        return given, "given by --task-version" + (
+            f" (embedded tasks: {summary})" if summary else ""
+        )
+    if not embedded:
+        raise HarnessInputError(
+            f"{shown(path)}: field 'tasks' is missing or empty; pass --task-version"
+        )
+    full = [v for v in TASK_VERSIONS if counts[(domain, v)] == n]
+    if len(full) == 1:
+        return full[0], f"detected from embedded tasks ({summary})"
+    if len(full) > 1:
+        # Every embedded task is one that tau3 left unchanged: the golds are the same.
+        return (
+            "tau2",
+            f"embedded tasks match both versions ({summary}); golds identical, tau2 chosen",
+        )
+    load_task_set(domain, "tau3")  # if tau3 data is missing, say that rather than "custom"
+    return (
+        CUSTOM,
+        f"custom: embedded tasks match neither pinned version ({summary}); scored against them",
+    )
