@@ -185,7 +185,7 @@ class FairShare:
     def __len__(self) -> int:
         return sum(len(q) for q in self._pending.values())
 
-    def pop(self, allowed: Callable[[Hashable], bool] = lambda _: True) -> Any | None:
+    def pop(self, allowed: Callable[[Any], bool] = lambda _: True) -> Any | None:
         ready = [g for g, q in self._pending.items() if q and allowed(g)]
         if not ready:
             return None

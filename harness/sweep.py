@@ -20,6 +20,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import loophole_store as store
 from harness.agents import AgentFailure, InfraError, RetryCounter, RetryPolicy
@@ -36,7 +37,7 @@ from harness.trials import TrialKey, expand, longest_first
 
 def trial_specs(config: SweepConfig, keys: list[TrialKey]) -> list[TrialSpec]:
     agents = {a.name: a for a in config.agents}
-    policies = {d: Path(p).read_text(encoding="utf-8") for d, p in config.policy_overrides.items()}
+    policies: dict[str, str] = {d: Path(p).read_text(encoding="utf-8") for d, p in config.policy_overrides.items()}
     r = config.retries
     retry = RetryPolicy(r.max_attempts, r.base_delay_s, r.max_delay_s, r.breaker_after)
     return [
@@ -57,7 +58,7 @@ def run_trial(spec: TrialSpec, pool, engines, score_lock, judge) -> tuple[dict, 
     from loophole_store import catalog_sha256
 
     counter = RetryCounter()
-    row = {
+    row: dict[str, Any] = {
         "run_id": spec.key.split("/", 1)[0], "trajectory_id": spec.key, "simulation_id": spec.key,
         "source_file": None, "source_sha256": None, "domain": spec.domain, "task_version": spec.version,
         "task_id": spec.task_id, "trial": spec.trial, "seed": spec.seed, "agent_name": spec.agent_name,
@@ -127,7 +128,7 @@ def _failed_scores(row: dict, catalog_sha: str) -> list[dict]:
     ]
 
 
-def _engine(engines: dict, domain: str):  # type: ignore[no-untyped-def]
+def _engine(engines: dict, domain: str):
     """The worker's replay engine for ``domain``, built on first use (call under the score lock)."""
     if domain not in engines:
         from envs.replay import ReplayEngine
@@ -139,7 +140,7 @@ def _engine(engines: dict, domain: str):  # type: ignore[no-untyped-def]
 class TrialWorker:
     """A Ray actor (threaded): a database pool, a replay engine per domain, and a judge."""
 
-    def __init__(self, judge: ModelSpec | None, payload=None, prices: dict | None = None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, judge: ModelSpec | None, payload=None, prices: dict | None = None) -> None:
         from envs.pool import DatabasePool
         from harness._quiet import quiet_imports, set_log_level
         from harness.cluster import prepare_worker
@@ -157,6 +158,7 @@ class TrialWorker:
         if judge:
             from loophole_scoring import LitellmJudge
 
+            assert judge.model is not None  # ModelSpec: a judge names its model
             self.judge = LitellmJudge(judge.model, **resolved_args(judge))
 
     def ready(self, domains: list[str], slots: int) -> bool:
@@ -280,7 +282,7 @@ def _probe_endpoints(config: SweepConfig) -> None:
 
 def _check_keys(config: SweepConfig) -> None:
     """A key named by ``api_key_env`` must be set before any trial runs (not found out trial by trial)."""
-    named = [(f"agents.{i}", a) for i, a in enumerate(config.agents)] + [("user_simulator", config.user_simulator)]
+    named: list[tuple[str, ModelSpec]] = [(f"agents.{i}", a) for i, a in enumerate(config.agents)] + [("user_simulator", config.user_simulator)]
     if config.judge is not None:
         named.append(("judge", config.judge))
     for where, spec in named:
@@ -293,7 +295,7 @@ def _check_keys(config: SweepConfig) -> None:
 SCRIPTED = "scripted://local"
 
 
-def _with_scripted_server(config: SweepConfig):  # type: ignore[no-untyped-def]
+def _with_scripted_server(config: SweepConfig):
     """``api_base: scripted://local`` starts the project's loopback scripted server for this sweep."""
     specs = [*config.agents, config.user_simulator]
     if not any(s.args.api_base == SCRIPTED for s in specs):
@@ -311,7 +313,7 @@ def _with_scripted_server(config: SweepConfig):  # type: ignore[no-untyped-def]
     return config, server
 
 
-def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on_note):  # type: ignore[no-untyped-def]
+def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on_note):
     import ray
 
     from harness.execution import init_ray
@@ -349,7 +351,9 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
         n_workers = workers or worker_count(None, config.max_concurrency, cpus)
         init_ray(None, max(n_workers, cpus))
     threads = math.ceil(config.max_concurrency / n_workers)
-    actor_cls = ray.remote(num_cpus=0, max_restarts=3, max_task_retries=3, max_concurrency=threads)(TrialWorker)
+    actor_cls = ray.remote(num_cpus=0, max_restarts=3, max_task_retries=3, max_concurrency=threads)(  # type: ignore[call-overload]  # ray's overloads omit max_concurrency
+        TrialWorker
+    )
     payload = ray.put(build_payload(pairs))  # once into the object store: workers read no task data from disk
     actors = [actor_cls.options(**where).remote(config.judge, payload, config.prices)
               for where in placements(n_workers)]
@@ -387,7 +391,7 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
         progress.per_agent[spec.agent_name] += 1
         progress.statuses[status] += 1
         progress.retries += trial.get("retries") or 0
-        if status not in (Status.OK, Status.NO_JUDGE) and status not in seen_kinds:
+        if status is not None and status not in (Status.OK, Status.NO_JUDGE) and status not in seen_kinds:
             seen_kinds.add(status)
             on_note(f"first {status}: {spec.key}: {trial.get('reason')}")
 
@@ -418,7 +422,7 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     return out, progress
 
 
-def _dispatch(config, actors, nodes, meter, pending, inflight, take, flush, last_flush, on_progress, progress) -> None:  # type: ignore[no-untyped-def]
+def _dispatch(config, actors, nodes, meter, pending, inflight, take, flush, last_flush, on_progress, progress) -> None:
     import ray
 
     from harness.ratelimit import FairShare
@@ -476,7 +480,7 @@ def _dispatch(config, actors, nodes, meter, pending, inflight, take, flush, last
 
 
 @contextlib.contextmanager
-def _signals_raise():  # type: ignore[no-untyped-def]
+def _signals_raise():
     """SIGINT and SIGTERM raise ``SweepInterrupted`` in the driver (main thread only), so the ``finally``
     that writes finished trials runs; the previous handlers come back afterwards."""
     if threading.current_thread() is not threading.main_thread():

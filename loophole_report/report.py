@@ -57,13 +57,13 @@ def _e(value: object) -> str:
 def _pct(value: object) -> str:
     if value is None or (isinstance(value, float) and value != value):
         return "n/a"
-    return f"{100 * float(value):.1f}%"
+    return f"{100 * float(str(value)):.1f}%"
 
 
 def _pts(value: object) -> str:
     if value is None or (isinstance(value, float) and value != value):
         return "n/a"
-    return f"{100 * float(value):+.1f}"
+    return f"{100 * float(str(value)):+.1f}"
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -73,7 +73,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return f'<table class="t"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def _figure(fig, caption: str) -> str:  # type: ignore[no-untyped-def]
+def _figure(fig, caption: str) -> str:
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
@@ -135,7 +135,8 @@ def _success_figure(scored: pd.DataFrame) -> str:
     for offset, (col, label) in zip(
         (-0.2, 0.2), (("reward", "single gold"), ("multi_gold_reward", "multi-gold")), strict=True
     ):
-        means, errs = [], [[], []]
+        means: list[float] = []
+        errs: list[list[float]] = [[], []]
         for a in agents:
             g = scored[scored.agent_name == a]
             m = float(_success(g[col]).mean())

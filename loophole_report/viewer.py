@@ -72,7 +72,7 @@ def reading_key(matched: list[str]) -> str:
 
 def task_order(task_id: object) -> tuple[int, str]:
     """Numeric task order (2 before 13); non-numeric ids after, alphabetically."""
-    return (int(task_id), "") if str(task_id).isdigit() else (1 << 30, str(task_id))
+    return (int(str(task_id)), "") if str(task_id).isdigit() else (1 << 30, str(task_id))
 
 
 def read_scores(run_dir: Path) -> pd.DataFrame:
@@ -241,7 +241,7 @@ def _e(value: object) -> str:
 def _num(value: object) -> str:
     if value is None or (isinstance(value, float) and value != value):
         return "n/a"
-    return f"{float(value):g}"
+    return f"{float(str(value)):g}"
 
 
 def _verdict_cell(v: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Collection
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -41,7 +42,7 @@ def git_revision() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def task_data_sha256(pairs: set[tuple[str, str]]) -> dict[str, str]:
+def task_data_sha256(pairs: Collection[tuple[str, str]]) -> dict[str, str]:
     """The pinned sha256 of each (domain, task version)'s tasks, policy and database. A custom run's tasks
     and policy are its own (their sha256 are on its rows and in ``custom_tasks_sha256``); it is scored in the
     pinned environment, whose database is recorded under ``custom/<domain>/db.json``."""
@@ -57,7 +58,7 @@ def task_data_sha256(pairs: set[tuple[str, str]]) -> dict[str, str]:
     return out
 
 
-def run_info(kind: str, pairs: set[tuple[str, str]], judge: Any, **extra: Any) -> dict[str, Any]:
+def run_info(kind: str, pairs: Collection[tuple[str, str]], judge: Any, **extra: Any) -> dict[str, Any]:
     """The provenance of a run: ``kind`` is ``sweep`` or ``rescore``; ``judge`` is JSON data or None."""
     return {
         "kind": kind,

@@ -36,7 +36,7 @@ def leaderboard(
         raise
 
 
-def _build(console, paths, out, spec, include_flagged, workers, domain) -> None:  # type: ignore[no-untyped-def]
+def _build(console, paths, out, spec, include_flagged, workers, domain) -> None:
     import pyarrow as pa
     from rich.table import Table
 

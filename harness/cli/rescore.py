@@ -43,7 +43,7 @@ def rescore(
         raise
 
 
-def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env) -> None:  # type: ignore[no-untyped-def]
+def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env) -> None:
     from rich.table import Table
 
     from harness.cli._console import progress_bar

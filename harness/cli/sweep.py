@@ -30,7 +30,7 @@ def sweep(
 
         task = None
 
-        def update(p) -> None:  # type: ignore[no-untyped-def]
+        def update(p) -> None:
             nonlocal task
             done = sum(p.per_agent.values())
             agents = " ".join(f"{a} {p.per_agent[a]}/{p.per_agent_total[a]}" for a in sorted(p.per_agent_total))
@@ -51,7 +51,7 @@ def sweep(
         raise typer.Exit(4)
 
 
-def _pace(p) -> str:  # type: ignore[no-untyped-def]
+def _pace(p) -> str:
     """Throughput, ETA and cost so far, for the progress line."""
     rate, eta = p.throughput_per_min(), p.eta_s()
     pace = f"{rate:.1f} trials/min" if rate else "- trials/min"
@@ -59,7 +59,7 @@ def _pace(p) -> str:  # type: ignore[no-untyped-def]
     return f"{pace} {when} ${p.cost_usd:.2f}"
 
 
-def print_summary(console, out: Path) -> None:  # type: ignore[no-untyped-def]
+def print_summary(console, out: Path) -> None:
     from rich.table import Table
 
     import loophole_store as store
@@ -85,7 +85,7 @@ def print_summary(console, out: Path) -> None:  # type: ignore[no-untyped-def]
     print_loophole_tables(console, trials)
 
 
-def print_loophole_tables(console, trials) -> None:  # type: ignore[no-untyped-def]
+def print_loophole_tables(console, trials) -> None:
     from rich.table import Table
 
     from analysis import loophole_task_table, success_by_agent

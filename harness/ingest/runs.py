@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from tau2.data_model.tasks import Task  # type: ignore[import-untyped]  # tau2 ships no py.typed marker
+from tau2.data_model.tasks import Task
 
 from envs import DOMAINS, load_task_set
 from harness.errors import HarnessInputError

@@ -9,11 +9,11 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
-from tau2.data_model.simulation import (  # type: ignore[import-untyped]  # tau2 ships no py.typed marker
+from tau2.data_model.simulation import (
     SimulationRun,
     TerminationReason,
 )
-from tau2.data_model.tasks import Task  # type: ignore[import-untyped]  # tau2 ships no py.typed marker
+from tau2.data_model.tasks import Task
 
 from harness.errors import HarnessInputError
 from loophole_scoring import Status

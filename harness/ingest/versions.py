@@ -6,7 +6,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from tau2.data_model.tasks import Task  # type: ignore[import-untyped]  # tau2 ships no py.typed marker
+from tau2.data_model.tasks import Task
 
 from envs import DOMAINS, TASK_VERSIONS, TauDataError, load_task_set
 from harness.errors import HarnessInputError
