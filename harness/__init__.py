@@ -7,3 +7,11 @@ store below it) never loads gymnasium.
 from harness._quiet import quiet_imports
 
 quiet_imports()
+
+
+def __getattr__(name: str) -> object:  # ``from harness import rescore`` without loading it on ``import harness``
+    if name == "rescore":
+        from harness.api import rescore
+
+        return rescore
+    raise AttributeError(f"module 'harness' has no attribute {name!r}")

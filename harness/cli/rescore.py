@@ -64,14 +64,10 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
         summaries = rescore_runs(
             runs, out, workers=workers, judge=spec, on_progress=lambda n: progress.advance(bar, n)
         )
-    from loophole_store import record_run, run_info
+    from harness.rescoring import rescore_provenance
+    from loophole_store import record_run
 
-    judge_info = {"model": spec.model, "args": dict(spec.args)} if spec else None
-    info = run_info("rescore", {(r.domain, r.task_version) for r in runs}, judge_info,
-                    source_sha256=sorted({r.sha256 for r in runs}),
-                    custom_tasks_sha256=sorted({r.tasks_sha256 for r in runs
-                                                if r.task_version == "custom" and r.tasks_sha256}))
-    for note in record_run(out, info):  # another catalog or judge than last time: said, not silently merged
+    for note in record_run(out, rescore_provenance(runs, spec)):  # another catalog or judge than last time: said, not silently merged
         console.print(f"note: {note}", soft_wrap=True)
     table = Table(
         "file", "domain", "version", "agent", "count", "recorded mean", "single-gold mean",
