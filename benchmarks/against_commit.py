@@ -17,7 +17,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,8 +40,7 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=3)
     a, rest = p.parse_known_args()
     # beside the project, so that a benchmark's ../shared default resolves in the old tree too
-    base = Path(tempfile.mkdtemp(dir=ROOT.parent, prefix=".bench-"))
-    old = base / "tree"
+    old = ROOT.parent / f".bench-{os.getpid()}"
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(old), a.rev], check=True)
     try:
         times: dict[str, list[float]] = {"rev": [], "tree": []}
@@ -56,7 +54,7 @@ def main() -> None:
         print(f"ratio={tree / rev:.3f}")
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
-        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
 
 
 if __name__ == "__main__":
