@@ -13,9 +13,6 @@ import functools
 import hashlib
 import html
 import json
-import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -28,6 +25,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from analysis._tables import loophole_mask
+from envs.atomic import atomic_folder
 
 # --- links shared with the report ----------------------------------------------------------------
 
@@ -153,9 +151,7 @@ def build_site(run_dir: Path, out: Path) -> SiteStats:
     for g in scores.to_dict("records"):
         by_traj.setdefault(g["trajectory_id"], []).append(SimpleNamespace(**g))
     records = [SimpleNamespace(**r) for r in trials.to_dict("records")]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}."))
-    try:
+    with atomic_folder(out) as tmp:  # swapped in whole; removed on an error (envs.atomic)
         (tmp / "t").mkdir()
         diffs = _DiffMaker()
         by_task: dict[tuple, list[SimpleNamespace]] = {}
@@ -170,20 +166,6 @@ def build_site(run_dir: Path, out: Path) -> SiteStats:
         (tmp / "index.html").write_text(
             _index_page(trials, records, run_dir.name), encoding="utf-8"
         )
-        for path in [tmp, tmp / "t", *tmp.rglob("*.html")]:
-            os.chmod(
-                path, 0o755 if path.is_dir() else 0o644
-            )  # for sharing (mkdtemp makes it private)
-        old = None
-        if out.exists():
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
-            out.rename(old)
-        tmp.rename(out)
-        if old is not None:
-            shutil.rmtree(old)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     size = sum(p.stat().st_size for p in out.rglob("*.html"))
     return SiteStats(len(trials), len(trials) + 1, size, time.perf_counter() - started, largest)
 
