@@ -6,14 +6,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from loophole_report.viewer import (
-    _field_diffs,
-    _marked,
-    explanation,
-    index_link,
-    page_name,
-    task_order,
-)
+from loophole_report.links import index_link, page_name, task_order
+from loophole_report.trials import explanation
+from loophole_report.viewer import marked_spans
+from loophole_scoring._why import field_diffs
 
 
 def test_index_link_round_trips_through_the_fragment():
@@ -40,18 +36,24 @@ def test_explanation_ignores_what_is_not_an_object(text):
     assert explanation(text) is None
 
 
-def test_marked_escapes_and_marks_the_excerpt():
+def test_marked_spans_mark_the_first_occurrence_of_each_excerpt():
     text = "<b>refund</b> denied: policy says <script>x</script>"
-    out = _marked(text, ["denied: policy", "absent excerpt", None])
-    assert (
-        out
-        == "&lt;b&gt;refund&lt;/b&gt; <mark>denied: policy</mark> says &lt;script&gt;x&lt;/script&gt;"
-    )
+    assert marked_spans(text, ["denied: policy", "absent excerpt", None]) == [
+        ("<b>refund</b> ", False),
+        ("denied: policy", True),
+        (" says <script>x</script>", False),
+    ]
+    assert marked_spans("a b a", ["a", "b"]) == [
+        ("a", True),
+        (" ", False),
+        ("b", True),
+        (" a", False),
+    ]
 
 
 def test_field_diffs_walk_dicts_to_the_leaves_that_differ():
     out: list = []
-    _field_diffs(
+    field_diffs(
         "", {"a": 1, "p": {"x": 1, "y": [1]}, "gone": 2}, {"a": 1, "p": {"x": 2, "y": [1]}}, out
     )
     assert out == [("gone", "2", "(absent)"), ("p.x", "1", "2")]

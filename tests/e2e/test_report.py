@@ -433,7 +433,7 @@ def test_flip_page_shows_its_evidence(built, real_run_dir, page):
 
 def test_a_script_in_a_message_renders_as_text(built, offline_run_dir, page):
     _, viewer = built["offline"]
-    from loophole_report.viewer import page_name
+    from loophole_report.links import page_name
 
     first = pd.read_parquet(offline_run_dir / "trials.parquet").trajectory_id.iloc[0]
     page.goto((viewer / page_name(first)).as_uri())
@@ -463,7 +463,8 @@ def test_failing_gold_shows_the_records_that_differ(real_run_dir, built):
     """The records listed for a failing single gold are exactly those the replay engine finds differing."""
     from envs import load_task_set
     from envs.replay import ReplayEngine, tool_call_pairs
-    from loophole_report.viewer import _tau2_messages, page_name
+    from loophole_report.links import page_name
+    from loophole_scoring import tau2_messages
 
     _, viewer = built["real"]
     trials = pd.read_parquet(real_run_dir / "trials.parquet")
@@ -474,7 +475,7 @@ def test_failing_gold_shows_the_records_that_differ(real_run_dir, built):
         row = trials.set_index("trajectory_id").loc[s.trajectory_id]
         task = load_task_set("airline", "tau2").task(s.task_id)
         mine = engine.replay_trajectory(
-            tool_call_pairs(_tau2_messages(json.loads(row.messages_json)))
+            tool_call_pairs(tau2_messages(json.loads(row.messages_json)))
         ).state
         expected = engine.differing_records(
             engine.gold_outcome(task.evaluation_criteria.actions).state, mine

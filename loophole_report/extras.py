@@ -1,0 +1,84 @@
+"""The report's sections on a run's optional tables (``audit_traces.parquet``, ``leaderboard.parquet``),
+as blocks like those of ``loophole_report.sections``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from loophole_report import figures
+from loophole_report.sections import Block, pct, plain, table, undefined
+
+
+def _read_extra(path: Path) -> pd.DataFrame:
+    """A run's optional table (audit, leaderboard): a corrupt or truncated copy is one line naming it."""
+    import pyarrow as pa
+
+    try:
+        return pd.read_parquet(path)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        from envs.errors import HarnessInputError
+
+        detail = " ".join(str(exc).split())[:200]
+        raise HarnessInputError(
+            f"{str(path)!r}: not a readable table ({type(exc).__name__}: {detail})"
+        ) from None
+
+
+def audit(run_dir: Path) -> list[Block]:
+    path = run_dir / "audit_traces.parquet"
+    if not path.exists():
+        return [undefined("Not run for this run directory (see harness audit traces).")]
+    frame = _read_extra(path)
+    if frame.empty:
+        return [undefined("The audit found no failing trial.")]
+    summary = frame.groupby(["agent", "attribution"]).size().rename("n").reset_index()
+    return [
+        table(
+            ["Agent", "Attribution", "Failing trials"],
+            [[r.agent, r.attribution, r.n] for r in summary.itertuples(index=False)],
+        )
+    ]
+
+
+def _yes(v: object) -> str:
+    return "yes" if v is True or v == 1 else ""
+
+
+_BOARD: list[tuple[str, str, Callable[[Any], str]]] = [
+    ("domain", "Domain", plain),
+    ("task_version", "Task version", plain),
+    ("rank_multi", "Rank, multi-gold", lambda v: "unranked" if pd.isna(v) else plain(v)),
+    ("rank_single", "Rank, single gold", lambda v: "unranked" if pd.isna(v) else plain(v)),
+    ("rank_change", "Rank change", lambda v: "" if pd.isna(v) else f"{int(v):+d}"),
+    ("name", "Run", plain),
+    ("trajectories", "Trajectories", plain),
+    ("tasks", "Tasks", plain),
+    ("single_pass1", "pass^1, single gold", pct),
+    ("multi_pass1", "pass^1, multi-gold", pct),
+    ("gain_points", "Gain (points)", lambda v: "n/a" if pd.isna(v) else f"{v:+.1f}"),
+    ("flagged", "Flagged (recorded rewards disagree)", _yes),
+    ("partial", "Partial (fewer tasks)", _yes),
+]
+
+
+def leaderboard(run_dir: Path) -> list[Block]:
+    path = run_dir / "leaderboard.parquet"
+    if not path.exists():
+        return [undefined("No leaderboard for this run (see harness leaderboard).")]
+    board = _read_extra(path)
+    blocks = []
+    shown = board[board.single_pass1.notna()]
+    if len(shown):
+        blocks.append(figures.leaderboard_figure(shown))
+    cols = [(c, h, f) for c, h, f in _BOARD if c in board.columns]
+    blocks.append(
+        table(
+            [h for _, h, _ in cols],
+            [[f(getattr(r, c)) for c, _, f in cols] for r in board.itertuples(index=False)],
+        )
+    )
+    return blocks

@@ -1,0 +1,76 @@
+"""The trials and scores as the report and the viewer read them: verdicts, filter columns, explanations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+
+from analysis._tables import loophole_mask
+from loophole_report.links import page_name, task_order
+
+
+def verdict(reward: float | None) -> str:
+    if reward is None or reward != reward:
+        return "unscored"
+    return "pass" if reward >= 1 - 1e-6 else "fail"
+
+
+def reading_key(matched: list[str]) -> str:
+    """The golds a trial matched, as ``analysis.reading_choices`` names them (``none`` for no gold)."""
+    return ",".join(matched) if matched else "none"
+
+
+def read_scores(run_dir: Path) -> pd.DataFrame:
+    """The scores table, with ``explanation_json`` kept when the file has it, even where this checkout's
+    schema does not list it yet (the column is added by the scoring side)."""
+    import loophole_store as store
+
+    scores = store.read_table(run_dir, "scores")
+    if "explanation_json" not in scores.columns:
+        path = Path(run_dir) / "scores.parquet"
+        names = pq.read_schema(path).names if path.exists() else []
+        if "explanation_json" in names:
+            raw = pq.read_table(
+                path, columns=["trajectory_id", "gold_id", "explanation_json"]
+            ).to_pandas()
+            scores = scores.merge(raw, on=["trajectory_id", "gold_id"], how="left")
+        else:
+            scores["explanation_json"] = None
+    return scores
+
+
+def explanation(text: object) -> dict | None:
+    """The parsed explanation, or None when absent or not a JSON object (the page says nothing then)."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def trial_frame(trials: pd.DataFrame) -> pd.DataFrame:
+    """The trials with the columns the index and the report filter on."""
+    df = trials.copy()
+    df["single"] = [verdict(r) for r in df.reward]
+    df["multi"] = [verdict(r) for r in df.multi_gold_reward]
+    df["flip"] = (df.single == "fail") & (df.multi == "pass")
+    df["loophole"] = loophole_mask(df) if len(df) else pd.Series(dtype=bool)
+    df["page"] = [page_name(t) for t in df.trajectory_id]
+    keys = list(
+        zip(
+            df.agent_name.astype(str),
+            df.domain.astype(str),
+            df.task_version.astype(str),
+            df.task_id.map(task_order),
+            df.trial.fillna(-1),
+            df.trajectory_id,
+            strict=True,
+        )
+    )
+    order = sorted(range(len(df)), key=keys.__getitem__)
+    return df.iloc[order].reset_index(drop=True)
