@@ -18,8 +18,7 @@ from tau2.metrics.agent_metrics import is_successful, pass_hat_k
 
 from analysis._stats import bootstrap_ci, task_clusters
 from analysis._tables import loophole_mask
-
-CUSTOM = "custom"  # harness.ingest.CUSTOM: analysis does not import the harness
+from envs import CUSTOM
 
 
 class ManifestEntry(BaseModel):

@@ -1,7 +1,7 @@
 """The tau2 world: pinned task versions, tau2 environments and the fast replay engine."""
 from ._data import TauDataError, cache_dir, resolve_file, sha256_file
 from ._once import locked_cache
-from ._pinned import COMMITS, DOMAINS, TASK_VERSIONS, Domain, TaskVersion, pinned_sha256
+from ._pinned import COMMITS, CUSTOM, DOMAINS, TASK_VERSIONS, Domain, TaskVersion, pinned_sha256
 from ._tasks import (
     TaskRef,
     TaskSet,
@@ -15,6 +15,7 @@ from ._tasks import (
 
 __all__ = [
     "COMMITS",
+    "CUSTOM",
     "DOMAINS",
     "TASK_VERSIONS",
     "Domain",

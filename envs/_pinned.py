@@ -14,6 +14,7 @@ DataFile = Literal["tasks.json", "policy.md", "db.json"]
 
 DOMAINS: tuple[Domain, ...] = ("airline", "retail")
 TASK_VERSIONS: tuple[TaskVersion, ...] = ("tau2", "tau3")
+CUSTOM = "custom"  # the task_version of a run whose embedded tasks match no pinned version
 
 REPOSITORY = "sierra-research/tau2-bench"
 COMMITS: dict[TaskVersion, str] = {

@@ -15,3 +15,9 @@ class HarnessError(Exception):
 
 class HarnessInputError(HarnessError, ValueError):
     """Bad user input: a file, field or flag; the message names the file, the field and the problem."""
+
+
+def shown(path: object) -> str:
+    """A path as a one-line error shows it: printable as is, else its repr (no control characters)."""
+    text = str(path)
+    return text if text.isprintable() else repr(text)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -293,3 +294,17 @@ class ReplayEngine:
     def differing_records(self, a: State, b: State) -> list[str]:
         keys = [k for k in a.keys() | b.keys() if (a.get(k, self.pristine(k)) != b.get(k, self.pristine(k)))]
         return sorted(f"{name}/{record}" for name, record in keys)
+
+
+_ENGINES: dict[str, ReplayEngine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def engine_for(domain: str) -> ReplayEngine:
+    """The process's replay engine for ``domain`` (its gold replays are cached; building one loads the
+    domain's database): the one cache that rescoring, sweep workers, the gym and the viewer share.
+    Scoring with it is not thread-safe: threads that share an engine take turns (the sweep's score lock)."""
+    with _ENGINES_LOCK:
+        if domain not in _ENGINES:
+            _ENGINES[domain] = ReplayEngine(domain)
+        return _ENGINES[domain]

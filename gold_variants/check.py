@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from envs import DOMAINS, TASK_VERSIONS, load_task_set
-from envs.replay import ReplayEngine
+from envs.replay import ReplayEngine, engine_for
 from gold_variants._model import GoldVariant, load_catalog
 from gold_variants._predicates import predicate_holds
 from gold_variants._registry import all_variants
@@ -29,12 +29,11 @@ def _catalog_ids(loophole_id: str) -> list[str]:
     return loophole_id.split("/") if "/" in loophole_id else [loophole_id]
 
 
-def check_variants(engines: dict[str, ReplayEngine] | None = None) -> CheckReport:
+def check_variants() -> CheckReport:
     report = CheckReport()
     catalog = load_catalog()
-    engines = engines or {}
     for domain in DOMAINS:
-        engine = engines.get(domain) or ReplayEngine(domain)
+        engine = engine_for(domain)
         for version in TASK_VERSIONS:
             task_set = load_task_set(domain, version)
             for task_id, variants in all_variants(domain, version).items():

@@ -22,7 +22,8 @@ def rescore(
     """``harness rescore PATHS --out OUT``: the same inputs, checks and rows; a bad input raises
     ``HarnessInputError`` with the CLI's one-line message, and a failed call leaves no run folder it made.
     ``judge`` is a litellm model or ``"recorded"``; ``workers`` > 1 scores on Ray."""
-    from harness.rescoring import JudgeSpec, import_sources, rescore_provenance, rescore_runs
+    from harness.rescoring import import_sources, rescore_provenance, rescore_runs
+    from loophole_scoring import JudgeSpec
 
     out = Path(out)
     created = check_out_dir(out)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
 
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
@@ -36,17 +34,3 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
             _node_ip_address="127.0.0.1",
             configure_logging=False,
         )
-
-
-def ray_map(
-    fn: Callable[..., Any], chunks: Sequence[tuple], workers: int, address: str | None = None
-) -> Iterator[Any]:
-    """Run ``fn(*chunk)`` for each chunk as a Ray task; yield results as they finish."""
-    import ray
-
-    init_ray(address, workers)
-    remote = ray.remote(num_cpus=1)(fn)
-    pending = [remote.remote(*chunk) for chunk in chunks]
-    while pending:
-        done, pending = ray.wait(pending, num_returns=1)
-        yield ray.get(done[0])

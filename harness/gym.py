@@ -96,8 +96,8 @@ class LoopholeAgentGymEnv(AgentGymEnv):
         if self._simulation_run is None:
             self._last = {"reward_status": "no_simulation", "reward_is_null": True}
             return 0.0, "{}"
+        from envs.replay import engine_for
         from gold_variants import variants_for
-        from harness.rescoring import engine_for
         from loophole_scoring import score_trajectory
 
         result = score_trajectory(

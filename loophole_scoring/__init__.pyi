@@ -1,6 +1,17 @@
 """Scoring: one trajectory × its golds (the single gold and its variants) → a ``TrajectoryScore``; one path
 for sweeps and rescoring. Knows nothing of Ray, files or the CLI."""
-from ._judge import Judge, JudgeError, JudgeVerdict, LitellmJudge
+from ._judge import (
+    RECORDED,
+    Judge,
+    JudgeError,
+    JudgeSpec,
+    JudgeVerdict,
+    LitellmJudge,
+    OncePerTrajectory,
+    RecordedJudge,
+    recorded_verdicts,
+)
+from ._simulation import NO_VARIANTS_CUSTOM, ScoredSimulation, golds_for, score_simulation
 from ._single_gold import (
     GOLD_ID,
     GoldScore,
@@ -13,6 +24,8 @@ from ._trajectory import ScoringInvariantError, TrajectoryScore, score_trajector
 from ._why import GoldFailure, RecordDiff, WhyGoldFails, tau2_messages
 
 __all__ = [
+    "NO_VARIANTS_CUSTOM",
+    "RECORDED",
     "RETRIED_ON_RESUME",
     "Status",
     "GOLD_ID",
@@ -20,15 +33,22 @@ __all__ = [
     "GoldScore",
     "Judge",
     "JudgeError",
+    "JudgeSpec",
     "JudgeVerdict",
     "LitellmJudge",
+    "OncePerTrajectory",
     "PredictedReplay",
     "RecordDiff",
+    "RecordedJudge",
+    "ScoredSimulation",
     "ScoringInvariantError",
     "TrajectoryScore",
     "WhyGoldFails",
+    "recorded_verdicts",
+    "golds_for",
     "replay_prediction",
     "score_against_gold",
+    "score_simulation",
     "score_trajectory",
     "tau2_messages",
 ]

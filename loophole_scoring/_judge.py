@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel, Field, ValidationError
@@ -112,3 +113,76 @@ class LitellmJudge:
             checks=[r.model_dump() for r in parsed.results],
             cost=cost,
         )
+
+
+RECORDED = "recorded"  # --judge recorded: the verdicts a results file holds in reward_info.nl_assertions
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """A picklable description of a judge, rebuilt in each worker (``model = "recorded"``: the file's own)."""
+
+    model: str
+    args: tuple[tuple[str, object], ...] = ()
+    api_key_env: str | None = None
+
+    def build(self) -> Judge | None:
+        if self.model == RECORDED:
+            return None  # built per trajectory from its recorded verdicts
+        return LitellmJudge(self.model, api_key_env=self.api_key_env, **dict(self.args))
+
+
+class RecordedJudge:
+    """The verdicts a results file recorded (``reward_info.nl_assertions``), reused when their assertion
+    texts equal the task's assertions."""
+
+    name = RECORDED
+
+    def __init__(self, recorded: object) -> None:
+        self.recorded = recorded
+
+    def judge(self, messages: Sequence, assertions: Sequence[str]) -> JudgeVerdict:
+        checks = self.recorded if isinstance(self.recorded, list) else None
+        if not checks or not all(isinstance(c, dict) for c in checks):
+            raise JudgeError(
+                "no recorded NL-assertion verdicts (reward_info.nl_assertions) to reuse"
+            )
+        texts = [c.get("nl_assertion") for c in checks]
+        if sorted(map(str, texts)) != sorted(assertions):
+            raise JudgeError(
+                "recorded NL-assertion verdicts are for other assertion texts than the task's"
+            )
+        if not all(isinstance(c.get("met"), bool) for c in checks):
+            raise JudgeError("a recorded NL-assertion verdict has no boolean 'met'")
+        return JudgeVerdict(met=all(c["met"] for c in checks), checks=checks)
+
+
+class OncePerTrajectory:
+    """A judge called at most once per trajectory and assertion list (the gold and its variants share the
+    messages and the assertions), recording which judge answered and what it cost."""
+
+    def __init__(self, judge: Judge) -> None:
+        self.inner = judge
+        self.name = judge.name
+        self.cache: dict[tuple[str, ...], JudgeVerdict | JudgeError] = {}
+        self.cost = 0.0
+
+    def judge(self, messages: Sequence, assertions: Sequence[str]) -> JudgeVerdict:
+        key = tuple(assertions)
+        if key not in self.cache:
+            try:
+                verdict = self.inner.judge(messages, assertions)
+                self.cost += verdict.cost
+                self.cache[key] = verdict
+            except JudgeError as exc:
+                self.cache[key] = exc
+        answer = self.cache[key]
+        if isinstance(answer, JudgeError):
+            raise answer
+        return answer
+
+
+def recorded_verdicts(raw: dict) -> object:
+    """A raw simulation's recorded NL-assertion verdicts (``reward_info.nl_assertions``), if any."""
+    info = raw.get("reward_info")
+    return info.get("nl_assertions") if isinstance(info, dict) else None

@@ -53,17 +53,13 @@ def tau2_messages(messages: list[dict]) -> list[Any]:
 
 
 class WhyGoldFails:
-    """One replay engine per domain (gold replays are cached by the engine); ``explain`` per trajectory."""
-
-    def __init__(self) -> None:
-        self._engines: dict[str, Any] = {}
+    """``explain`` per trajectory, on the process's replay engines (``envs.replay.engine_for``: gold
+    replays are cached there)."""
 
     def _engine(self, domain: str) -> Any:
-        from envs.replay import ReplayEngine
+        from envs.replay import engine_for
 
-        if domain not in self._engines:
-            self._engines[domain] = ReplayEngine(domain)
-        return self._engines[domain]
+        return engine_for(domain)
 
     def explain(self, row: Any, messages: list[dict], golds: list[Any]) -> dict[str, GoldFailure]:
         """Per failing gold of ``row`` (a trial: domain, task_version, task_id) and its score rows

@@ -8,6 +8,7 @@ from envs.atomic import (
     atomic_write_table,
     atomic_write_text,
 )
+from envs.errors import shown
 from gold_variants import catalog_sha256
 from loophole_store._provenance import (
     RUN_JSON,
@@ -19,8 +20,17 @@ from loophole_store._provenance import (
     run_info,
     task_data_sha256,
 )
+from loophole_store._rows import (
+    StringColumn,
+    failure_scores,
+    float_or_null,
+    int_or_null,
+    reward_rows,
+    trajectory_columns,
+    trial_row,
+)
 from loophole_store._run import Run, check_run_dir, open_run
-from loophole_store._rundir import check_out_dir, remove_created, shown
+from loophole_store._rundir import check_out_dir, claim_sweep_output, remove_created
 from loophole_store._schemas import (
     SCORES_SCHEMA,
     TABLE_KEYS,
@@ -45,9 +55,10 @@ from loophole_store._tables import (
 
 __all__ = [
     "RUN_JSON",
-    "SECRET_FIELDS",
     "Run",
     "SCORES_SCHEMA",
+    "SECRET_FIELDS",
+    "StringColumn",
     "TABLES",
     "TABLE_KEYS",
     "TRIALS_SCHEMA",
@@ -60,10 +71,14 @@ __all__ = [
     "catalog_sha256",
     "check_out_dir",
     "check_run_dir",
+    "claim_sweep_output",
     "compact",
     "disagreements",
+    "failure_scores",
     "finished_keys",
+    "float_or_null",
     "git_revision",
+    "int_or_null",
     "open_run",
     "read_run_info",
     "read_table",
@@ -71,11 +86,14 @@ __all__ = [
     "record_run",
     "redact",
     "remove_created",
+    "reward_rows",
     "run_info",
     "run_lock",
     "shown",
     "task_data_sha256",
     "to_table",
+    "trajectory_columns",
+    "trial_row",
     "upsert_rows",
     "upsert_table",
     "write_disagreements",

@@ -6,14 +6,7 @@ import os
 import shutil
 from pathlib import Path
 
-from envs.errors import HarnessInputError
-
-
-def shown(path: object) -> str:
-    """A path as a one-line error shows it: printable as is, else its repr (no control characters)."""
-    text = str(path)
-    return text if text.isprintable() else repr(text)
-
+from envs.errors import HarnessInputError, shown
 
 _RUN_FILES = (
     "trials.parquet",
@@ -67,3 +60,27 @@ def remove_created(created: Path | None) -> None:
         shutil.rmtree(created, ignore_errors=True)
 
 
+
+
+def claim_sweep_output(out: Path, sweep_id: str, redacted_config: dict) -> None:
+    """One output directory holds one sweep (``sweep.json`` names it): a changed config is never silently
+    mixed in. A directory that holds no trial yet (a sweep stopped by its endpoint before any finished)
+    is free to take."""
+    import json
+
+    from envs.atomic import atomic_write_text
+
+    marker = out / "sweep.json"
+    if marker.exists():
+        held = json.loads(marker.read_text()).get("sweep_id")
+        holds_trials = (out / "trials.parquet").exists() or any((out / "parts").glob("trials-*.parquet"))
+        if held == sweep_id:
+            return
+        if holds_trials:
+            raise HarnessInputError(
+                f"{out}: holds sweep {held}; this config is sweep {sweep_id} (models, settings, tasks or trials "
+                "changed); set a different 'output'"
+            )
+    out.mkdir(parents=True, exist_ok=True)
+    payload = {"sweep_id": sweep_id, "config": redacted_config}
+    atomic_write_text(marker, json.dumps(payload, indent=2, default=str))

@@ -82,14 +82,14 @@ def test_seed_is_sha256_of_key():
 
 def test_max_tokens_is_part_of_the_identity_and_kept_in_sweep_json(tmp_path):
     """``max_tokens`` (and ``budget_tokens``) are settings, not secrets: a changed value is another sweep."""
-    from harness.sweep import _claim_output
+    from loophole_store import claim_sweep_output
 
     a = load_config(_write(tmp_path, GOOD.replace("temperature: 0.0", "temperature: 0.0, max_tokens: 512")))
     b = load_config(_write(tmp_path, GOOD.replace("temperature: 0.0", "temperature: 0.0, max_tokens: 1024")))
     assert a.sweep_id() != b.sweep_id()
     thinking = GOOD.replace("temperature: 0.0", "thinking: {type: enabled, budget_tokens: %d}")
     assert load_config(_write(tmp_path, thinking % 1000)).sweep_id() != load_config(_write(tmp_path, thinking % 2000)).sweep_id()
-    _claim_output(tmp_path / "run", a, a.sweep_id())
+    claim_sweep_output(tmp_path / "run", a.sweep_id(), a.redacted())
     saved = json.loads((tmp_path / "run" / "sweep.json").read_text())
     assert saved["config"]["agents"][0]["args"]["max_tokens"] == 512
     assert saved["config"]["agents"][0]["args"]["temperature"] == 0.0

@@ -9,8 +9,8 @@ import pytest
 from tau2.data_model.simulation import SimulationRun
 
 from envs import load_task_set
+from envs.replay import engine_for
 from harness.ingest import import_results_file
-from harness.rescoring import engine_for
 from harness.scripted_llm import ScriptedLLMServer
 from loophole_scoring import JudgeError, LitellmJudge, score_trajectory
 from tests.conftest import real_run
@@ -91,13 +91,22 @@ def test_judge_only_where_it_matters():
     assert gold.reward is None and gold.status == "no_judge"
 
 
+def _rows(sim, domain, version, trajectory_id, judge, task):
+    """The trial's reward columns and score rows, as a sweep or a rescore stores them."""
+    from loophole_scoring import score_simulation
+    from loophole_store import reward_rows
+
+    scored = score_simulation(sim, domain, version, engine_for(domain), judge, task)
+    return reward_rows(scored, run_id="t", trajectory_id=trajectory_id)
+
+
 def test_judge_once_per_trajectory_with_cost():
     """An airline task with two gold variants, given NL assertions: one call for the trajectory, whichever
     golds need the verdict (a verdict is about the messages, which every gold shares)."""
     from tau2.data_model.tasks import RewardType
 
     from gold_variants import variants_for
-    from harness.rescoring import _OncePerTrajectory, scored_rows
+    from loophole_scoring import OncePerTrajectory
 
     run = import_results_file(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json"))
     item = next(i for i in run.simulations if i.raw["task_id"] == "32")
@@ -106,11 +115,11 @@ def test_judge_once_per_trajectory_with_cost():
     task.evaluation_criteria.nl_assertions = list(ASSERTIONS)
     task.evaluation_criteria.reward_basis = [*task.evaluation_criteria.reward_basis, RewardType.NL_ASSERTION]
     judge = CountingJudge()
-    trial, scores = scored_rows(sim, "airline", "tau2", "t:32", engine_for("airline"), judge, task)
+    trial, scores = _rows(sim, "airline", "tau2", "t:32", judge, task)
     assert len(variants_for("airline", "tau2", "32")) == 2 and len(scores) == 3
     assert trial["reward"] == 1.0 and scores[0]["nl_assertion"] == 1.0
     assert judge.calls == 1 and trial["judge"] == "counting" and trial["judge_cost"] == 0.25
-    once = _OncePerTrajectory(judge)
+    once = OncePerTrajectory(judge)
     for _ in range(3):  # as the gold and two variants would ask
         assert once.judge(sim.messages, ASSERTIONS).met
     assert judge.calls == 2 and once.cost == 0.25
@@ -118,7 +127,7 @@ def test_judge_once_per_trajectory_with_cost():
 
 @pytest.mark.parametrize("case", ["match", "other_texts", "none"])
 def test_recorded_judge(case):
-    from harness.rescoring import RecordedJudge, scored_rows
+    from loophole_scoring import RecordedJudge
 
     sim, task = _needs_judge()
     recorded = {
@@ -126,7 +135,7 @@ def test_recorded_judge(case):
         "other_texts": [{"nl_assertion": "something else", "met": True}],
         "none": None,
     }[case]
-    trial, _ = scored_rows(sim, "retail", "tau3", "t:0", engine_for("retail"), RecordedJudge(recorded), task)
+    trial, _ = _rows(sim, "retail", "tau3", "t:0", RecordedJudge(recorded), task)
     if case == "match":
         assert trial["reward"] == 0.0 and trial["judge"] == "recorded" and trial["status"] == "ok"
     else:

@@ -13,7 +13,6 @@ from envs import load_task_set
 from envs.pool import DatabasePool
 from gold_variants import fixed_policy, policy_fixes, readings_offered
 from harness.config import load_config
-from harness.rescoring import engine_for
 from harness.sweep import run_trial, trial_specs
 from harness.trials import expand
 from tests.conftest import ROOT
@@ -49,8 +48,8 @@ def test_variants_check_policy_fix_cli():
 def test_experiment_fixed_arm_is_consistent(tmp_path):
     config = load_config(ROOT / "configs" / "policy-fix-airline.yaml")
     config = config.model_copy(update={"trials": 3, "task_versions": ["tau2"], "output": tmp_path / "pf"})
-    pool, engines, lock = DatabasePool(), {"airline": engine_for("airline")}, threading.Lock()
-    rows = [run_trial(s, pool, engines, lock, None)[0] for s in trial_specs(config, expand(config))]
+    pool, lock = DatabasePool(), threading.Lock()
+    rows = [run_trial(s, pool, lock, None).trial for s in trial_specs(config, expand(config))]
     trials = pd.DataFrame(rows)
     assert set(trials.status) == {"ok"}
     fixed = trials[trials.agent_name.str.endswith("-fixed") & trials.task_id.isin(FIXED_TASKS)]

@@ -9,7 +9,6 @@ import pytest
 from envs.pool import DatabasePool
 from harness.agents._reading import choose_plan
 from harness.config import SweepConfig
-from harness.rescoring import engine_for
 from harness.sweep import run_trial, trial_specs
 from harness.trials import expand
 
@@ -27,8 +26,8 @@ def _config(profile: str, tasks: list[str], trials: int, version: str = "tau2", 
 
 
 def _run(config: SweepConfig) -> list[dict]:
-    pool, engines, lock = DatabasePool(), {"airline": engine_for("airline")}, threading.Lock()
-    return [run_trial(spec, pool, engines, lock, None)[0] for spec in trial_specs(config, expand(config))]
+    pool, lock = DatabasePool(), threading.Lock()
+    return [run_trial(spec, pool, lock, None).trial for spec in trial_specs(config, expand(config))]
 
 
 @pytest.mark.parametrize(
@@ -79,12 +78,12 @@ def test_scripted_user_opens_with_reason_and_stops():
 
 
 def test_scoring_failure_keeps_the_trajectory_as_an_error_row(monkeypatch):
-    import harness.rescoring as rescoring
+    import harness.sweep.worker as worker
 
     def broken(*args, **kwargs):
         raise RuntimeError("scoring exploded")
 
-    monkeypatch.setattr(rescoring, "scored_rows", broken)  # narrow: only the scorer is replaced
+    monkeypatch.setattr(worker, "score_simulation", broken)  # narrow: only the scorer is replaced
     (row,) = _run(_config("conservative", ["1"], trials=1))
     assert row["status"] == "error" and "scoring failed: RuntimeError" in row["reason"]
     assert row["n_messages"] > 0 and row["messages_json"] != "[]"

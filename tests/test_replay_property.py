@@ -19,7 +19,7 @@ from tau2.data_model.simulation import SimulationRun, TerminationReason
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
 from envs import load_task_set
-from harness.rescoring import engine_for
+from envs.replay import engine_for
 from loophole_scoring import score_trajectory
 
 # 80 per domain in the suite (about 70 s); HARNESS_PROPERTY_EXAMPLES=1000 for a deeper search

@@ -12,9 +12,9 @@ from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, Use
 from tau2.data_model.simulation import SimulationRun
 
 from envs import load_task_set
+from envs.replay import engine_for
 from gold_variants import explain, variants_for
 from gold_variants._witness import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT
-from harness.rescoring import engine_for
 from loophole_scoring import ScoringInvariantError, TrajectoryScore, score_trajectory
 from tests.conftest import real_run
 from tests.test_gold_variants import _trajectory

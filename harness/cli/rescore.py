@@ -48,7 +48,8 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
 
     from harness.cli._console import progress_bar
     from harness.ingest import FLAGS
-    from harness.rescoring import JudgeSpec, import_sources, rescore_runs
+    from harness.rescoring import import_sources, rescore_runs
+    from loophole_scoring import JudgeSpec
 
     runs, notes = import_sources(paths, task_version, skip_bad, domain)
     for note in notes:

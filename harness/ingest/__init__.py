@@ -7,15 +7,16 @@ JSON decoder (no duplicate keys, no NaN/Infinity, valid UTF-8), streamed so that
 validated with tau2's pydantic models. Fields that newer tau2 versions add are ignored; fields older
 versions lack take tau2's defaults.
 
-Modules: ``sources`` (finding results files), ``jsonstream`` (strict, streaming JSON), ``versions`` (a
-file's task version), ``runs`` (a run's header and layout), ``simulations`` (one simulation's checks).
+Modules: ``sources`` (finding results files), ``jsonstream`` (strict, streaming JSON), ``runs`` (a run's
+header and layout), ``simulations`` (one simulation's checks); a file's task version is decided by
+``envs.detect``.
 """
 
+from envs.detect import CUSTOM, detect_task_version, pinned_gold_version
+from envs.errors import shown
 from harness.ingest.runs import ImportedRun, import_results_file
 from harness.ingest.simulations import COMPLETED, FLAGS, ImportedSimulation
 from harness.ingest.sources import FoundSources, find_sources
-from harness.ingest.versions import CUSTOM, detect_task_version, pinned_gold_version
-from loophole_store import shown
 
 __all__ = [
     "COMPLETED",

@@ -14,6 +14,8 @@ from pydantic import ValidationError
 from tau2.data_model.tasks import Task
 
 from envs import DOMAINS, load_task_set
+from envs.detect import CUSTOM, detect_task_version
+from envs.errors import shown
 from harness.errors import HarnessInputError
 from harness.ingest.jsonstream import (
     ARRAY,
@@ -25,8 +27,6 @@ from harness.ingest.jsonstream import (
     sha256_file,
 )
 from harness.ingest.simulations import ImportedSimulation, clip, import_simulation, json_type
-from harness.ingest.versions import CUSTOM, detect_task_version
-from loophole_store import shown
 
 
 @dataclass

@@ -15,9 +15,9 @@ from tau2.data_model.simulation import (
 )
 from tau2.data_model.tasks import Task
 
+from envs.errors import shown
 from harness.errors import HarnessInputError
 from loophole_scoring import Status
-from loophole_store import shown
 
 COMPLETED = ("agent_stop", "user_stop")
 # tau2 1.0's termination reasons; the pinned package knows only some of them.

@@ -1,4 +1,5 @@
-"""Task versions: which pinned task version (tau2, tau3) a results file's embedded tasks are, or custom."""
+"""Task-version detection: which pinned task version (tau2, tau3) a results file's embedded tasks are,
+or custom; and which pinned version's gold a single task carries (variants apply there)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ from pathlib import Path
 
 from tau2.data_model.tasks import Task
 
-from envs import DOMAINS, TASK_VERSIONS, TauDataError, load_task_set
-from harness.errors import HarnessInputError
-from loophole_store import shown
-
-CUSTOM = "custom"  # task_version of a file whose embedded tasks match neither pinned version
+from envs._data import TauDataError
+from envs._pinned import CUSTOM, DOMAINS, TASK_VERSIONS
+from envs._tasks import load_task_set
+from envs.errors import HarnessInputError, shown
 
 
 def _comparable(task: Task) -> str:

@@ -1,0 +1,61 @@
+"""``score_simulation``: a simulation of a pinned or a custom task → its golds → a ``ScoredSimulation``.
+
+The golds are the task's single gold and, where that gold is a pinned version's, the version's variants
+(a custom run's task whose gold differs from every pinned one has none: the catalog does not describe it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tau2.data_model.simulation import SimulationRun
+from tau2.data_model.tasks import Task
+
+from envs import CUSTOM, load_task_set
+from envs.detect import pinned_gold_version
+from envs.replay import ReplayEngine
+from gold_variants import GoldVariant, variants_for
+from loophole_scoring._judge import Judge, OncePerTrajectory
+from loophole_scoring._trajectory import TrajectoryScore, score_trajectory
+
+NO_VARIANTS_CUSTOM = "no variants: custom task"
+
+
+@dataclass(frozen=True)
+class ScoredSimulation:
+    """A trajectory's scores, why it has no variants (if so), and who judged its NL assertions."""
+
+    task_id: str
+    result: TrajectoryScore
+    variants_note: str | None
+    judge_name: str  # "none" when no judge was asked
+    judge_cost: float
+
+
+def golds_for(domain: str, task_version: str, task: Task) -> tuple[list[GoldVariant], str | None]:
+    """The variants that apply to ``task`` (pinned: the version's; custom: a pinned version's when the
+    task's gold is that version's gold), and a note when a custom task has none."""
+    if task_version != CUSTOM:
+        return list(variants_for(domain, task_version, task.id)), None
+    pinned = pinned_gold_version(domain, task)
+    if pinned is None:
+        return [], NO_VARIANTS_CUSTOM
+    return list(variants_for(domain, pinned, task.id)), None
+
+
+def score_simulation(
+    sim: SimulationRun,
+    domain: str,
+    task_version: str,
+    engine: ReplayEngine,
+    judge: Judge | None,
+    task: Task | None = None,
+) -> ScoredSimulation:
+    """Score one simulation against its gold and variants. ``task``: the task to score against (a custom
+    run's embedded task); by default the pinned one. The judge is asked at most once per trajectory."""
+    task = task or load_task_set(domain, task_version).task(sim.task_id)
+    variants, note = golds_for(domain, task_version, task)
+    once = OncePerTrajectory(judge) if judge is not None else None
+    result = score_trajectory(sim, task, engine, once, variants)
+    name = once.name if once is not None and once.cache else "none"
+    return ScoredSimulation(sim.task_id, result, note, name, once.cost if once is not None else 0.0)

@@ -1,0 +1,146 @@
+"""The one builder of ``trials`` and ``scores`` rows, for sweeps and rescoring alike.
+
+A sweep trial and a rescored simulation differ in where their identity comes from (a trial key, or a
+results file); from there on their rows are built here, so the two kinds of run cannot drift apart in
+a column's meaning. Values that the schema cannot hold (a bad row kept by ``--skip-bad``) become null.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from gold_variants import catalog_sha256
+from loophole_store._schemas import TRIALS_SCHEMA
+
+if TYPE_CHECKING:  # the store imports no scorer (nor tau2) at import time
+    from loophole_scoring import ScoredSimulation
+
+_TRIAL_COLUMNS = frozenset(TRIALS_SCHEMA.names)
+
+
+def trial_row(**columns: object) -> dict:
+    """A ``trials`` row: every column of the schema, unset ones null. A column the schema lacks is a bug."""
+    unknown = set(columns) - _TRIAL_COLUMNS
+    if unknown:
+        raise KeyError(f"not columns of trials: {sorted(unknown)}")
+    return {name: columns.get(name) for name in TRIALS_SCHEMA.names}
+
+
+def trajectory_columns(
+    messages: Sequence[object],
+    *,
+    termination_reason: object,
+    duration_s: object,
+    agent_cost: object,
+    user_cost: object,
+) -> dict:
+    """The columns a trajectory fills in, whichever kind of run recorded it: messages as JSON."""
+    return {
+        "termination_reason": None if termination_reason is None else str(termination_reason),
+        "duration_s": float_or_null(duration_s),
+        "agent_cost": float_or_null(agent_cost),
+        "user_cost": float_or_null(user_cost),
+        "n_messages": len(messages),
+        "messages_json": json.dumps(list(messages), ensure_ascii=False),
+    }
+
+
+def reward_rows(scored: ScoredSimulation, *, run_id: str, trajectory_id: str) -> tuple[dict, list[dict]]:
+    """A scored trajectory's reward columns of its ``trials`` row, and its ``scores`` rows."""
+    result = scored.result
+    gold = result.single_gold
+    trial = {
+        "reward": gold.reward,
+        "multi_gold_reward": result.multi_gold_reward,
+        "matched_gold_ids": result.matched_gold_ids,
+        "status": gold.status,
+        "reason": gold.reason if gold.reason or not scored.variants_note else scored.variants_note,
+        "judge": scored.judge_name,
+        "judge_cost": scored.judge_cost,
+    }
+    sha = catalog_sha256()
+    scores = []
+    for s in result.scores:
+        variant = result.variants.get(s.gold_id)
+        scores.append(
+            {
+                "run_id": run_id,
+                "trajectory_id": trajectory_id,
+                "task_id": scored.task_id,
+                "gold_id": s.gold_id,
+                "loophole_id": variant.loophole_id if variant is not None else None,
+                "reading": variant.reading if variant is not None else None,
+                "reward": s.reward,
+                "reward_basis": ",".join(s.reward_basis),
+                "db_match": s.db_match,
+                "communicate": s.communicate,
+                "nl_assertion": s.nl_assertion,
+                "action": s.action,
+                "env_assertion": s.env_assertion,
+                "status": s.status,
+                "reason": s.reason,
+                "replay_normalised": s.replay_normalised,
+                "explanation_json": s.explanation_json,
+                "catalog_sha256": sha,
+            }
+        )
+    return trial, scores
+
+
+def failure_scores(
+    *, run_id: str, trajectory_id: str, domain: str, task_version: str, task_id: str, status: str, reason: str
+) -> list[dict]:
+    """A trial the agent failed (it crashed): 0 under the gold and under every variant, since no reading
+    credits a crash."""
+    from gold_variants import variants_for
+
+    golds: list[tuple[str, str | None, str | None]] = [("gold", None, None)]
+    golds += [(v.gold_id, v.loophole_id, v.reading) for v in variants_for(domain, task_version, task_id)]
+    sha = catalog_sha256()
+    return [
+        {"run_id": run_id, "trajectory_id": trajectory_id, "task_id": task_id, "gold_id": gold_id,
+         "loophole_id": loophole_id, "reading": reading, "reward": 0.0, "status": status, "reason": reason,
+         "catalog_sha256": sha}
+        for gold_id, loophole_id, reading in golds
+    ]
+
+
+def int_or_null(v: object) -> int | None:
+    """An int64 column value; anything else is null."""
+    if isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63:
+        return v
+    return None
+
+
+def float_or_null(v: object) -> float | None:
+    """A finite float column value; anything else is null."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+        return float(v)
+    return None
+
+
+class StringColumn:
+    """A string column built in Arrow chunks, so that its values are not held twice (as Python strings
+    and as Arrow) at the end: the messages, the largest column of a rescore."""
+
+    def __init__(self, every: int = 256) -> None:
+        self.chunks: list[pa.Array] = []
+        self.pending: list[str] = []
+        self.every = every
+
+    def add(self, value: str) -> None:
+        self.pending.append(value)
+        if len(self.pending) >= self.every:
+            self.chunks.append(pa.array(self.pending, pa.string()))
+            self.pending = []
+
+    def finish(self) -> pa.ChunkedArray:
+        if self.pending or not self.chunks:
+            self.chunks.append(pa.array(self.pending, pa.string()))
+            self.pending = []
+        return pa.chunked_array(self.chunks, pa.string())
