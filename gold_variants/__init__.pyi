@@ -1,12 +1,6 @@
 """What counts as correct: the loophole catalog (data) and clause-level readings (code)."""
 from ._catalog_hash import catalog_sha256
-from ._evidence import (
-    EvidenceItem,
-    Explanation,
-    PreconditionResult,
-    evidence_holds,
-    explain,
-)
+from ._evidence import EvidenceItem, Explanation, PreconditionResult, evidence_holds
 from ._fixes import PolicyFix, fixed_policy, policy_fixes, readings_offered
 from ._model import (
     Catalog,
@@ -17,6 +11,7 @@ from ._model import (
     UpgradeModifyPredicate,
     load_catalog,
 )
+from ._preconditions import explain
 from ._predicates import predicate_holds
 from ._registry import all_variants, gold_reading, preload, variants_for
 from ._witness import witness

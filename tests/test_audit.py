@@ -11,7 +11,7 @@ import pandas as pd
 from analysis.audit_policy import llm_audit, split_clauses, structural_profile
 from analysis.audit_traces import audit_traces
 from envs import load_task_set
-from harness.scripted_llm import ScriptedLLMServer
+from loophole_scripted_llm import ScriptedLLMServer
 
 
 def test_structural_profile_counts_are_pinned():

@@ -25,7 +25,7 @@ def test_config_prices_are_what_litellm_and_tau2_charge(price_table):
     from tau2.data_model.message import UserMessage
     from tau2.utils.llm_utils import generate
 
-    from harness.scripted_llm import ScriptedLLMServer
+    from loophole_scripted_llm import ScriptedLLMServer
 
     register_prices(
         {"openai/scripted-user": ModelPrice(input_cost_per_token=0.25, output_cost_per_token=0.5)}

@@ -11,8 +11,8 @@ from tau2.data_model.simulation import SimulationRun
 from envs import load_task_set
 from envs.replay import engine_for
 from harness.ingest import import_results_file
-from harness.scripted_llm import ScriptedLLMServer
 from loophole_scoring import JudgeError, LitellmJudge, score_trajectory
+from loophole_scripted_llm import ScriptedLLMServer
 from tests.conftest import real_run
 
 

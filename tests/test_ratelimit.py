@@ -111,7 +111,7 @@ def test_fair_share_keeps_a_blocked_model_to_its_share():
 def test_paced_calls_through_litellm_use_the_allowed_rate_and_lose_nothing():
     import litellm
 
-    from harness.scripted_llm import Faults, ScriptedLLMServer
+    from loophole_scripted_llm import Faults, ScriptedLLMServer
 
     rate, calls = 10, 40
     limiter = AdaptiveRateLimiter()

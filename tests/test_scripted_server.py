@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from harness.scripted_llm import Faults, ScriptedLLMServer
+from loophole_scripted_llm import Faults, ScriptedLLMServer
 
 TASK = {"X-Harness-Task": "airline/tau2/1"}
 

@@ -55,7 +55,7 @@ def with_scripted_server(config: SweepConfig):
         return config, None
     from pydantic import SecretStr
 
-    from harness.scripted_llm import ScriptedLLMServer
+    from loophole_scripted_llm import ScriptedLLMServer
 
     server = ScriptedLLMServer().start()
     config = config.model_copy(deep=True)

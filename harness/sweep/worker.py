@@ -103,7 +103,7 @@ class TrialWorker:
 
         quiet_imports()
         set_log_level(False)
-        from harness.scripted_llm import register_scripted_models
+        from loophole_scripted_llm import register_scripted_models
 
         register_scripted_models()
         self.mismatch: str | None = None

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from harness.scripted_llm import Faults, ScriptedLLMServer
+from loophole_scripted_llm import Faults, ScriptedLLMServer
 from tests.conftest import TAU_DATA
 
 PRICE = {"input_cost_per_token": 0.001, "output_cost_per_token": 0.002}  # the server bills 1 + 1 tokens

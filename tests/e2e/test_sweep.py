@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from harness.config import load_config
-from harness.scripted_llm import Faults, ScriptedLLMServer
 from harness.trials import expand
+from loophole_scripted_llm import Faults, ScriptedLLMServer
 
 SECRET = "sk-live-SECRET-0123456789abcdef"
 
@@ -296,3 +296,22 @@ def test_sigkill_then_resume_gives_each_trial_once(tmp_path):
     keys = {k.key for k in expand(load_config(config))}
     assert sorted(trials.trajectory_id) == sorted(keys)  # every trial exactly once
     assert not (tmp_path / "killed" / "parts").exists() or not list((tmp_path / "killed" / "parts").iterdir())
+
+
+def test_a_node_with_another_catalog_stops_the_sweep_in_one_line(server, tmp_path):
+    """The driver's catalog hash differs from its workers' (as on a cluster node with another package
+    version): the sweep stops before any trial with one ``error:`` line, not a Ray traceback."""
+    config = _config(tmp_path, server.api_base, "mismatch", domains=["airline"], task_versions=["tau2"],
+                     tasks=["1"], trials=1, agents=[{"name": "gold", "model": "openai/scripted-agent",
+                                                     "args": {"api_base": server.api_base}}])
+    driver = (
+        "import sys, harness.cluster as c; c.catalog_sha256 = lambda: 'f' * 64; "  # only this process differs
+        f"sys.argv = ['harness', 'sweep', {str(config)!r}, '--workers', '1']; "
+        "from harness.cli.main import main; main()"
+    )
+    proc = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: this node's gold-variant catalog") and "differs from the driver's" in last
+    assert "sweep stopped before any trial ran" in last and "Traceback" not in proc.stderr
+    assert not (tmp_path / "mismatch" / "trials.parquet").exists()

@@ -22,7 +22,7 @@ from typing import Any
 
 from aiohttp import web
 
-from harness.scripted_llm._roles import agent_reply, task_from_conversation, user_reply
+from loophole_scripted_llm._roles import agent_reply, task_from_conversation, user_reply
 
 Responder = Callable[[dict], "str | dict[str, Any]"]
 
