@@ -1,0 +1,156 @@
+"""How good multi-gold's credits are, measured against hand labels.
+
+Rescores a labeled corpus of real results files (default ``../shared/dev-corpus``: ``runs/*.json`` and
+``labels.csv``, one row per judged flip or miss: file, simulation_id, variant, expected = credit | no_credit |
+unclear) and compares each labeled (simulation, variant) with the scorer's verdict. Prints precision and
+recall per variant and overall (``unclear`` rows left out; ``uncertain`` verdicts count as no credit, as in
+``multi_gold_reward``, and the upper bound counts them as credits), then every disagreement with the
+evidence the rule used. The last line is ``precision=… recall=…``.
+
+Labels are data: a new labeled trajectory is a new CSV row, never a code change.
+
+    python benchmarks/credit_quality.py [--corpus DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = ROOT.parent / "shared" / "dev-corpus"
+LABELS = ("credit", "no_credit", "unclear")
+
+
+@dataclass
+class Counts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    def add(self, expected: str, credited: bool) -> None:
+        if credited and expected == "credit":
+            self.tp += 1
+        elif credited:
+            self.fp += 1
+        elif expected == "credit":
+            self.fn += 1
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+
+def read_labels(path: Path) -> pd.DataFrame:
+    labels = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = {"file", "simulation_id", "variant", "expected"} - set(labels.columns)
+    if missing:
+        raise SystemExit(f"error: {path}: missing column(s) {', '.join(sorted(missing))}")
+    bad = labels[~labels["expected"].isin(LABELS)]
+    if len(bad):
+        raise SystemExit(
+            f"error: {path}: row {bad.index[0] + 2}: field 'expected' is {bad['expected'].iloc[0]!r}, "
+            f"not one of {', '.join(LABELS)}"
+        )
+    return labels
+
+
+def verdicts(corpus: Path, labels: pd.DataFrame) -> pd.DataFrame:
+    """Rescore every labeled file and return the labels with the scorer's verdict and evidence beside them."""
+    from harness.api import rescore
+
+    files = sorted({corpus / "runs" / f for f in labels["file"]})
+    absent = [f for f in files if not f.is_file()]
+    if absent:
+        raise SystemExit(f"error: {corpus / 'labels.csv'}: field 'file': {absent[0].name} is not in {corpus / 'runs'}")
+    with tempfile.TemporaryDirectory() as tmp:
+        run = rescore(files, Path(tmp) / "run")
+        trials, scores = run.trials, run.scores
+    trials = trials.assign(file=trials["source_file"].map(lambda p: Path(p).name))
+    rows = scores.merge(trials[["trajectory_id", "file", "simulation_id"]], on="trajectory_id")
+    rows = rows.rename(columns={"gold_id": "variant"})
+    if "verdict" not in rows.columns:  # a tree from before the three verdicts: a full reward is a credit
+        rows["verdict"] = rows["reward"].map(lambda r: "credited" if r == 1.0 else "not_credited")
+    merged = labels.merge(
+        rows[["file", "simulation_id", "variant", "verdict", "reward", "explanation_json", "reason"]],
+        on=["file", "simulation_id", "variant"],
+        how="left",
+    )
+    merged["verdict"] = merged["verdict"].fillna("no such variant row")
+    return merged
+
+
+def _evidence(row: pd.Series) -> str:
+    if not isinstance(row.get("explanation_json"), str):
+        return str(row.get("reason") or "")
+    expl = json.loads(row["explanation_json"])
+    parts = [
+        f"{p['name']}={'held' if p['held'] else 'FAILED'} ({p['detail'][:100]})" for p in expl["preconditions"]
+    ]
+    parts += [
+        f"msg {e['message_index']}: {e['what']}: {(e['excerpt'] or e['tool_call'] or '')[:120]!r}"
+        for e in expl["evidence"]
+    ]
+    if expl.get("problem"):
+        parts.insert(0, f"problem: {expl['problem']}")
+    return "; ".join(parts) or str(row.get("reason") or "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="folder with runs/ and labels.csv")
+    args = ap.parse_args(argv)
+    # The pinned task files beside the corpus, as the tests use them (no download on an offline machine).
+    os.environ.setdefault("HARNESS_TAU_DATA", str(ROOT.parent / "shared" / "tau-data"))
+    labels = read_labels(args.corpus / "labels.csv")
+    rows = verdicts(args.corpus, labels)
+    judged = rows[rows["expected"] != "unclear"]
+
+    certain: dict[str, Counts] = {}
+    upper: dict[str, Counts] = {}
+    for _, r in judged.iterrows():
+        for table, credited in (
+            (certain, r["verdict"] == "credited"),
+            (upper, r["verdict"] in ("credited", "uncertain")),
+        ):
+            for key in (r["variant"], "overall"):
+                table.setdefault(key, Counts()).add(r["expected"], credited)
+
+    print(f"{len(rows)} labeled cases ({len(judged)} judged, {len(rows) - len(judged)} unclear) "
+          f"in {rows['file'].nunique()} files under {args.corpus}")
+    print(f"{'variant':<24}{'n':>4}{'tp':>4}{'fp':>4}{'fn':>4}{'precision':>11}{'recall':>8}{'upper p/r':>14}")
+    for key in [*sorted(k for k in certain if k != "overall"), "overall"]:
+        c, u = certain[key], upper[key]
+        n = int((judged["variant"] == key).sum()) if key != "overall" else len(judged)
+        print(f"{key:<24}{n:>4}{c.tp:>4}{c.fp:>4}{c.fn:>4}{c.precision:>11.3f}{c.recall:>8.3f}"
+              f"{f'{u.precision:.2f}/{u.recall:.2f}':>14}")
+    print(f"verdicts: {rows['verdict'].value_counts().to_dict()}")
+
+    def agrees(r: pd.Series) -> bool:
+        return r["expected"] == "unclear" or (r["expected"] == "credit") == (r["verdict"] == "credited")
+
+    disagreements = rows[~rows.apply(agrees, axis=1)]
+    print(f"\n{len(disagreements)} disagreement(s):")
+    for _, r in disagreements.iterrows():
+        print(f"- {r['file']}\n  simulation {r['simulation_id']} task {r.get('task_id', '?')} {r['variant']}: "
+              f"label {r['expected']}, verdict {r['verdict']}"
+              + (f" (label note: {r['note']})" if r.get("note") else ""))
+        print(f"  evidence: {_evidence(r)}")
+    overall = certain.get("overall", Counts())
+    print(f"precision={overall.precision:.3f} recall={overall.recall:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
