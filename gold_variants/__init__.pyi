@@ -14,6 +14,7 @@ from ._model import (
 from ._preconditions import explain
 from ._predicates import predicate_holds
 from ._registry import all_variants, gold_reading, preload, variants_for
+from ._requests import Requests, pending_ending, requests_in
 from ._witness import witness
 
 __all__ = [
@@ -38,6 +39,9 @@ __all__ = [
     "load_catalog",
     "predicate_holds",
     "preload",
+    "pending_ending",
+    "Requests",
+    "requests_in",
     "variants_for",
     "witness",
 ]

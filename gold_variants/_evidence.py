@@ -4,107 +4,43 @@ A variant's database outcome says what was done, not why. Two checks over the me
 
 - **Evidence** (refusal-type readings). A refusal's database is the initial one, which an agent that did
   nothing also reaches, so the trajectory must show the decision: an assistant sentence that declines and
-  names the contested clause's subject, or a ``transfer_to_human_agents`` whose summary does (a decline
-  resting on a false statement of the policy fails ``no_false_policy``).
-- **Preconditions**: what the agent must have done to take the reading while keeping the rest of the policy
-  (the user asked for compensation before any was offered, the delay was confirmed by a read, ...).
+  names the contested clause's subject, or a ``transfer_to_human_agents`` whose summary does. A decline that
+  names the clause only indirectly, or a transfer whose summary names no clause, is weaker evidence than the
+  rule asks: the verdict is ``uncertain`` (an upper bound), never a credit.
+- **Preconditions** (``_preconditions``): what the agent must have done to take the reading while keeping the
+  rest of the policy.
 
 Self-contradiction (the written rule): an agent that both refuses the contested act and acts against the
-refusal (does it, or offers its loophole's workaround: L6 "upgrade, then change the flights", L16 "cancel
-it and book a new one") took neither reading, whatever the order. The
-refusal variant fails its evidence ("contradicted by ... at message N"); the permissive variant fails
-``no_prior_decline`` where the decline came first (whissle tau3 task 29: "you cannot change the origin,
-destination, or trip type", then the destination changed in place).
+refusal (does it, or offers its loophole's workaround) took neither reading, whatever the order.
+
+The words (subject terms, decline and condition words, workaround offers) are the catalog's
+(``catalog.yaml``, compiled by ``_vocabulary``). This module is the machinery: sentence splitting (a list
+introduced by a colon continues its sentence), negation scope, quoted user text kept apart from the agent's
+own words, and the order of messages relative to writes.
 
 Every check returns message indices, speakers and excerpts, so a credit can be read back in minutes
 (``Explanation.to_json``, stored as ``scores.explanation_json``; ``harness explain`` prints it).
-The evidence checks are here; the preconditions and ``explain`` are in ``_preconditions``.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message
 
-if TYPE_CHECKING:
-    pass
+from gold_variants._vocabulary import EvidenceKind, Offer, vocabulary
 
-_DECLINE = re.compile(
-    r"\b(cannot|can't|can not|unable to|not able to|not allowed|not permitted|not possible|isn't possible|"
-    r"won't be able|will not be able|not eligible|ineligible|must decline|only (?:issue|offer|provide)|"
-    r"only available|(?:do|does|did)(?:n't| not) (?:allow|permit)|prohibit\w*|non-?modifiable|"
-    r"non-?changeable|no changes? (?:are|is|can be) (?:allowed|permitted|made)|not (?:be )?(?:modified|changed)|"
-    r"(?:is|are|was|were)(?:n't| not) (?:allowed|permitted|possible|eligible|modifiable|changeable))\b",
-    re.IGNORECASE,
-)
-_CONDITION = re.compile(
-    r"\b(requires?|required|tied|only|specifically|unless|prerequisite|in connection with)\b",
-    re.IGNORECASE,
-)
-_BASIC = re.compile(r"\bbasic[\s-]*economy\b", re.IGNORECASE)
-_MODIFY = re.compile(r"\b(modif\w*|chang\w*|alter\w*|switch\w*|rebook\w*)\b", re.IGNORECASE)
-_ROUTE = re.compile(
-    r"\b(origin|destination|route|trip type|airports?|different (?:city|airport))\b", re.IGNORECASE
-)
-_COMPENSATION = re.compile(r"\b(compensat\w*|certificate|voucher)\b", re.IGNORECASE)
-_CHANGE_OR_CANCEL = re.compile(r"\b(chang\w*|cancel\w*|modif\w*)\b", re.IGNORECASE)
-_POLICY = re.compile(r"\bpolic(?:y|ies)\b", re.IGNORECASE)
-# Offers of a workaround (without a decline in the same sentence) contradict a refusal: L6's "upgrade
-# first, then change the flights", and L16's "cancel it and make a new booking".
-_WORKAROUND_OFFERS = {
-    "L6": (
-        "an offer of the upgrade workaround",
-        re.compile(
-            r"\bupgrad\w*\b[^.!?\n]{0,80}\b(then|after|so that|allow\w*|able to|in order to)\b[^.!?\n]{0,60}"
-            r"\b(chang\w*|modif\w*)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    "L16": (
-        "an offer to cancel and book anew",
-        re.compile(
-            r"\bcancel\w*\b[^.!?\n]{0,60}\b(?:and|then)\b[^.!?\n]{0,40}\b(?:re)?book\w*\b",
-            re.IGNORECASE,
-        ),
-    ),
-}
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _TRANSFER = "transfer_to_human_agents"
-_WORKAROUND_TOOLS = {"update_reservation_flights", "cancel_reservation", "book_reservation"}
-
-
-@dataclass(frozen=True)
-class Subject:
-    """What a decline must name, and which tool calls contradict it."""
-
-    what: str
-    names: Callable[[str], bool]
-    contested: frozenset[str] | None  # None: any write contradicts it
-
-
-SUBJECTS: dict[str, Subject] = {
-    "refuse_basic_economy_modify": Subject(
-        "basic economy + modifying flights",
-        lambda s: bool(_BASIC.search(s) and _MODIFY.search(s)),
-        frozenset(_WORKAROUND_TOOLS),
-    ),
-    "refuse_route_change": Subject(
-        "changing origin or destination",
-        lambda s: bool(_ROUTE.search(s) and _MODIFY.search(s)),
-        frozenset(_WORKAROUND_TOOLS),
-    ),
-    "declines_compensation": Subject(
-        "the change-or-cancel condition of delay compensation",
-        lambda s: bool(_COMPENSATION.search(s) and _CHANGE_OR_CANCEL.search(s)),
-        frozenset({"send_certificate"}),
-    ),
-    "refusal": Subject("the request", lambda s: True, None),
-}
+_LINE = re.compile(r"\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)\s+")  # "1. Change ..." is a list item, not a sentence end
+_LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
+_QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{12,}?)[\"\u201d]")
+_CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
+_NEGATION_REACH = 5  # words before a term that a negator scopes over
 
 
 @dataclass
@@ -114,6 +50,7 @@ class EvidenceItem:
     excerpt: str
     tool_call: str | None
     what: str
+    certain: bool = True  # False: weaker than the rule asks (the verdict is uncertain)
 
 
 @dataclass
@@ -121,6 +58,7 @@ class PreconditionResult:
     name: str
     held: bool
     detail: str
+    decided: bool = True  # False: the messages cannot decide it (the verdict is uncertain)
 
 
 @dataclass
@@ -130,10 +68,21 @@ class Explanation:
     evidence: list[EvidenceItem] = field(default_factory=list)
     evidence_required: str | None = None  # the evidence kind, where the reading needs one
     evidence_problem: str | None = None
+    doubts: list[str] = field(default_factory=list)  # why the evidence is weaker than the rule asks
 
     @property
     def holds(self) -> bool:
         return all(p.held for p in self.preconditions) and not self.evidence_problem
+
+    @property
+    def uncertain(self) -> bool:
+        """Held, but on weaker evidence than the rule asks, or on a precondition the messages cannot decide."""
+        return self.holds and bool(self.doubt())
+
+    def doubt(self) -> str | None:
+        found = [*self.doubts]
+        found += [f"precondition {p.name} undecided: {p.detail}" for p in self.preconditions if not p.decided]
+        return "; ".join(found) or None
 
     def failure(self) -> str | None:
         failed = [
@@ -149,6 +98,8 @@ class Explanation:
                 "gold_id": self.gold_id,
                 "preconditions": [asdict(p) for p in self.preconditions],
                 "evidence": [asdict(e) for e in self.evidence],
+                "problem": self.evidence_problem,
+                "doubts": self.doubt(),
             },
             ensure_ascii=False,
         )
@@ -158,29 +109,81 @@ class Explanation:
 class _Turn:
     index: int
     role: str
-    text: str
+    text: str  # an assistant's text without the user's words it quotes
     calls: tuple[Any, ...]
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s']", " ", text.lower()).split())
 
 
 def _turns(messages: Sequence[Message]) -> list[_Turn]:
     out = []
+    heard = ""  # what the user said so far: an agent quoting it is not speaking for itself
     for i, m in enumerate(messages):
+        text = m.content or ""
+        if m.role == "user":
+            heard += " " + _norm(text)
+        elif m.role == "assistant" and heard:
+            text = _QUOTED.sub(lambda q, said=heard: "\u2026" if _norm(q.group(1)) in said else q.group(0), text)
         calls = tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else ()
-        out.append(_Turn(i, m.role, m.content or "", calls))
+        out.append(_Turn(i, m.role, text, calls))
     return out
 
 
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    return [s.strip() for line in _LINE.split(text) for s in _SENTENCE_END.split(line) if s.strip()]
+
+
+def _units(text: str) -> list[str]:
+    """The sentences, and each list a colon introduces joined to its sentence ("offered in connection with
+    either: 1. changing your flights, or 2. cancelling")."""
+    units = _sentences(text)
+    lines = [line for line in _LINE.split(text) if line.strip()]
+    for i, line in enumerate(lines):
+        if not line.rstrip().endswith(":"):
+            continue
+        items = []
+        for nxt in lines[i + 1 :]:
+            if not _LIST_ITEM.match(nxt):
+                break
+            items.append(_LIST_ITEM.sub("", nxt).strip())
+        if items:
+            units.append(" ".join([_sentences(line)[-1], *items]))
+    return units
+
+
+def negated(text: str, start: int, markers: re.Pattern[str] | None = None) -> bool:
+    """Whether a negator (or another of ``markers``) scopes over the term at ``start``: in its clause, a few
+    words before it."""
+    clause = _CLAUSE_BREAK.split(text[:start])[-1]
+    neg = markers or vocabulary().negation
+    return any(neg.fullmatch(w.strip(".,!?\"'*()").lower()) for w in clause.split()[-_NEGATION_REACH:])
+
+
+def asserted(text: str, start: int) -> bool:
+    """The term at ``start`` is stated, not negated or hypothetical ("if your Gold status is confirmed")."""
+    return not negated(text, start) and not negated(text, start, vocabulary().hypothetical)
+
+
+def mentions(pattern: re.Pattern[str], text: str) -> bool:
+    """``pattern`` occurs in ``text`` outside a negator's scope ("add a bag", not "no bags")."""
+    return any(
+        any(not negated(s, m.start()) for m in pattern.finditer(s)) for s in _sentences(text)
+    )
 
 
 def _excerpt(text: str, limit: int = 240) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _call_text(call: Any) -> str:
     return f"{call.name}({_excerpt(json.dumps(call.arguments, ensure_ascii=False), 200)})"
+
+
+def _is_read(name: str) -> bool:
+    return name.startswith(("get_", "search_", "list_", "find_", "calculate", "think"))
 
 
 def _first_call(turns: list[_Turn], names: frozenset[str] | set[str] | None) -> int | None:
@@ -194,108 +197,109 @@ def _first_call(turns: list[_Turn], names: frozenset[str] | set[str] | None) -> 
     return None
 
 
-def _is_read(name: str) -> bool:
-    return name.startswith(("get_", "search_", "list_", "find_", "calculate", "think"))
+def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = False) -> bool:
+    """``unit`` declines on ``kind``'s clause: naming its whole subject (direct), or only part (indirect)."""
+    if kind.not_the_clause.search(unit):
+        return False  # declined on other grounds ("the flight was not delayed")
+    by_class = any(p.search(unit) for p in kind.declined_by)
+    if direct:
+        # A transfer summary that names the subject and cites the policy reports the refusal.
+        by_policy = summary and vocabulary().decline in kind.declined_by and vocabulary().policy.search(unit)
+        return kind.names(unit) and bool(by_class or by_policy)
+    declined = by_class or vocabulary().decline.search(unit)
+    return bool(declined) and bool(kind.indirect) and all(p.search(unit) for p in kind.indirect)
 
 
-def _declines(kind: str, sentence: str) -> bool:
-    if kind == "declines_compensation":
-        return bool(_DECLINE.search(sentence) or _CONDITION.search(sentence))
-    return bool(_DECLINE.search(sentence))
+def find_declines(kind_name: str, turns: list[_Turn], before: int | None = None) -> list[EvidenceItem]:
+    """Assistant sentences and transfer summaries that decline and name ``kind_name``'s whole subject."""
+    return [e for e in _declines_in(vocabulary().kinds[kind_name], turns, before) if e.certain]
 
 
-def find_declines(kind: str, turns: list[_Turn], before: int | None = None) -> list[EvidenceItem]:
-    """Assistant sentences and transfer summaries that decline and name ``kind``'s subject."""
-    subject = SUBJECTS[kind]
+def _declines_in(kind: EvidenceKind, turns: list[_Turn], before: int | None = None) -> list[EvidenceItem]:
     found: list[EvidenceItem] = []
     for t in turns:
         if before is not None and t.index >= before:
             break
         if t.role != "assistant":
             continue
-        hit = next((s for s in _sentences(t.text) if subject.names(s) and _declines(kind, s)), None)
+        units = _units(t.text)
+        hit = next((u for u in units if _declines(kind, u, direct=True)), None)
         if hit:
-            found.append(
-                EvidenceItem(
-                    t.index, "assistant", _excerpt(hit), None, f"declines, naming {subject.what}"
-                )
-            )
-        for call in t.calls:
-            summary = str(call.arguments.get("summary") or "") if call.name == _TRANSFER else ""
-            if (
-                summary
-                and subject.names(summary)
-                and (_declines(kind, summary) or _POLICY.search(summary))
-            ):
-                found.append(
-                    EvidenceItem(
-                        t.index,
-                        "assistant",
-                        _excerpt(summary),
-                        _call_text(call),
-                        f"transfer whose summary names {subject.what}",
-                    )
-                )
+            found.append(EvidenceItem(t.index, "assistant", _excerpt(hit), None, f"declines, naming {kind.what}"))
+        elif weak := next((u for u in units if _declines(kind, u, direct=False)), None):
+            found.append(EvidenceItem(
+                t.index, "assistant", _excerpt(weak), None, f"declines, naming {kind.what} only indirectly", False
+            ))
+        for call in (c for c in t.calls if c.name == _TRANSFER):
+            summary = str(call.arguments.get("summary") or "")
+            parts = _units(summary)
+            if kind.transfers_count or any(_declines(kind, u, direct=True, summary=True) for u in parts):
+                found.append(EvidenceItem(
+                    t.index, "assistant", _excerpt(summary), _call_text(call), f"transfer whose summary names {kind.what}"
+                ))
+            else:
+                indirect = any(_declines(kind, u, direct=False) for u in parts)
+                what = "names the clause only indirectly" if indirect else "names no clause"
+                found.append(EvidenceItem(
+                    t.index, "assistant", _excerpt(summary), _call_text(call), f"transfer whose summary {what}", False
+                ))
     return found
 
 
-def _contradiction(kind: str, loophole: str | None, turns: list[_Turn]) -> tuple[int, str] | None:
+def _conditions(kind: EvidenceKind, unit: str) -> bool:
+    """``unit`` names the clause's subject under a condition ("if you change or cancel, I can offer ...")."""
+    v = vocabulary()
+    return kind.names(unit) and bool(v.condition.search(unit) or v.conditional.search(unit))
+
+
+def _offers(offer: Offer, sentence: str) -> bool:
+    m = offer.pattern.search(sentence)
+    return m is not None and not negated(sentence, m.start()) and not vocabulary().decline.search(sentence)
+
+
+def _contradiction(kind: EvidenceKind, loophole: str | None, turns: list[_Turn]) -> tuple[int, str] | None:
     """Where the agent acted against the refusal, at any point of the conversation: the contested write,
-    or an offer of the loophole's own workaround (L6: "upgrade, then change the flights"; L16: "cancel it
-    and book a new one")."""
-    write = _first_call(turns, SUBJECTS[kind].contested)
+    or an offer of the loophole's own workaround."""
+    write = _first_call(turns, kind.contested)
     found = [(write, "the contested write")] if write is not None else []
-    if loophole in _WORKAROUND_OFFERS:
-        what, offer = _WORKAROUND_OFFERS[loophole]
-        at = next(
-            (
-                t.index
-                for t in turns
-                if t.role == "assistant"
-                and any(offer.search(x) and not _DECLINE.search(x) for x in _sentences(t.text))
-            ),
-            None,
-        )
-        if at is not None:
-            found.append((at, what))
+    for offer in vocabulary().offers_for(loophole):
+        for t in turns:
+            if t.role != "assistant" or not any(_offers(offer, s) for s in _sentences(t.text)):
+                continue
+            if offer.unless_conditioned_in_message and any(_conditions(kind, u) for u in _units(t.text)):
+                continue  # the same message ties the offer to the clause's condition: that is the clause
+            found.append((t.index, offer.what))
+            break
     return min(found) if found else None
 
 
 def _refusal_evidence(
-    kind: str, turns: list[_Turn], loophole: str | None = None
-) -> tuple[list[EvidenceItem], str | None]:
-    subject = SUBJECTS[kind]
+    kind_name: str, turns: list[_Turn], loophole: str | None = None
+) -> tuple[list[EvidenceItem], str | None, list[str]]:
+    """(evidence items, the problem that voids the refusal, doubts that make it uncertain)."""
+    kind = vocabulary().kinds[kind_name]
+    found = _declines_in(kind, turns)
     against = _contradiction(kind, loophole, turns)
-    if kind == "refusal":  # no clause subject: any declining sentence, or any transfer
-        found = []
-        for t in turns:
-            if t.role != "assistant":
-                continue
-            hit = next((x for x in _sentences(t.text) if _DECLINE.search(x)), None)
-            if hit:
-                found.append(EvidenceItem(t.index, "assistant", _excerpt(hit), None, "declines"))
-            found += [
-                EvidenceItem(t.index, "assistant", "", _call_text(c), "transfer")
-                for c in t.calls
-                if c.name == _TRANSFER
-            ]
-    else:
-        found = find_declines(kind, turns)
     # A refusal the agent itself contradicts is no refusal (the self-contradiction rule).
     if against is not None:
-        return found, f"the refusal is contradicted by {against[1]} at message {against[0]}"
+        return found, f"the refusal is contradicted by {against[1]} at message {against[0]}", []
+    direct = [e for e in found if e.certain]
+    if direct:
+        return direct, None, []
     if found:
-        return found, None
-    return [], f"no decline or transfer naming {subject.what}"
+        first = found[0]
+        return found, None, [f"message {first.message_index}: {first.what}, weaker than a decline naming {kind.what}"]
+    return [], f"no decline or transfer naming {kind.what}", []
 
 
 def evidence_holds(kind: str | None, messages: Sequence[Message]) -> bool:
-    """Whether ``messages`` show the evidence ``kind`` asks for (True where none is asked)."""
+    """Whether ``messages`` show the evidence ``kind`` asks for, certainly (True where none is asked)."""
     if kind is None:
         return True
-    if kind not in SUBJECTS:
+    if kind not in vocabulary().kinds:
         raise ValueError(f"unknown evidence kind {kind!r}")
-    return _refusal_evidence(kind, _turns(messages))[1] is None
+    _found, problem, doubts = _refusal_evidence(kind, _turns(messages))
+    return problem is None and not doubts
 
 
-__all__ = ["SUBJECTS", "EvidenceItem", "Explanation", "PreconditionResult", "evidence_holds", "find_declines"]
+__all__ = ["EvidenceItem", "Explanation", "PreconditionResult", "asserted", "evidence_holds", "find_declines", "mentions"]

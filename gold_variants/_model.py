@@ -23,6 +23,45 @@ class NamedReading(BaseModel):
     description: str
 
 
+class EvidenceVocabulary(BaseModel):
+    """What a refusal of one clause must say (regex fragments; compiled once in ``_vocabulary``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    what: str
+    subject: list[list[str]]  # every group must occur in the sentence (none: any sentence)
+    declined_by: list[Literal["decline", "condition"]]  # the vocabulary word classes that make it a decline
+    indirect: list[list[str]] = Field(default_factory=list)  # a decline naming only these groups: uncertain
+    not_the_clause: list[str] = Field(default_factory=list)  # a sentence saying these declines on other grounds
+    contested_tools: list[str] | None = None  # writes that contradict the refusal (None: any write)
+    transfers_count: bool = False  # any transfer is the refusal (no clause subject to name)
+
+
+class WorkaroundOffer(BaseModel):
+    """An offer that contradicts a refusal of the clause (the loophole's own workaround)."""
+
+    model_config = ConfigDict(extra="forbid")
+    what: str
+    pattern: str
+    # The offer is the clause itself where the same message ties it to the clause's condition
+    # (L3/L4: "I can offer a certificate if you change or cancel").
+    unless_conditioned_in_message: bool = False
+
+
+class Vocabulary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    decline: list[str]
+    condition: list[str]
+    conditional: list[str]
+    negation: list[str]
+    policy: list[str]
+    transfer_request: list[str]
+    agreement: list[str]
+    hypothetical: list[str]
+    tier_claim: list[str]  # whole regular expressions; group 1 is the tier
+    false_cabin_rule: list[str]  # whole regular expressions
+    keeps_reservation: list[str]
+
+
 class CatalogEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str
@@ -36,10 +75,14 @@ class CatalogEntry(BaseModel):
     discovery: Literal["S1", "S1+S2"] | None
     tasks: list[str]
     note: str | None = None
+    evidence: dict[str, EvidenceVocabulary] = Field(default_factory=dict)
+    workaround_offers: list[WorkaroundOffer] = Field(default_factory=list)
 
 
 class Catalog(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    vocabulary: Vocabulary
+    requests: dict[str, list[str]]  # write tool -> what a user says asking for it
     entries: list[CatalogEntry]
 
     def get(self, entry_id: str) -> CatalogEntry:
@@ -117,6 +160,7 @@ Precondition = Literal[
     "changes_requested",  # every change or cancellation follows a user message asking for one
     "no_prior_decline",  # the agent did not first tell the user the contested act is not allowed
     "no_false_policy",  # the decline does not rest on a false statement of the policy
+    "request_known",  # the user asked for compensation or said what they want before the decline
 ]
 
 
@@ -140,6 +184,9 @@ class GoldVariant(BaseModel):
     decline_subject: Evidence | None = None
     # What the agent must tell the user under this reading; None: the task's own communicate_info.
     communicate_info: list[str] | None = None
+    # Writes serving a request the contested clause does not touch (a refusal's kept gold writes, e.g. a
+    # checked bag): required only where the user asked for them in the conversation (``_requests``).
+    independent: list[str] = Field(default_factory=list)  # action ids in ``actions``
 
     @property
     def kind(self) -> str:

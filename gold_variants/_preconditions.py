@@ -12,9 +12,7 @@ from typing import TYPE_CHECKING
 from tau2.data_model.message import Message, ToolMessage
 
 from gold_variants._evidence import (
-    _COMPENSATION,
     _TRANSFER,
-    SUBJECTS,
     EvidenceItem,
     Explanation,
     PreconditionResult,
@@ -26,34 +24,15 @@ from gold_variants._evidence import (
     _sentences,
     _Turn,
     _turns,
+    asserted,
     find_declines,
+    mentions,
 )
+from gold_variants._vocabulary import vocabulary
 
 if TYPE_CHECKING:
     from gold_variants._model import GoldVariant
 
-# The user asking for compensation (the policy: do not offer it unless the user explicitly asks).
-_ASKS_COMPENSATION = re.compile(
-    r"\b(compensat\w*|certificate|voucher|reimburs\w*|goodwill|gesture|refund|make (?:it|this|that) up)\b",
-    re.IGNORECASE,
-)
-_ASKS_CHANGE = re.compile(
-    r"\b(cancel\w*|chang\w*|modif\w*|rebook\w*|switch\w*|move)\b", re.IGNORECASE
-)
-# "Cabin upgrades are not allowed for basic economy": false, the policy lets every reservation change cabin.
-_FALSE_UPGRADE = re.compile(
-    r"\b(?:upgrad\w*|cabin change\w*)\b(?:(?!\bbut\b|,)[^.!?\n]){0,30}"
-    r"\b(?:not allowed|not permitted|not possible|isn't possible|not available|prohibited)\b"
-    r"|\b(?:cannot|can't|unable to|not able to|not allowed to|not permitted to)\s+(?:be\s+)?"
-    r"(?:upgrad\w*|change (?:the |your )?cabin)"
-    r"|\bno (?:cabin )?upgrades?\b",
-    re.IGNORECASE,
-)
-_TIER_CLAIM = re.compile(
-    r"\b(?:you(?:'re| are)|as an?|being an?|you're an?|your)\s+(?:an?\s+)?(?:valued\s+|esteemed\s+)?"
-    r"(gold|silver|regular)(?:[\s-]+(?:tier|level|status))?\s+(?:member|membership|status)\b",
-    re.IGNORECASE,
-)
 _CHANGE_TOOLS = {
     "cancel_reservation",
     "update_reservation_flights",
@@ -71,13 +50,26 @@ def _tool_result(messages: Sequence[Message], call_id: str, after: int) -> str |
     return None
 
 
+def _asked(tool: str, turns: list[_Turn], before: int | None = None) -> _Turn | None:
+    """The first user turn (before message ``before``) asking for what ``tool`` does, outside a negation
+    (the catalog's ``requests``: "add a bag" asks for update_reservation_baggages, "no bags" does not)."""
+    pattern = vocabulary().requests.get(tool)
+    if pattern is None:
+        return None
+    return next(
+        (t for t in turns if t.role == "user" and (before is None or t.index < before) and mentions(pattern, t.text)),
+        None,
+    )
+
+
 def _user_asked_compensation(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
+    compensation = vocabulary().requests["send_certificate"]
     offer = next(
         (
             t.index
             for t in turns
             if t.role == "assistant"
-            and (_COMPENSATION.search(t.text) or any(c.name == "send_certificate" for c in t.calls))
+            and (compensation.search(t.text) or any(c.name == "send_certificate" for c in t.calls))
         ),
         None,
     )
@@ -85,14 +77,7 @@ def _user_asked_compensation(turns: list[_Turn], messages: Sequence[Message]) ->
         return PreconditionResult(
             "user_asked_compensation", True, "no compensation offered or sent"
         )
-    ask = next(
-        (
-            t
-            for t in turns
-            if t.role == "user" and t.index < offer and _ASKS_COMPENSATION.search(t.text)
-        ),
-        None,
-    )
+    ask = _asked("send_certificate", turns, offer)
     if ask is None:
         return PreconditionResult(
             "user_asked_compensation",
@@ -110,33 +95,44 @@ def _certificate_at(turns: list[_Turn]) -> int | None:
     return _first_call(turns, {"send_certificate"})
 
 
-def _delay_confirmed(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
-    cert = _certificate_at(turns)
+def _delay_confirmed(turns: list[_Turn], messages: Sequence[Message], until: int | None) -> PreconditionResult:
+    """A get_flight_status read returned "delayed" before ``until`` (the certificate, or a refusal's decline).
+
+    For a refusal, no status read at all leaves open whether the decline rests on the clause or on the
+    delay (undecided); reads that found no delay mean the agent declined because it found none."""
+    reads = 0
     for t in turns:
-        if cert is not None and t.index >= cert:
+        if until is not None and t.index >= until:
             break
         for c in t.calls:
             if c.name == "get_flight_status":
+                reads += 1
                 result = (_tool_result(messages, c.id, t.index) or "").strip().strip('"').lower()
                 if result == "delayed":
                     return PreconditionResult(
                         "delay_confirmed", True, f"message {t.index}: {_call_text(c)} -> delayed"
                     )
+    what = "the certificate" if _certificate_at(turns) is not None else "the decline"
+    if reads == 0 and what == "the decline":
+        return PreconditionResult(
+            "delay_confirmed", True, "no flight status read before the decline", decided=False
+        )
     return PreconditionResult(
-        "delay_confirmed",
-        False,
-        "no get_flight_status read returned 'delayed' before the certificate",
+        "delay_confirmed", False, f"no get_flight_status read returned 'delayed' before {what}"
     )
 
 
 def _membership_consistent(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
+    """No tier the agent states contradicts get_user_details. A tier echoed before the record was read is
+    taken on the user's word only if no read follows before the certificate (the decision then rests on
+    the record)."""
     cert = _certificate_at(turns)
     tier, read_at = None, None
     for t in turns:
         if cert is not None and t.index >= cert:
             break
         for c in t.calls:
-            if c.name == "get_user_details":
+            if c.name == "get_user_details" and read_at is None:
                 try:
                     tier = json.loads(_tool_result(messages, c.id, t.index) or "").get("membership")
                     read_at = t.index
@@ -145,9 +141,9 @@ def _membership_consistent(turns: list[_Turn], messages: Sequence[Message]) -> P
     for t in turns:
         if cert is not None and t.index >= cert:
             break
-        if t.role != "assistant":
+        if t.role != "assistant" or (read_at is not None and t.index < read_at):
             continue
-        for m in _TIER_CLAIM.finditer(t.text):
+        for m in _tier_claims(t.text):
             # A tier taken on the user's word (the paper's Mistral trials on task 5).
             if tier is None:
                 return PreconditionResult(
@@ -168,13 +164,17 @@ def _membership_consistent(turns: list[_Turn], messages: Sequence[Message]) -> P
     )
 
 
+def _tier_claims(text: str) -> list[re.Match[str]]:
+    """Tiers the agent states (not "if your Gold status is confirmed", not "you are not a gold member")."""
+    return [
+        m for s in _sentences(text) for m in vocabulary().tier_claim.finditer(s) if asserted(s, m.start())
+    ]
+
+
 def _changes_requested(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
     for t in turns:
         for c in t.calls:
-            if c.name in _CHANGE_TOOLS and not any(
-                u.role == "user" and u.index < t.index and _ASKS_CHANGE.search(u.text)
-                for u in turns
-            ):
+            if c.name in _CHANGE_TOOLS and _asked(c.name, turns, t.index) is None:
                 return PreconditionResult(
                     "changes_requested",
                     False,
@@ -185,11 +185,38 @@ def _changes_requested(turns: list[_Turn], messages: Sequence[Message]) -> Preco
     )
 
 
+def _request_known(turns: list[_Turn], until: int | None) -> PreconditionResult:
+    """Before the decline, the user asked for compensation or said what they want of the reservation (keep
+    it, not change or cancel it): a decline, or a transfer, before the request is known is no reading."""
+    if until is None:
+        return PreconditionResult("request_known", True, "no decline to check")
+    v = vocabulary()
+    change = v.requests["update_reservation_flights"].pattern + "|" + v.requests["cancel_reservation"].pattern
+    for t in turns:
+        if t.index >= until:
+            break
+        if t.role != "user":
+            continue
+        if _asked("send_certificate", [t]) is not None:
+            return PreconditionResult("request_known", True, f"user asked for compensation at message {t.index}")
+        says_keep = mentions(v.keeps_reservation, t.text) or any(
+            not mentions(re.compile(change, re.IGNORECASE), s) and re.search(change, s, re.IGNORECASE)
+            for s in _sentences(t.text)
+        )
+        if says_keep:
+            return PreconditionResult(
+                "request_known", True, f"user said what they want of the reservation at message {t.index}"
+            )
+    return PreconditionResult(
+        "request_known", False, f"the user had asked for no compensation and said nothing of the reservation before message {until}"
+    )
+
+
 def _no_prior_decline(variant: GoldVariant, turns: list[_Turn]) -> PreconditionResult:
     kind = variant.decline_subject
     if kind is None:
         return PreconditionResult("no_prior_decline", True, "no clause subject to check")
-    first = _first_call(turns, SUBJECTS[kind].contested)
+    first = _first_call(turns, vocabulary().kinds[kind].contested)
     if first is None:
         return PreconditionResult("no_prior_decline", True, "no contested write")
     said = find_declines(kind, turns, first)
@@ -201,7 +228,7 @@ def _no_prior_decline(variant: GoldVariant, turns: list[_Turn]) -> PreconditionR
             f"then message {first} did it",
         )
     return PreconditionResult(
-        "no_prior_decline", True, f"no decline of {SUBJECTS[kind].what} before message {first}"
+        "no_prior_decline", True, f"no decline of {vocabulary().kinds[kind].what} before message {first}"
     )
 
 
@@ -210,7 +237,7 @@ def _no_false_policy(turns: list[_Turn]) -> PreconditionResult:
         if t.role != "assistant":
             continue
         for s in _sentences(t.text):
-            if _FALSE_UPGRADE.search(s):
+            if vocabulary().false_cabin_rule.search(s):
                 return PreconditionResult(
                     "no_false_policy",
                     False,
@@ -223,23 +250,28 @@ def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
     """Check ``variant``'s preconditions and evidence on ``messages``; the result says what held and where."""
     turns = _turns(messages)
     out = Explanation(variant.gold_id, evidence_required=variant.evidence)
+    declined_at = None
+    if variant.evidence is not None:
+        out.evidence, out.evidence_problem, out.doubts = _refusal_evidence(
+            variant.evidence, turns, variant.loophole_id
+        )
+        declined_at = min((e.message_index for e in out.evidence), default=None)
     for name in variant.preconditions:
         if name == "no_prior_decline":
             out.preconditions.append(_no_prior_decline(variant, turns))
         elif name == "no_false_policy":
             out.preconditions.append(_no_false_policy(turns))
+        elif name == "request_known":
+            out.preconditions.append(_request_known(turns, declined_at))
+        elif name == "delay_confirmed":
+            out.preconditions.append(_delay_confirmed(turns, messages, _certificate_at(turns) or declined_at))
         else:
             check = {
                 "user_asked_compensation": _user_asked_compensation,
-                "delay_confirmed": _delay_confirmed,
                 "membership_consistent": _membership_consistent,
                 "changes_requested": _changes_requested,
             }[name]
             out.preconditions.append(check(turns, messages))
-    if variant.evidence is not None:
-        out.evidence, out.evidence_problem = _refusal_evidence(
-            variant.evidence, turns, variant.loophole_id
-        )
     # What the database credit rests on: the agent's writes, where it made any.
     out.evidence += [
         EvidenceItem(t.index, "assistant", "", _call_text(c), "write")

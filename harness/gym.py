@@ -107,6 +107,7 @@ class LoopholeAgentGymEnv(AgentGymEnv):
         gold = result.single_gold
         self._last = {
             "multi_gold_reward": result.multi_gold_reward,
+            "multi_gold_upper": result.multi_gold_upper,
             "matched_gold_ids": result.matched_gold_ids,
             "reward_status": gold.status,
             "reward_is_null": gold.reward is None,

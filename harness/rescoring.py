@@ -181,7 +181,7 @@ def _chunks(
             trial_rows[row["trajectory_id"]] = row
             if item.sim is None:
                 row.update(
-                    reward=None, multi_gold_reward=None, status=item.status, reason=item.error
+                    reward=None, multi_gold_reward=None, multi_gold_upper=None, status=item.status, reason=item.error
                 )
                 continue
             pending.append((row["trajectory_id"], item.raw, item.sim))

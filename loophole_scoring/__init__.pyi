@@ -19,7 +19,7 @@ from ._single_gold import (
     replay_prediction,
     score_against_gold,
 )
-from ._status import RETRIED_ON_RESUME, Status
+from ._status import RETRIED_ON_RESUME, Status, Verdict
 from ._trajectory import ScoringInvariantError, TrajectoryScore, score_trajectory
 from ._why import GoldFailure, RecordDiff, WhyGoldFails, tau2_messages
 
@@ -28,6 +28,7 @@ __all__ = [
     "RECORDED",
     "RETRIED_ON_RESUME",
     "Status",
+    "Verdict",
     "GOLD_ID",
     "GoldFailure",
     "GoldScore",

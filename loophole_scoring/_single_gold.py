@@ -19,7 +19,7 @@ from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 from envs.replay import ReplayEngine, ReplayResult, State, TrajectoryStructureError, tool_call_pairs
 from gold_variants import Explanation
 from loophole_scoring._judge import Judge, JudgeError
-from loophole_scoring._status import Status
+from loophole_scoring._status import Status, Verdict
 
 GOLD_ID = "gold"
 _COMPLETED = {TerminationReason.AGENT_STOP, TerminationReason.USER_STOP}
@@ -41,6 +41,11 @@ class GoldScore:
     env_assertion: float | None = None
     replay_normalised: int = 0
     explanation_json: str | None = None  # a variant's preconditions and evidence (``gold_variants.explain``)
+    verdict: Verdict | None = None  # None where the reward is null
+
+    def __post_init__(self) -> None:
+        if self.verdict is None and self.reward is not None:
+            self.verdict = Verdict.CREDITED if self.reward == 1.0 else Verdict.NOT_CREDITED
 
 
 @dataclass
@@ -162,8 +167,12 @@ def score_against_gold(
                 reward = None
                 status, reason = Status.JUDGE_ERROR, str(exc)
     explanation = explain(messages) if explain is not None else None
+    verdict = None
     if reward and explanation is not None and not explanation.holds:
         reward, reason = 0.0, explanation.failure()
+    elif reward == 1.0 and explanation is not None and explanation.uncertain:
+        # Everything matches but the evidence is thin: an upper-bound credit, never a certain one.
+        reward, reason, verdict = 0.0, f"uncertain: {explanation.doubt()}", Verdict.UNCERTAIN
     elif not db_match and why_db and reason is None:
         reason = why_db
     return GoldScore(
@@ -179,6 +188,7 @@ def score_against_gold(
         env_assertion=None,
         replay_normalised=normalised,
         explanation_json=explanation.to_json() if explanation is not None else None,
+        verdict=verdict,
     )
 
 

@@ -19,3 +19,13 @@ class Status(StrEnum):
 
 # Statuses a resumed sweep runs again: the infrastructure's and the harness's failures, never the agent's.
 RETRIED_ON_RESUME = frozenset({Status.INFRA_ERROR, Status.ERROR, Status.JUDGE_ERROR})
+
+
+class Verdict(StrEnum):
+    """What a gold says of a trajectory (``scores.verdict``). ``uncertain``: the outcome matches and the
+    preconditions hold, but the evidence is weaker than the rule asks; it counts in ``multi_gold_upper``,
+    never in ``multi_gold_reward``."""
+
+    CREDITED = "credited"
+    NOT_CREDITED = "not_credited"
+    UNCERTAIN = "uncertain"

@@ -15,9 +15,16 @@ from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
 from envs.replay import ReplayEngine
-from gold_variants import GoldVariant, explain, predicate_holds
+from gold_variants import GoldVariant, explain, pending_ending, predicate_holds, requests_in
 from loophole_scoring._judge import Judge
-from loophole_scoring._single_gold import GOLD_ID, GoldScore, replay_prediction, score_against_gold
+from loophole_scoring._single_gold import (
+    GOLD_ID,
+    GoldScore,
+    PredictedReplay,
+    replay_prediction,
+    score_against_gold,
+)
+from loophole_scoring._status import Verdict
 
 
 @dataclass
@@ -37,6 +44,14 @@ class TrajectoryScore:
         return max(s.reward for s in self.scores if s.reward is not None)
 
     @property
+    def multi_gold_upper(self) -> float | None:
+        """``multi_gold_reward`` counting the uncertain credits too: the band's upper end."""
+        multi = self.multi_gold_reward
+        if multi is None:
+            return None
+        return max(multi, max((1.0 for s in self.scores if s.verdict == Verdict.UNCERTAIN), default=0.0))
+
+    @property
     def matched_gold_ids(self) -> list[str]:
         """Golds under which the trajectory scores full reward."""
         return [s.gold_id for s in self.scores if s.reward == 1.0]
@@ -45,18 +60,25 @@ class TrajectoryScore:
         """What multi-gold promises, checked on every scored trajectory: it never scores a trajectory below
         the single gold, and every variant credit carries an explanation whose preconditions held."""
         problems = []
-        single, multi = self.single_gold.reward, self.multi_gold_reward
+        single, multi, upper = self.single_gold.reward, self.multi_gold_reward, self.multi_gold_upper
         if single is not None and (multi is None or multi < single):
             problems.append(f"multi-gold reward {multi} is below the single-gold reward {single}")
+        if multi is not None and (upper is None or upper < multi):
+            problems.append(f"multi-gold upper bound {upper} is below the multi-gold reward {multi}")
         for s in self.scores:
-            if s.gold_id == GOLD_ID or s.reward != 1.0:
+            if s.gold_id == GOLD_ID or s.verdict not in (Verdict.CREDITED, Verdict.UNCERTAIN):
                 continue
             if s.explanation_json is None:
                 problems.append(f"{s.gold_id} credits the trajectory without an explanation")
                 continue
-            failed = [p["name"] for p in json.loads(s.explanation_json)["preconditions"] if not p["held"]]
+            explanation = json.loads(s.explanation_json)
+            failed = [p["name"] for p in explanation["preconditions"] if not p["held"]]
             if failed:
                 problems.append(f"{s.gold_id} credits the trajectory although {', '.join(failed)} failed")
+            if s.verdict == Verdict.CREDITED and (s.reward != 1.0 or explanation.get("doubts")):
+                problems.append(f"{s.gold_id} credits the trajectory with certainty on doubtful evidence")
+            if s.verdict == Verdict.UNCERTAIN and s.reward != 0.0:
+                problems.append(f"{s.gold_id} counts an uncertain credit in the multi-gold reward")
         return problems
 
     def crediting_readings(self) -> list[str]:
@@ -77,27 +99,60 @@ def score_trajectory(
     if variants or (task.evaluation_criteria is not None and task.evaluation_criteria.actions is not None):
         predicted = replay_prediction(engine, sim.messages)
     scores = [score_against_gold(sim, task, engine, predicted, judge=judge)]
-    for variant in variants:
-        outcome = None
-        if variant.predicate is not None:
-            predicate = variant.predicate
-            outcome = lambda state, p=predicate: predicate_holds(p, engine, state)  # noqa: E731
-        scores.append(
-            score_against_gold(
-                sim, task, engine, predicted,
-                gold_id=variant.gold_id,
-                gold_actions=variant.actions,
-                judge=judge,
-                outcome_check=outcome,
-                explain=functools.partial(explain, variant),
-                communicate_info=variant.communicate_info,
-            )
-        )
+    scores += [_score_variant(sim, task, engine, predicted, judge, v) for v in variants]
     result = TrajectoryScore(scores, {v.gold_id: v for v in variants})
     problems = result.invariant_violations()
     if problems:  # a scoring bug, never a property of the trajectory: stop rather than store it
         raise ScoringInvariantError(f"task {task.id} trajectory {sim.id}: {'; '.join(problems)}")
     return result
+
+
+def _score_variant(
+    sim: SimulationRun,
+    task: Task,
+    engine: ReplayEngine,
+    predicted: PredictedReplay | None,
+    judge: Judge | None,
+    variant: GoldVariant,
+) -> GoldScore:
+    outcome = None
+    if variant.predicate is not None:
+        predicate = variant.predicate
+        outcome = lambda state, p=predicate: predicate_holds(p, engine, state)  # noqa: E731
+
+    def score(actions: list | None) -> GoldScore:
+        return score_against_gold(
+            sim, task, engine, predicted,
+            gold_id=variant.gold_id,
+            gold_actions=actions,
+            judge=judge,
+            outcome_check=outcome,
+            explain=functools.partial(explain, variant),
+            communicate_info=variant.communicate_info,
+        )
+
+    if not variant.independent or variant.actions is None:
+        return score(variant.actions)
+    # Independent requests follow the conversation: required where the user asked for them.
+    requests = requests_in(variant, sim.messages)
+    actions = [a for a in variant.actions if a.action_id not in requests.unasked]
+    scored = score(actions)
+    note = requests.note(variant)
+    if scored.verdict != Verdict.NOT_CREDITED or scored.db_match or not requests.asked:
+        if requests.unasked and scored.verdict == Verdict.CREDITED:
+            scored.reason = scored.reason or note
+        return scored
+    # Asked and not done: credited without them? Then the ending says pending (uncertain) or ignored (not).
+    without = score([a for a in actions if a.action_id not in requests.asked])
+    if without.verdict not in (Verdict.CREDITED, Verdict.UNCERTAIN):
+        return scored
+    pending = pending_ending(sim.messages)
+    if pending is None:
+        scored.reason = f"the user's independent request was not done and the agent ended the call ({note})"
+        return scored
+    without.reward, without.verdict = 0.0, Verdict.UNCERTAIN
+    without.reason = f"uncertain: the user's independent request was not done, but {pending} ({note})"
+    return without
 
 
 class ScoringInvariantError(AssertionError):

@@ -57,6 +57,7 @@ def reward_rows(scored: ScoredSimulation, *, run_id: str, trajectory_id: str) ->
     trial = {
         "reward": gold.reward,
         "multi_gold_reward": result.multi_gold_reward,
+        "multi_gold_upper": result.multi_gold_upper,
         "matched_gold_ids": result.matched_gold_ids,
         "status": gold.status,
         "reason": gold.reason if gold.reason or not scored.variants_note else scored.variants_note,
@@ -85,6 +86,7 @@ def reward_rows(scored: ScoredSimulation, *, run_id: str, trajectory_id: str) ->
                 "status": s.status,
                 "reason": s.reason,
                 "replay_normalised": s.replay_normalised,
+                "verdict": None if s.verdict is None else str(s.verdict),
                 "explanation_json": s.explanation_json,
                 "catalog_sha256": sha,
             }
@@ -104,7 +106,7 @@ def failure_scores(
     sha = catalog_sha256()
     return [
         {"run_id": run_id, "trajectory_id": trajectory_id, "task_id": task_id, "gold_id": gold_id,
-         "loophole_id": loophole_id, "reading": reading, "reward": 0.0, "status": status, "reason": reason,
+         "loophole_id": loophole_id, "reading": reading, "reward": 0.0, "verdict": "not_credited", "status": status, "reason": reason,
          "catalog_sha256": sha}
         for gold_id, loophole_id, reading in golds
     ]

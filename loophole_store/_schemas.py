@@ -23,7 +23,8 @@ TRIALS_SCHEMA = pa.schema(
         ("termination_reason", pa.string()),
         ("recorded_reward", pa.float64()),
         ("reward", pa.float64()),  # single-gold reward we computed; null when it cannot be
-        ("multi_gold_reward", pa.float64()),  # max over gold and its variants
+        ("multi_gold_reward", pa.float64()),  # max over gold and its variants (certain credits only)
+        ("multi_gold_upper", pa.float64()),  # the same, counting uncertain credits: single <= multi <= upper
         ("matched_gold_ids", pa.list_(pa.string())),  # golds under which the reward is 1
         ("status", pa.string()),  # harness.errors.Status: ok | no_judge | judge_error | ... (README)
         ("reason", pa.string()),
@@ -63,6 +64,7 @@ SCORES_SCHEMA = pa.schema(
         ("status", pa.string()),
         ("reason", pa.string()),
         ("replay_normalised", pa.int64()),  # tool outputs equal only after version-noise normalisation
+        ("verdict", pa.string()),  # credited | not_credited | uncertain; null where the reward is null
         ("explanation_json", pa.string()),  # a variant row's preconditions and evidence (JSON), else null
         ("catalog_sha256", pa.string()),  # the catalog and rules that yielded the variants (run.json)
     ]

@@ -194,7 +194,8 @@ def test_a_transfer_naming_the_basic_economy_rule_is_a_refusal():
     ("summary", "upto", "why"),
     [
         ("User disputes the price of the change and asks for a supervisor.", 12, None),
-        ("Could not find the reservation.", 4, "no decline or transfer naming basic economy"),
+        # A transfer that names no clause is weaker evidence than a decline: uncertain, never credited.
+        ("Could not find the reservation.", 4, "transfer whose summary names no clause"),
         (
             "Basic economy flights cannot be modified according to policy.",
             17,
@@ -228,7 +229,7 @@ def test_a_decline_resting_on_a_false_statement_of_policy_is_not_credited():
 # --- composition with the gold's independent writes, and a variant's own communicate_info -------------
 
 
-def test_a_route_refusal_must_still_add_the_requested_bag():
+def test_a_route_refusal_must_still_add_the_bag_the_user_asked_for():
     calls = [("get_reservation_details", {"reservation_id": "VA5SGQ"})]
     bag = (
         "update_reservation_baggages",
@@ -240,10 +241,20 @@ def test_a_route_refusal_must_still_add_the_requested_bag():
         },
     )
     say = EVIDENCE_TEXT["refuse_route_change"]
-    with_bag = _score(_trajectory("airline", "29", [*calls, bag], say, "tau3"), "tau3")
-    without = _score(_trajectory("airline", "29", calls, say, "tau3"), "tau3")
+    asks = "I want to fly into JFK instead of LGA, and I'd like to add one checked bag."
+    with_bag = _score(_trajectory("airline", "29", [*calls, bag], say, "tau3", opening=asks), "tau3")
+    without = _score(_trajectory("airline", "29", calls, say, "tau3", opening=asks), "tau3")
     assert "L16.refuse" in with_bag.crediting_readings()
     assert "L16.refuse" not in without.matched_gold_ids
+    # The agent ended the conversation itself (no transfer the user chose): the request was ignored.
+    assert _row(without, "L16.refuse").verdict == "not_credited"
+    assert "request was not done" in _row(without, "L16.refuse").reason
+    # Never asked: not required, and a bag the user never asked for is no longer the variant's outcome.
+    unasked = "I want to fly into JFK instead of LGA."
+    assert "L16.refuse" in _score(_trajectory("airline", "29", calls, say, "tau3", opening=unasked), "tau3").crediting_readings()
+    assert "L16.refuse" not in _score(
+        _trajectory("airline", "29", [*calls, bag], say, "tau3", opening=unasked), "tau3"
+    ).matched_gold_ids
 
 
 @pytest.mark.parametrize(("told", "credited"), [(["327", "1000"], True), (["1000"], False)])

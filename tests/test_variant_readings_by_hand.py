@@ -93,9 +93,10 @@ def _book(user: str, origin: str, destination: str, trip: str, flights: list, pa
 # (version, task, gold_id) -> (the writes that enact the reading, the agent's closing words, asks compensation)
 READINGS: dict[tuple[str, str, str], tuple[list[tuple[str, dict]], str, bool]] = {
     # L3/L4 strict: a certificate only with a change or cancellation; the user wants neither -> none sent.
-    ("tau2", "2", "L3L4.strict"): ([], DECLINE_L3L4, True),
-    ("tau2", "27", "L3L4.strict"): ([], DECLINE_L3L4, True),
-    ("tau2", "38", "L3L4.strict"): ([], DECLINE_L3L4, True),
+    # The decline follows the reads that confirm the delay (else it might rest on finding none).
+    ("tau2", "2", "L3L4.strict"): (_status_checks("noah_muller_9847"), DECLINE_L3L4, True),
+    ("tau2", "27", "L3L4.strict"): (_status_checks("ethan_martin_2396"), DECLINE_L3L4, True),
+    ("tau2", "38", "L3L4.strict"): (_status_checks("noah_muller_9847"), DECLINE_L3L4, True),
     # L3/L4 lenient: delayed flight -> $50 per passenger. Task 2 and 38: one passenger; task 27: three.
     # Task 2 and 38: 4OG6T3, one passenger, HAT018 delayed; task 27: M61CQM, three passengers, HAT039 delayed.
     ("tau3", "2", "L3L4.lenient"): (_certificate("noah_muller_9847", 50), "Done.", True),
@@ -169,6 +170,8 @@ def test_every_catalog_variant_has_a_reading_written_by_hand():
 @pytest.mark.parametrize(("version", "task_id", "gold_id", "writes", "say", "asks"), list(_cases()))
 def test_the_hand_written_reading_is_credited_to_its_variant(version, task_id, gold_id, writes, say, asks):
     opening = f"Hello, I need help with my booking. {ASK_COMPENSATION}" if asks else "Hello, I need help with my booking."
+    if any(name == "update_reservation_baggages" for name, _ in writes):  # the user asks for the bag it gets
+        opening += " I'd also like to add one checked bag."
     variant = next(v for v in variants_for("airline", version, task_id) if v.gold_id == gold_id)
     told = [] if variant.communicate_info is not None else None  # a reading's own facts are in `say`
     sim = _trajectory("airline", task_id, writes, say, version, opening, told=told)

@@ -103,6 +103,12 @@ class TaskContext:
         return [a for a in dict.fromkeys(_AIRPORT.findall(self.request)) if a in airports]
 
     def variant(self, loophole_id: str, reading: str, rationale: str, **payload: Any) -> GoldVariant:
+        # A refusal's remaining writes are the gold's, untouched by the contested clause (the rules drop
+        # the contested ones): independent requests, required where the user asks for them.
+        if payload.get("evidence") and payload.get("actions"):
+            payload.setdefault(
+                "independent", [a.action_id for a in payload["actions"] if a.name in self.write_tools]
+            )
         return GoldVariant(
             gold_id=f"{loophole_id.replace('/', '')}.{reading}",
             loophole_id=loophole_id,

@@ -74,8 +74,11 @@ def compensation_prerequisite(ctx: TaskContext) -> list[GoldVariant]:
                 "L3/L4", "strict",
                 "The gold issues a delay certificate with no change or cancellation; the strict reading "
                 "withholds it until one is completed, so declining (and saying why) is correct.",
-                actions=[a for a in ctx.gold if a.name != "send_certificate"],
+                # With the reads the decline rests on (the delay found, the member read), where the gold lacks them.
+                actions=[*(a for a in ctx.gold if a.name != "send_certificate"), *_checks(ctx, user, reservation)],
                 evidence="declines_compensation",
+                # The decline is the clause's only when the request is known and the delay was found.
+                preconditions=["request_known", "delay_confirmed"],
             )
         ]
     if user.membership not in ("silver", "gold") and reservation.insurance != "yes":

@@ -132,6 +132,9 @@ _WANTS_COMPENSATION = re.compile(r"\bcompensat", re.IGNORECASE)
 _CONFIRM = ("confirm", "proceed", "(yes/no)", "shall i", "would you like me to", "do you want me to")
 
 
+_ALSO_WANTS = re.compile(r"\bYou also want (.+?[.!])", re.IGNORECASE)
+
+
 class ScriptedUser(UserSimulator):
     """Opens with the reason for the call, gives ``known_info`` when asked, confirms, then stops."""
 
@@ -140,6 +143,10 @@ class ScriptedUser(UserSimulator):
         ins = task.user_scenario.instructions
         self._reason = ins if isinstance(ins, str) else ins.reason_for_call
         self._known = "" if isinstance(ins, str) else (ins.known_info or "")
+        # The scenario's further requests ("You also want to add 1 checked bag."), said up front: a
+        # refusal's independent writes are required only when the user asks for them.
+        also = [] if isinstance(ins, str) else _ALSO_WANTS.findall(ins.task_instructions or "")
+        self._reason = "\n".join([self._reason, *(f"I also want {w.strip()}" for w in also)])
         # A user whose scenario is about compensation asks for it (the agent must not offer it first).
         self._ask = ASK_COMPENSATION_TEXT if _WANTS_COMPENSATION.search(str(task.user_scenario)) else ""
 

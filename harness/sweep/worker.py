@@ -57,7 +57,7 @@ def run_trial(spec: TrialSpec, pool, score_lock: threading.Lock, judge: Judge | 
         return TrialOutcome(endpoint_error=str(exc))
     except AgentFailure as exc:
         row = spec_row(spec, status=Status.AGENT_ERROR, reason=str(exc)[:500], retries=counter.retries,
-                       reward=0.0, multi_gold_reward=0.0, matched_gold_ids=[],
+                       reward=0.0, multi_gold_reward=0.0, multi_gold_upper=0.0, matched_gold_ids=[],
                        duration_s=time.perf_counter() - started, **no_messages)
         scores = store.failure_scores(run_id=row["run_id"], trajectory_id=spec.key, domain=spec.domain,
                                       task_version=spec.version, task_id=spec.task_id,

@@ -1,0 +1,115 @@
+"""The catalog's evidence vocabulary, compiled once: word classes, each clause's evidence kinds and workaround
+offers, and what a user says asking for a write. The words are data (``catalog.yaml``); this module only
+turns them into patterns."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from gold_variants._model import load_catalog
+
+
+def terms(fragments: list[str]) -> re.Pattern[str]:
+    """One case-insensitive pattern matching any fragment as whole words."""
+    return re.compile(r"\b(?:" + "|".join(fragments) + r")\b" if fragments else r"(?!x)x", re.IGNORECASE)
+
+
+def _whole(patterns: list[str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class EvidenceKind:
+    name: str
+    what: str
+    subject: tuple[re.Pattern[str], ...]  # every one must match
+    declined_by: tuple[re.Pattern[str], ...]  # any one makes the sentence a decline
+    indirect: tuple[re.Pattern[str], ...]  # a partial subject (every one must match): an indirect decline
+    not_the_clause: re.Pattern[str]
+    contested: frozenset[str] | None  # None: any write contradicts the refusal
+    transfers_count: bool
+
+    def names(self, sentence: str) -> bool:
+        return all(p.search(sentence) for p in self.subject)
+
+
+@dataclass(frozen=True)
+class Offer:
+    what: str
+    pattern: re.Pattern[str]
+    unless_conditioned_in_message: bool
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    decline: re.Pattern[str]
+    condition: re.Pattern[str]
+    conditional: re.Pattern[str]
+    negation: re.Pattern[str]  # full-word match of one negator
+    policy: re.Pattern[str]
+    transfer_request: re.Pattern[str]
+    agreement: re.Pattern[str]
+    hypothetical: re.Pattern[str]  # full-word match of one marker
+    tier_claim: re.Pattern[str]
+    false_cabin_rule: re.Pattern[str]
+    keeps_reservation: re.Pattern[str]
+    kinds: dict[str, EvidenceKind]
+    offers: dict[str, tuple[Offer, ...]]  # catalog entry id -> its workaround offers
+    kind_entry: dict[str, str]  # evidence kind -> the catalog entry that defines it
+    requests: dict[str, re.Pattern[str]]  # write tool -> a user asking for it
+
+    def offers_for(self, loophole_id: str | None) -> tuple[Offer, ...]:
+        """The offers of a variant's loophole ("L3/L4" gathers both entries)."""
+        if loophole_id is None:
+            return ()
+        return tuple(o for part in loophole_id.split("/") for o in self.offers.get(part, ()))
+
+
+@lru_cache(maxsize=1)
+def vocabulary() -> Vocabulary:
+    catalog = load_catalog()
+    words = catalog.vocabulary
+    classes = {"decline": terms(words.decline), "condition": terms(words.condition)}
+    kinds: dict[str, EvidenceKind] = {}
+    kind_entry: dict[str, str] = {}
+    for entry in catalog.entries:
+        for name, ev in entry.evidence.items():
+            if name in kinds:
+                raise ValueError(f"catalog.yaml: evidence kind {name!r} is defined twice ({kind_entry[name]}, {entry.id})")
+            kind_entry[name] = entry.id
+            kinds[name] = EvidenceKind(
+                name=name,
+                what=ev.what,
+                subject=tuple(terms(g) for g in ev.subject),
+                declined_by=tuple(classes[c] for c in ev.declined_by),
+                indirect=tuple(terms(g) for g in ev.indirect),
+                not_the_clause=terms(ev.not_the_clause),
+                contested=None if ev.contested_tools is None else frozenset(ev.contested_tools),
+                transfers_count=ev.transfers_count,
+            )
+    return Vocabulary(
+        decline=classes["decline"],
+        condition=classes["condition"],
+        conditional=terms(words.conditional),
+        negation=re.compile(r"(?:" + "|".join(words.negation) + r")", re.IGNORECASE),
+        policy=terms(words.policy),
+        transfer_request=terms(words.transfer_request),
+        agreement=terms(words.agreement),
+        hypothetical=re.compile(r"(?:" + "|".join(words.hypothetical) + r")", re.IGNORECASE),
+        tier_claim=_whole(words.tier_claim),
+        false_cabin_rule=_whole(words.false_cabin_rule),
+        keeps_reservation=terms(words.keeps_reservation),
+        kinds=kinds,
+        offers={
+            e.id: tuple(
+                Offer(o.what, re.compile(o.pattern, re.IGNORECASE), o.unless_conditioned_in_message)
+                for o in e.workaround_offers
+            )
+            for e in catalog.entries
+            if e.workaround_offers
+        },
+        kind_entry=kind_entry,
+        requests={tool: terms(fragments) for tool, fragments in catalog.requests.items()},
+    )
