@@ -15,9 +15,19 @@ from analysis._stats import (
     variance_by_agent,
     version_comparison,
 )
-from analysis._tables import loophole_mask, loophole_task_table, success_by_agent
+from analysis._tables import (
+    band,
+    band_by_agent,
+    loophole_mask,
+    loophole_task_table,
+    success_by_agent,
+    upper_reward,
+    with_upper,
+)
 
 __all__ = [
+    "band",
+    "band_by_agent",
     "bootstrap_ci",
     "cluster_bootstrap",
     "AnalysisBundle",
@@ -34,6 +44,8 @@ __all__ = [
     "pass_k",
     "reading_choices",
     "success_by_agent",
+    "upper_reward",
+    "with_upper",
     "variance_by_agent",
     "version_comparison",
 ]

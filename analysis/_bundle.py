@@ -18,7 +18,7 @@ from analysis._stats import (
     variance_by_agent,
     version_comparison,
 )
-from analysis._tables import loophole_task_table, success_by_agent
+from analysis._tables import band_by_agent, loophole_task_table, success_by_agent
 
 
 @dataclass
@@ -41,10 +41,15 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
         f"confidence intervals: 95% bootstrap clustered by task (tasks resampled, then trials within them), "
         f"{reps} repetitions, seed {seed}"
     )
+    bundle.notes.append(
+        "band per agent: single gold ≤ multi-gold ≤ upper; upper also counts the credits scored uncertain "
+        "(evidence weaker than the rule asks: the viewer lists them for a reader)"
+    )
     if trials.agent_name.nunique() < 2:
         bundle.notes.append("one agent: rank and lead comparisons between agents are empty")
     t = bundle.tables
     t["success"] = success_by_agent(trials)
+    t["band"] = band_by_agent(trials)
     t["pass_k"] = pass_k(trials)
     t["loophole_gap_single"] = loophole_gap(trials, reps, seed, "reward")
     t["loophole_gap_multi"] = loophole_gap(trials, reps, seed, "multi_gold_reward")

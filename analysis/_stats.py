@@ -13,7 +13,7 @@ from tau2.metrics.agent_metrics import is_successful, pass_hat_k
 
 from analysis._tables import scored
 
-REWARDS = {"single_gold": "reward", "multi_gold": "multi_gold_reward"}
+REWARDS = {"single_gold": "reward", "multi_gold": "multi_gold_reward", "multi_gold_upper": "multi_gold_upper"}
 
 
 def _success(values: pd.Series) -> pd.Series:
@@ -67,7 +67,8 @@ def task_clusters(df: pd.DataFrame) -> np.ndarray:
 
 def pass_k(trials: pd.DataFrame) -> pd.DataFrame:
     """pass^k for k = 1..(fewest trials of any task), tau2's estimator C(c,k)/C(n,k) averaged over tasks,
-    single- and multi-gold side by side, per agent, domain and task version."""
+    single-gold, multi-gold and its upper bound (uncertain credits counted) side by side, per agent, domain
+    and task version."""
     df = scored(trials)
     rows = []
     for (agent, domain, version), g in df.groupby(["agent_name", "domain", "task_version"]):
@@ -229,6 +230,7 @@ def variance_by_agent(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFr
             "agent": agent, "group": "loophole" if loophole else "non_loophole", "cells": len(var),
             "mean_variance": var.mean() if len(var) else np.nan,
             "single_gold": _success(g.reward).mean(), "multi_gold": _success(g.multi_gold_reward).mean(),
+            "multi_gold_upper": _success(g.multi_gold_upper).mean(),
             "gap_points": 100 * (_success(g.multi_gold_reward).mean() - _success(g.reward).mean()),
         })
     return pd.DataFrame(rows)

@@ -20,12 +20,32 @@ def loophole_mask(trials: pd.DataFrame) -> pd.Series:
     )
 
 
+def upper_reward(trials: pd.DataFrame) -> pd.Series:
+    """``multi_gold_upper`` (multi-gold counting uncertain credits), with ``multi_gold_reward`` where a run
+    written before the three verdicts lacks it: with no uncertain credit the upper bound is multi-gold."""
+    multi = trials["multi_gold_reward"]
+    if "multi_gold_upper" not in trials:
+        return multi.copy()
+    return trials["multi_gold_upper"].fillna(multi)
+
+
+def with_upper(trials: pd.DataFrame) -> pd.DataFrame:
+    """The trials with ``multi_gold_upper`` filled (``upper_reward``)."""
+    return trials.assign(multi_gold_upper=upper_reward(trials))
+
+
 def scored(trials: pd.DataFrame) -> pd.DataFrame:
-    return trials[trials["reward"].notna()].assign(loophole=lambda df: loophole_mask(df))
+    return with_upper(trials[trials["reward"].notna()]).assign(loophole=lambda df: loophole_mask(df))
+
+
+def band(single: float, multi: float, upper: float, fmt: str = "{:.3f}") -> str:
+    """The band ``single ≤ multi ≤ upper`` as text (``n/a`` for a missing rate)."""
+    return " ≤ ".join("n/a" if v is None or v != v else fmt.format(v) for v in (single, multi, upper))
 
 
 def success_by_agent(trials: pd.DataFrame) -> pd.DataFrame:
-    """Per agent: trials, single- and multi-gold success, and both on loophole / non-loophole tasks."""
+    """Per agent: trials, single- and multi-gold success, and both on loophole / non-loophole tasks (the upper
+    bound is in ``band_by_agent``)."""
     df = scored(trials)
     rows = []
     for agent, g in df.groupby("agent_name", sort=True):
@@ -46,7 +66,8 @@ def success_by_agent(trials: pd.DataFrame) -> pd.DataFrame:
 
 
 def loophole_task_table(trials: pd.DataFrame) -> pd.DataFrame:
-    """Per loophole task and agent: successes / trials under the single gold and under multi-gold."""
+    """Per loophole task and agent: successes / trials under the single gold, under multi-gold, and counting
+    uncertain credits (``upper``)."""
     df = scored(trials)
     df = df[df.loophole]
     rows = []
@@ -55,6 +76,7 @@ def loophole_task_table(trials: pd.DataFrame) -> pd.DataFrame:
             "domain": domain, "task_version": version, "task_id": task, "agent": agent,
             "single": f"{int(g.reward.sum())}/{len(g)}", "multi": f"{int(g.multi_gold_reward.sum())}/{len(g)}",
             "single_rate": g.reward.mean(), "multi_rate": g.multi_gold_reward.mean(),
+            "upper": f"{int(g.multi_gold_upper.sum())}/{len(g)}", "upper_rate": g.multi_gold_upper.mean(),
         })
     out = pd.DataFrame(rows)
     if len(out):
@@ -64,3 +86,20 @@ def loophole_task_table(trials: pd.DataFrame) -> pd.DataFrame:
 
 def _num(task_id: str) -> tuple[int, str]:
     return (int(task_id), "") if str(task_id).isdigit() else (1 << 30, str(task_id))
+
+
+def band_by_agent(trials: pd.DataFrame) -> pd.DataFrame:
+    """Per agent: single-gold ≤ multi-gold ≤ upper success, as rates and as one ``band`` string, and the
+    trials only an uncertain credit passes (``upper`` counts them, ``multi`` does not)."""
+    df = scored(trials)
+    rows = []
+    for agent, g in df.groupby("agent_name", sort=True):
+        single, multi, upper = g.reward.mean(), g.multi_gold_reward.mean(), g.multi_gold_upper.mean()
+        rows.append({
+            "agent": agent, "trials": len(g), "single": single, "multi": multi, "upper": upper,
+            "uncertain_trials": int((g.multi_gold_upper > g.multi_gold_reward).sum()),
+            "band": band(single, multi, upper),
+        })
+    if not rows:
+        return pd.DataFrame(columns=["agent", "trials", "single", "multi", "upper", "uncertain_trials", "band"])
+    return pd.DataFrame(rows)

@@ -66,14 +66,16 @@ def read_labels(path: Path) -> pd.DataFrame:
     return labels
 
 
-def verdicts(corpus: Path, labels: pd.DataFrame) -> pd.DataFrame:
-    """Rescore every labeled file and return the labels with the scorer's verdict and evidence beside them."""
+def verdicts(corpus: Path, labels: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rescore the corpus; return the labels with the scorer's verdict and evidence beside them, and the
+    credits and uncertain credits no label covers."""
     from harness.api import rescore
 
-    files = sorted({corpus / "runs" / f for f in labels["file"]})
-    absent = [f for f in files if not f.is_file()]
+    named = sorted({corpus / "runs" / f for f in labels["file"]})
+    absent = [f for f in named if not f.is_file()]
     if absent:
         raise SystemExit(f"error: {corpus / 'labels.csv'}: field 'file': {absent[0].name} is not in {corpus / 'runs'}")
+    files = sorted(set(named) | set((corpus / "runs").glob("*.json")))  # unlabeled credits are listed too
     with tempfile.TemporaryDirectory() as tmp:
         run = rescore(files, Path(tmp) / "run")
         trials, scores = run.trials, run.scores
@@ -82,13 +84,16 @@ def verdicts(corpus: Path, labels: pd.DataFrame) -> pd.DataFrame:
     rows = rows.rename(columns={"gold_id": "variant"})
     if "verdict" not in rows.columns:  # a tree from before the three verdicts: a full reward is a credit
         rows["verdict"] = rows["reward"].map(lambda r: "credited" if r == 1.0 else "not_credited")
-    merged = labels.merge(
-        rows[["file", "simulation_id", "variant", "verdict", "reward", "explanation_json", "reason"]],
-        on=["file", "simulation_id", "variant"],
-        how="left",
-    )
+    keep = ["file", "simulation_id", "task_id", "variant", "verdict", "reward", "explanation_json", "reason"]
+    merged = labels.merge(rows[keep].drop(columns="task_id"), on=["file", "simulation_id", "variant"], how="left")
     merged["verdict"] = merged["verdict"].fillna("no such variant row")
-    return merged
+    # Variant credits (certain or not) where the single gold fails, that no label covers: to be judged.
+    single = rows[rows["variant"] == "gold"].set_index("trajectory_id")["reward"]
+    flips = rows[(rows["variant"] != "gold") & rows["verdict"].isin(["credited", "uncertain"])]
+    flips = flips[flips["trajectory_id"].map(single) != 1.0]
+    labeled = set(zip(labels["file"], labels["simulation_id"], labels["variant"], strict=True))
+    unlabeled = flips[[k not in labeled for k in zip(flips["file"], flips["simulation_id"], flips["variant"], strict=True)]]
+    return merged, unlabeled[keep]
 
 
 def _evidence(row: pd.Series) -> str:
@@ -114,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     # The pinned task files beside the corpus, as the tests use them (no download on an offline machine).
     os.environ.setdefault("HARNESS_TAU_DATA", str(ROOT.parent / "shared" / "tau-data"))
     labels = read_labels(args.corpus / "labels.csv")
-    rows = verdicts(args.corpus, labels)
+    rows, unlabeled = verdicts(args.corpus, labels)
     judged = rows[rows["expected"] != "unclear"]
 
     certain: dict[str, Counts] = {}
@@ -147,6 +152,13 @@ def main(argv: list[str] | None = None) -> int:
               f"label {r['expected']}, verdict {r['verdict']}"
               + (f" (label note: {r['note']})" if r.get("note") else ""))
         print(f"  evidence: {_evidence(r)}")
+    print(f"\n{len(unlabeled)} credit(s) outside the labels (judge them and add rows to labels.csv):")
+    for _, r in unlabeled.iterrows():
+        print(f"- {r['file']}\n  simulation {r['simulation_id']} task {r['task_id']} {r['variant']}: {r['verdict']}")
+        print(f"  evidence: {_evidence(r)}")
+    credits = rows["verdict"].isin(["credited", "uncertain"]).sum() + len(unlabeled)
+    uncertain = (rows["verdict"] == "uncertain").sum() + (unlabeled["verdict"] == "uncertain").sum()
+    print(f"uncertain share of all credits: {uncertain}/{credits}")
     overall = certain.get("overall", Counts())
     print(f"precision={overall.precision:.3f} recall={overall.recall:.3f}")
     return 0

@@ -59,6 +59,8 @@ _BOARD: list[tuple[str, str, Callable[[Any], str]]] = [
     ("tasks", "Tasks", plain),
     ("single_pass1", "pass^1, single gold", pct),
     ("multi_pass1", "pass^1, multi-gold", pct),
+    ("upper_pass1", "pass^1, counting uncertain credits", pct),
+    ("band", "Band: single ≤ multi ≤ upper", plain),
     ("gain_points", "Gain (points)", lambda v: "n/a" if pd.isna(v) else f"{v:+.1f}"),
     ("flagged", "Flagged (recorded rewards disagree)", _yes),
     ("partial", "Partial (fewer tasks)", _yes),

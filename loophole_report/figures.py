@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis._stats import bootstrap_ci, task_clusters
+from analysis._tables import upper_reward
 from loophole_report.links import task_order
 
 if TYPE_CHECKING:
@@ -62,16 +63,20 @@ def success_figure(scored: pd.DataFrame) -> dict[str, str]:
             errs[0].append(m - ci[0] if ci else 0)
             errs[1].append(ci[1] - m if ci else 0)
         ax.bar(x + offset, means, 0.4, yerr=errs, capsize=3, label=label)
+    uppers = [float(success(upper_reward(scored[scored.agent_name == a])).mean()) for a in agents]
+    ax.scatter(x + 0.2, uppers, marker="v", color="black", s=36, zorder=3,
+               label="upper: counting uncertain credits")
     ax.set_xticks(x, agents, rotation=20, ha="right")
     ax.set_ylim(0, 1.25)  # headroom for the legend above the bars
     ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_ylabel(f"success rate ({CI_LABEL})", fontsize=8)
-    ax.legend(loc="upper left", ncol=2)
+    ax.legend(loc="upper left", ncol=3, fontsize=8)
     return _figure(
         fig,
         "Each agent's success rate under the single gold (left bar) and under multi-gold (right bar); "
         f"the whiskers are the {CI_LABEL}, and a taller right bar means readings credit trials "
-        "the single gold fails.",
+        "the single gold fails. The black triangle over the right bar is the upper bound, counting "
+        "the credits scored uncertain too: the band is single ≤ multi ≤ upper.",
     )
 
 
@@ -152,6 +157,10 @@ def leaderboard_figure(shown: pd.DataFrame) -> dict[str, str]:
     fig, ax = plt.subplots(figsize=(6, 4))
     for (domain, version), g in shown.groupby(["domain", "task_version"]):
         ax.scatter(g.single_pass1, g.multi_pass1, label=f"{domain} {version}")
+        if "upper_pass1" in g:  # boards written before the upper bound lack it
+            up = g.upper_pass1.fillna(g.multi_pass1)
+            ax.vlines(g.single_pass1, g.multi_pass1, up, color="black", lw=0.8)
+            ax.scatter(g.single_pass1, up, marker="v", color="black", s=14)
         for r in g.itertuples():
             ax.annotate(
                 str(r.name)[:24] + (" (flagged)" if r.flagged else ""),
@@ -169,5 +178,6 @@ def leaderboard_figure(shown: pd.DataFrame) -> dict[str, str]:
     return _figure(
         fig,
         "Each run's pass^1 under the single gold (x) against multi-gold (y): the "
-        "further above the dashed diagonal, the more of its failures a reading explains.",
+        "further above the dashed diagonal, the more of its failures a reading explains; a black "
+        "triangle above a point is its upper bound, counting the credits scored uncertain too.",
     )

@@ -14,6 +14,7 @@ FILTERS = (
     "status",
     "single",
     "multi",
+    "upper",
     "reading",
     "flips",
     "loophole",

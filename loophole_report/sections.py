@@ -50,6 +50,11 @@ def heading(line: str) -> Block:
     return {"kind": "heading", "text": line}
 
 
+def band_text(g: pd.DataFrame) -> str:
+    """The trials' band, single ≤ multi ≤ upper, as success rates in percent."""
+    return " ≤ ".join(pct((g[c] == "pass").mean()) for c in ("single", "multi", "upper"))
+
+
 def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[Block]:
     scored = frame[frame.reward.notna()]
     if scored.empty:
@@ -68,6 +73,12 @@ def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[B
                     links.count(int((g.multi == "pass").sum()), agent=agent, multi="pass"),
                     f" ({pct((g.multi == 'pass').mean())})",
                 ],
+                [
+                    links.count(int((g.upper == "pass").sum()), agent=agent, upper="pass"),
+                    f" ({pct((g.upper == 'pass').mean())})",
+                ],
+                links.count(int(g.uncertain.sum()), agent=agent, multi="fail", upper="pass"),
+                band_text(g),
                 links.count(int(g.flip.sum()), agent=agent, flips="1"),
                 links.count(
                     int(((frame.agent_name == agent) & frame.reward.isna()).sum()),
@@ -78,12 +89,20 @@ def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[B
         )
     blocks = [
         figures.success_figure(scored),
+        text(
+            "The band per agent: single-gold success ≤ multi-gold success ≤ the upper bound, which also "
+            "counts the credits scored uncertain (a reading whose evidence is weaker than its rule asks; "
+            "the trial viewer lists each one for a reader)."
+        ),
         table(
             [
                 "Agent",
                 "Trials",
                 "Single-gold successes",
                 "Multi-gold successes",
+                "Counting uncertain credits",
+                "Passed only by an uncertain credit",
+                "Band: single ≤ multi ≤ upper",
                 "Flips",
                 "Unscored",
             ],
@@ -100,10 +119,11 @@ def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[B
         blocks.append(heading("pass^k (tau2's estimator, averaged over tasks)"))
         blocks.append(
             table(
-                ["Agent", "Domain", "Task version", "k", "Tasks", "Single gold", "Multi-gold"],
+                ["Agent", "Domain", "Task version", "k", "Tasks", "Single gold", "Multi-gold"]
+                + ["Counting uncertain credits"],
                 [
                     [r.agent, r.domain, r.task_version, r.k, r.tasks]
-                    + [pct(r.single_gold), pct(r.multi_gold)]
+                    + [pct(r.single_gold), pct(r.multi_gold), pct(r.multi_gold_upper)]
                     for r in pk.itertuples(index=False)
                 ],
             )
@@ -217,11 +237,20 @@ def split(bundle: AnalysisBundle, links: Links) -> list[Block]:
                     " → ",
                     links.count(c.multi, agent=a, domain=d, version=v, task=t),
                 ]
+                + (
+                    []
+                    if c.upper == c.multi
+                    else [" (", links.count(c.upper, agent=a, domain=d, version=v, task=t),
+                          " counting uncertain credits)"]
+                )
             )
         rows.append(row)
     return [
         figures.heatmap_figure(lt),
-        text("Each cell: successes / trials under the single gold → under multi-gold."),
+        text(
+            "Each cell: successes / trials under the single gold → under multi-gold (and, where it "
+            "differs, counting uncertain credits)."
+        ),
         table(["Domain", "Task version", "Task", *agents], rows),
     ]
 

@@ -1,4 +1,7 @@
-"""The trials and scores as the report and the viewer read them: verdicts, filter columns, explanations."""
+"""The trials and scores as the report and the viewer read them: verdicts, filter columns, explanations.
+
+Runs written before the three verdicts (credited / not_credited / uncertain) lack ``multi_gold_upper`` and
+``scores.verdict``: the upper bound is then multi-gold, and a verdict is read off the reward."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from analysis._tables import loophole_mask
+from analysis._tables import loophole_mask, upper_reward
 from loophole_report.links import page_name, task_order
 
 
@@ -16,6 +19,29 @@ def verdict(reward: float | None) -> str:
     if reward is None or reward != reward:
         return "unscored"
     return "pass" if reward >= 1 - 1e-6 else "fail"
+
+
+def score_verdict(recorded: object, reward: float | None) -> str | None:
+    """A score row's verdict: the recorded one, else (older runs) credited at reward 1, else not credited;
+    None where the reward is null."""
+    if isinstance(recorded, str) and recorded:
+        return recorded
+    if reward is None or reward != reward:
+        return None
+    return "credited" if reward >= 1 - 1e-6 else "not_credited"
+
+
+UNCERTAIN_PREFIX = "uncertain: "
+
+
+def doubt(exp: dict | None, reason: object) -> str:
+    """Why an uncertain credit is uncertain: the explanation's ``doubts``, else its reason without the
+    ``uncertain:`` prefix."""
+    said = (exp or {}).get("doubts")
+    if isinstance(said, str) and said:
+        return said
+    text = "" if not isinstance(reason, str) else reason
+    return text[len(UNCERTAIN_PREFIX):] if text.startswith(UNCERTAIN_PREFIX) else text
 
 
 def reading_key(matched: list[str]) -> str:
@@ -39,6 +65,8 @@ def read_scores(run_dir: Path) -> pd.DataFrame:
             scores = scores.merge(raw, on=["trajectory_id", "gold_id"], how="left")
         else:
             scores["explanation_json"] = None
+    recorded = scores["verdict"] if "verdict" in scores else [None] * len(scores)
+    scores["verdict"] = [score_verdict(v, r) for v, r in zip(recorded, scores["reward"], strict=True)]
     return scores
 
 
@@ -58,6 +86,8 @@ def trial_frame(trials: pd.DataFrame) -> pd.DataFrame:
     df = trials.copy()
     df["single"] = [verdict(r) for r in df.reward]
     df["multi"] = [verdict(r) for r in df.multi_gold_reward]
+    df["upper"] = [verdict(r) for r in upper_reward(df)]
+    df["uncertain"] = (df.multi == "fail") & (df.upper == "pass")
     df["flip"] = (df.single == "fail") & (df.multi == "pass")
     df["loophole"] = loophole_mask(df) if len(df) else pd.Series(dtype=bool)
     df["page"] = [page_name(t) for t in df.trajectory_id]

@@ -1,7 +1,7 @@
 """``harness view``: a static site to read every trajectory behind a verdict, openable from disk.
 
 ``index.html`` lists the trials (filterable; the filters live in the URL hash, so the report can link
-to a filtered list); ``t/<sha>.html`` is one page per trajectory: the conversation, each gold's
+to a filtered list) and every uncertain credit, for a reader to judge; ``t/<sha>.html`` is one page per trajectory: the conversation, each gold's
 verdict, why a gold fails (``loophole_scoring.WhyGoldFails``), a variant's preconditions and evidence
 (``scores.explanation_json``) marked in the conversation, and links to the same task elsewhere. This
 module prepares plain data; ``templates/index.html`` and ``templates/trial.html`` render it, escaped;
@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any
 from envs.atomic import atomic_folder
 from loophole_report._templates import render
 from loophole_report.links import index_link, task_order
-from loophole_report.trials import explanation, read_scores, reading_key, trial_frame, verdict
+from loophole_report.trials import (
+    doubt,
+    explanation,
+    read_scores,
+    reading_key,
+    trial_frame,
+    verdict,
+)
 
 if TYPE_CHECKING:  # the facade loads it lazily, on the first build
     from loophole_scoring import WhyGoldFails
@@ -64,7 +71,7 @@ def build_site(run_dir: Path, out: Path) -> SiteStats:
             text = render("trial.html", run_name=run_dir.name, **context)
             (tmp / row.page).write_text(text, encoding="utf-8")
             largest = max(largest, len(text.encode()))
-        index = render("index.html", run_name=run_dir.name, **_index_page(trials, records))
+        index = render("index.html", run_name=run_dir.name, **_index_page(trials, records, by_traj))
         (tmp / "index.html").write_text(index, encoding="utf-8")
     size = sum(p.stat().st_size for p in out.rglob("*.html"))
     return SiteStats(len(trials), len(trials) + 1, size, time.perf_counter() - started, largest)
@@ -86,10 +93,11 @@ _SELECTS = [
     ("status", "status", "status"),
     ("single", "single gold", "single"),
     ("multi", "multi-gold", "multi"),
+    ("upper", "counting uncertain", "upper"),
 ]
 
 
-def _index_page(trials: Any, records: list[Any]) -> dict[str, Any]:
+def _index_page(trials: Any, records: list[Any], by_traj: dict[str, list[Any]]) -> dict[str, Any]:
     selects = [
         {
             "key": key,
@@ -100,9 +108,14 @@ def _index_page(trials: Any, records: list[Any]) -> dict[str, Any]:
         }
         for key, label, column in _SELECTS
     ]
-    rows = []
+    rows, uncertain = [], []
     for r in records:
         matched = list(r.matched_gold_ids) if r.matched_gold_ids is not None else []
+        doubtful = sorted(
+            (g for g in by_traj.get(r.trajectory_id, []) if g.verdict == "uncertain"),
+            key=lambda g: g.gold_id,
+        )
+        uncertain += [_uncertain(r, g) for g in doubtful]
         rows.append(
             {
                 "agent": r.agent_name,
@@ -112,16 +125,37 @@ def _index_page(trials: Any, records: list[Any]) -> dict[str, Any]:
                 "status": r.status,
                 "single": r.single,
                 "multi": r.multi,
+                "upper": r.upper,
                 "flip": int(r.flip),
                 "loophole": int(r.loophole),
                 "reading": reading_key(matched),
                 "page": r.page,
                 "trial": r.trial,
-                "credited": ", ".join(g for g in matched if g != "gold"),
+                "credited": ", ".join(
+                    [g for g in matched if g != "gold"] + [f"{g.gold_id} (uncertain)" for g in doubtful]
+                ),
                 "messages": r.n_messages,
             }
         )
-    return {"selects": selects, "rows": rows}
+    return {"selects": selects, "rows": rows, "uncertain": uncertain}
+
+
+def _uncertain(r: Any, g: Any) -> dict[str, Any]:
+    """One uncertain credit as the index lists it: which trial, which reading, and why it is in doubt."""
+    exp = explanation(g.explanation_json)
+    weak = [e for e in (exp or {}).get("evidence") or [] if isinstance(e, dict) and e.get("certain") is False]
+    return {
+        "page": f"{r.page}#gold-{g.gold_id}",
+        "agent": r.agent_name,
+        "domain": r.domain,
+        "version": r.task_version,
+        "task": r.task_id,
+        "trial": r.trial,
+        "simulation": r.simulation_id,
+        "gold_id": g.gold_id,
+        "doubt": doubt(exp, g.reason),
+        "weak": len(weak),
+    }
 
 
 # --- trial pages ---------------------------------------------------------------------------------
@@ -177,6 +211,7 @@ def _trial_page(
         "trial": row.trial,
         "single": row.single,
         "multi": row.multi,
+        "upper": row.upper,
         "flip": bool(row.flip),
         "meta": [(k, v) for k, v in meta if v is not None and v == v],
         "golds": [_gold(g, explanations.get(g.gold_id), failures, rationales) for g in golds],
@@ -189,6 +224,7 @@ def _trial_page(
                 "trial": o.trial,
                 "single": o.single,
                 "multi": o.multi,
+                "upper": o.upper,
             }
             for o in same_task
             if o.trajectory_id != row.trajectory_id
@@ -202,10 +238,12 @@ def _gold(g: Any, exp: dict | None, failures: dict, rationales: dict[str, str]) 
     evidence = [e for e in (exp or {}).get("evidence") or [] if isinstance(e, dict)]
     rationale = rationales.get(g.gold_id)
     shown_why = w is not None and bool(w.note or w.records or w.communicate or w.nl)
+    uncertain = g.verdict == "uncertain"
     return {
         "gold_id": g.gold_id,
         "reading": g.reading,
-        "verdict": verdict(g.reward),
+        "verdict": "uncertain" if uncertain else verdict(g.reward),
+        "doubt": doubt(exp, g.reason) if uncertain else None,
         "database": {True: "matches", False: "differs"}.get(g.db_match),
         "action": _num(g.action),
         "communicate": _num(g.communicate),
@@ -220,9 +258,10 @@ def _gold(g: Any, exp: dict | None, failures: dict, rationales: dict[str, str]) 
         ],
         "evidence": [
             {k: e.get(k) for k in ("message_index", "role", "tool_call", "excerpt", "what")}
+            | {"weak": e.get("certain") is False}
             for e in evidence
         ],
-        "has_detail": bool(rationale is not None or shown_why or pre or evidence),
+        "has_detail": bool(rationale is not None or shown_why or pre or evidence or uncertain),
     }
 
 
@@ -266,7 +305,7 @@ def _message(i: int, m: dict, marks: list[tuple[str, dict]]) -> dict[str, Any]:
         "index": i,
         "cls": role if role in ("user", "assistant", "tool", "system") else "system",
         "label": f"{who} · #{i}" + (f" · {m.get('id')}" if role == "tool" and m.get("id") else ""),
-        "badges": [(g, ev.get("what")) for g, ev in marks],
+        "badges": [(g, ev.get("what"), ev.get("certain") is False) for g, ev in marks],
         "tool_output": tool_output,
         "spans": spans,
         "calls": calls,

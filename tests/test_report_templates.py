@@ -57,12 +57,16 @@ def _index() -> dict:
     row: dict[str, Any] = dict.fromkeys(
         ("agent", "domain", "version", "task", "status", "reading"), EVIL
     )
-    row.update(single="pass", multi="fail", flip=1, loophole=0, page="t/x.html", trial=0.0)
+    row.update(single="pass", multi="fail", upper="pass", flip=1, loophole=0, page="t/x.html", trial=0.0)
     row.update(credited=EVIL, messages=3)
     return {
         "run_name": EVIL,
         "selects": [{"key": "agent", "label": "agent", "values": [EVIL]}],
         "rows": [row],
+        "uncertain": [
+            {"page": "t/x.html", "agent": EVIL, "domain": EVIL, "version": EVIL, "task": EVIL, "trial": 0,
+             "simulation": EVIL, "gold_id": EVIL, "doubt": EVIL, "weak": EVIL}
+        ],
     }
 
 
@@ -86,15 +90,16 @@ def _trial() -> dict:
         ),
         "preconditions": [{"held": True, "name": EVIL, "detail": EVIL}],
         "evidence": [
-            {"message_index": 0, "role": "user", "tool_call": EVIL, "excerpt": EVIL, "what": EVIL}
+            {"message_index": 0, "role": "user", "tool_call": EVIL, "excerpt": EVIL, "what": EVIL, "weak": True}
         ],
         "has_detail": True,
+        "doubt": EVIL,
     }
     message = {
         "index": 0,
         "cls": "user",
         "label": EVIL,
-        "badges": [("v1", EVIL)],
+        "badges": [("v1", EVIL, True)],
         "tool_output": None,
         "spans": [(EVIL, False), (EVIL, True)],
         "calls": [{"name": EVIL, "id": EVIL, "args": EVIL}],
@@ -111,13 +116,14 @@ def _trial() -> dict:
         "trial": 0,
         "single": "fail",
         "multi": "pass",
+        "upper": "pass",
         "flip": True,
         "meta": [(EVIL, EVIL)],
         "golds": [gold, dict(gold, gold_id="v1", why=None, has_detail=False, rationale=None)],
         "messages": [message, tool],
         "others": [
             {"page": "t/y.html", "agent": EVIL, "version": "tau3", "trial": 1}
-            | {"single": "pass", "multi": "pass"}
+            | {"single": "pass", "multi": "pass", "upper": "pass"}
         ],
     }
 

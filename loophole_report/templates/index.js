@@ -1,4 +1,4 @@
-const SELECTS = ["agent", "domain", "version", "task", "status", "single", "multi"];
+const SELECTS = ["agent", "domain", "version", "task", "status", "single", "multi", "upper"];
 const rows = [...document.querySelectorAll("#trials tbody tr")];
 function setSelect(name, value) {
   const el = document.getElementById("f-" + name);
