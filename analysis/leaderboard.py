@@ -1,4 +1,5 @@
-"""The loophole-adjusted leaderboard: one row per submitted run, ranked single-gold and multi-gold.
+"""The loophole-adjusted leaderboard: one row per submitted run, ranked single-gold and multi-gold, with the
+upper bound (multi-gold counting uncertain credits) beside them: single ≤ multi ≤ upper.
 
 Rows come from the ``trials`` table of a rescored set of results files. A run is one source file (its
 sha256), named by the manifest when one is given. A run whose recorded rewards disagree with tau2's
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tau2.metrics.agent_metrics import is_successful, pass_hat_k
 
 from analysis._stats import bootstrap_ci, task_clusters
-from analysis._tables import loophole_mask
+from analysis._tables import band, loophole_mask, with_upper
 from envs import CUSTOM
 
 
@@ -46,8 +47,12 @@ def load_manifest(path: Path) -> Manifest:
 
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise HarnessInputError(f"{path}: cannot read manifest ({exc})") from None
+    except OSError as exc:
+        raise HarnessInputError(f"{path}: cannot read manifest ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise HarnessInputError(f"{path}: manifest is not UTF-8 text (byte {exc.start})") from None
+    except yaml.YAMLError as exc:
+        raise HarnessInputError(f"{path}: {_yaml_problem(exc)}") from None
     try:
         return Manifest.model_validate(data)
     except ValidationError as exc:
@@ -55,6 +60,14 @@ def load_manifest(path: Path) -> Manifest:
         field = ".".join(map(str, err["loc"]))
         msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
         raise HarnessInputError(f"{path}: field '{field}': {msg}") from None
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """A YAML parser's multi-line message as one line: where, and the problem."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return f"{where}invalid YAML ({problem})"
 
 
 def _success(s: pd.Series) -> np.ndarray:
@@ -73,7 +86,7 @@ def _gain_ci(
 def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], manifest: Manifest | None = None,
                 include_flagged: bool = False, reps: int = 10_000, seed: int = 42) -> pd.DataFrame:
     """One row per (run, domain, task version); ``task_counts`` is the number of tasks per (domain, version)."""
-    df = trials.assign(loophole=loophole_mask(trials), task_group=task_groups(trials))
+    df = with_upper(trials).assign(loophole=loophole_mask(trials), task_group=task_groups(trials))
     rows = []
     keys = ["source_file", "source_sha256", "domain", "task_group"]
     for (source, sha, domain, group), g in df.groupby(keys, dropna=False):
@@ -82,6 +95,7 @@ def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], m
         judges = sorted({j for j in g.get("judge", pd.Series(dtype=str)).dropna() if j != "none"})
         scored = g[g.reward.notna()]
         single, multi = _success(scored.reward), _success(scored.multi_gold_reward)
+        upper = _success(scored.multi_gold_upper)
         recorded = g[g.recorded_reward.notna() & g.reward.notna()]
         disagreements = int((abs(recorded.recorded_reward - recorded.reward) > 1e-9).sum())
         per_task = scored.groupby("task_id")
@@ -97,12 +111,15 @@ def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], m
             "notes": entry.notes if entry else None,
             "agent_model": g.agent_model.iloc[0], "user_model": g.user_model.iloc[0],
             "source_file": source, "source_sha256": sha,
-            "trajectories": len(g), "scored": len(scored), "tasks": g.task_id.nunique(),
+            "trajectories": len(g), "scored": len(scored), "unscored": unscored_causes(g),
+            "tasks": g.task_id.nunique(),
             "trials": trials_per_task,
             "partial": g.task_id.nunique() < task_counts.get((domain, group), task_counts.get((domain, version), 0)),
             "recorded_pass1": recorded.recorded_reward.mean() if len(recorded) else np.nan,
             "single_pass1": single.mean() if len(single) else np.nan,
             "multi_pass1": multi.mean() if len(multi) else np.nan,
+            "upper_pass1": upper.mean() if len(upper) else np.nan,
+            "uncertain": int((upper > multi).sum()),
             "loophole_single": _success(lo.reward).mean() if len(lo) else np.nan,
             "loophole_multi": _success(lo.multi_gold_reward).mean() if len(lo) else np.nan,
             "non_loophole_single": _success(non.reward).mean() if len(non) else np.nan,
@@ -115,7 +132,7 @@ def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], m
         lo_ci, hi_ci = _gain_ci(single, multi, task_clusters(scored), reps, seed)
         row["gain_ci_low"], row["gain_ci_high"] = 100 * lo_ci, 100 * hi_ci
         for k in range(2, trials_per_task + 1):
-            for name, col in (("single", "reward"), ("multi", "multi_gold_reward")):
+            for name, col in (("single", "reward"), ("multi", "multi_gold_reward"), ("upper", "multi_gold_upper")):
                 row[f"{name}_pass{k}"] = float(np.mean([
                     pass_hat_k(len(t), int(_success(t[col]).sum()), k) for _, t in per_task
                 ]))
@@ -137,8 +154,33 @@ def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], m
         board.loc[idx, "rank_multi"] = g.multi_pass1.rank(ascending=False, method="min").astype("Int64")
         board.loc[idx, "rank_change"] = board.loc[idx, "rank_single"] - board.loc[idx, "rank_multi"]
     board = board.drop(columns="_task_set")
+    board["band"] = [band(s, m, u, "{:.1%}") for s, m, u in zip(board.single_pass1, board.multi_pass1,
+                                                                board.upper_pass1, strict=True)]
     return board.sort_values(["domain", "task_group", "ranked", "rank_group", "rank_multi", "name"],
                              ascending=[True, True, False, True, True, True], na_position="last").reset_index(drop=True)
+
+
+_CAUSES = {"no_judge": "no judge", "replay_divergence": "replay divergence", "infra_error": "infra errors",
+           "judge_error": "judge errors", "error": "errors"}
+
+
+def unscored_causes(g: pd.DataFrame) -> str:
+    """Why a run's trajectories have no reward, from the trials' ``status`` (most common first, with counts):
+    "replay divergence (50)"; a divergence at a tool the domain lacks counts as "custom tools" (the run used
+    its own tool set, which tau2 cannot replay). Empty when every trajectory is scored."""
+    null = g[g.reward.isna()]
+    if null.empty:
+        return ""
+    status = null["status"].fillna("error").astype(str) if "status" in null else pd.Series("error", index=null.index)
+    reason = null["reason"].fillna("").astype(str) if "reason" in null else pd.Series("", index=null.index)
+    flags = null["flags"] if "flags" in null else pd.Series([()] * len(null), index=null.index)
+    custom = (status == "replay_divergence") & (
+        reason.str.contains(r"Tool '[^']*' not found", regex=True)
+        | flags.map(lambda f: any("tool" in str(x) for x in (f if f is not None else ())))
+    )
+    causes = status.map(lambda s: _CAUSES.get(s, s.replace("_", " "))).where(~custom, "custom tools")
+    counts = sorted(causes.value_counts().items(), key=lambda c: (-c[1], c[0]))
+    return ", ".join(f"{cause} ({n})" for cause, n in counts)
 
 
 def task_groups(trials: pd.DataFrame) -> pd.Series:
@@ -149,11 +191,13 @@ def task_groups(trials: pd.DataFrame) -> pd.Series:
     return trials.task_version.where(~custom, "custom:" + sha.fillna("unknown").astype(str).str[:12])
 
 
-def to_markdown(board: pd.DataFrame) -> str:
+def to_markdown(board: pd.DataFrame, skipped: list[str] | tuple[str, ...] = ()) -> str:
+    """The board as Markdown tables per (domain, task group); ``skipped``: the unreadable files' one-line
+    reasons, listed at the end."""
     lines = ["# Loophole-adjusted leaderboard", ""]
     cols = ["rank_multi", "rank_single", "rank_change", "name", "trajectories", "tasks", "trials", "single_pass1",
-            "multi_pass1", "gain_points", "loophole_single", "non_loophole_single", "explained_failures", "flagged",
-            "partial", "judge", "source_sha256"]
+            "multi_pass1", "upper_pass1", "band", "uncertain", "gain_points", "loophole_single",
+            "non_loophole_single", "explained_failures", "flagged", "partial", "judge", "unscored", "source_sha256"]
     for (domain, group), g in board.groupby(["domain", "task_group"]):
         lines += [f"## {domain} {group}", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         for r in g.itertuples(index=False):
@@ -171,4 +215,6 @@ def to_markdown(board: pd.DataFrame) -> str:
                          f"disagree with tau2's evaluator (recorded pass^1 {r.recorded_pass1:.3f}, ours "
                          f"{r.single_pass1:.3f}); {'ranked' if r.ranked else 'not ranked'}.")
         lines.append("")
+    if skipped:
+        lines += ["## Skipped files", "", *(f"- {line}" for line in skipped), ""]
     return "\n".join(lines)

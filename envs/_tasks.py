@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -142,6 +144,23 @@ def load_task_set(
     )
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a large tree of objects is built (a domain database).
+
+    Each object built counts towards the next collection, and each full collection walks every object
+    built so far: loading airline's database with the collector running took 0.25 to 0.6 s, without it
+    0.12 s. Nothing built is cyclic garbage; the collector resumes (if it was on) when the block ends.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def environment_constructor(domain: str, policy: str | None = None) -> Callable[..., Environment]:
     """A constructor for tau2's real environment of ``domain``; ``policy`` overrides the policy text."""
     check_domain(domain)
@@ -151,7 +170,8 @@ def environment_constructor(domain: str, policy: str | None = None) -> Callable[
         from tau2.domains.retail.environment import get_environment
 
     def make(db=None, solo_mode: bool = False) -> Environment:
-        env = get_environment(db=db, solo_mode=solo_mode)
+        with gc_paused():  # reading db.json builds ~10^5 objects; collections during it cost more than the read
+            env = get_environment(db=db, solo_mode=solo_mode)
         if policy is not None:
             env.policy = policy
         return env

@@ -29,8 +29,10 @@ def atomic_write(dest: Path, write: Callable[[BinaryIO], object]) -> None:
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)  # as a plain write would leave it (mkstemp makes it private)
         os.replace(tmp, dest)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = str(dest)  # a failed write (a full disk) names the file it was writing
         raise
     _fsync_dir(dest.parent)
 

@@ -97,9 +97,36 @@ class TrackedTable(dict):
         self._undo.clear()
 
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
 def _deep_copy(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_copy(deep=True)
+    """``model_copy(deep=True)`` of a database record, without ``copy.deepcopy``'s per-object memo.
+
+    Records come from validating ``db.json``: trees of models, dicts, lists and immutable atoms, with no part
+    shared or cyclic (and copies are dropped at restore, so no replay's write reaches an original). So the
+    memo, which keeps shared parts shared, changes nothing here; it was half the cost of a replay. A model
+    with private attributes or its own ``__deepcopy__``, and any other type, goes to ``copy.deepcopy``.
+    """
+    cls = type(value)
+    if cls in _ATOMS:
+        return value
+    if cls is dict:
+        return {k: _deep_copy(v) for k, v in value.items()}
+    if cls is list:
+        return [_deep_copy(v) for v in value]
+    if (
+        isinstance(value, BaseModel)
+        and cls.__deepcopy__ is BaseModel.__deepcopy__
+        and getattr(value, "__pydantic_private__", None) is None
+    ):  # BaseModel.__deepcopy__, field by field
+        new = object.__new__(cls)
+        extra = value.__pydantic_extra__
+        object.__setattr__(new, "__dict__", {k: _deep_copy(v) for k, v in value.__dict__.items()})
+        object.__setattr__(new, "__pydantic_extra__", None if extra is None else _deep_copy(extra))
+        object.__setattr__(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
+        object.__setattr__(new, "__pydantic_private__", None)
+        return new
     return copy.deepcopy(value)
 
 

@@ -15,8 +15,10 @@ from tau2.data_model.tasks import Task
 
 import loophole_store as store
 from envs import CUSTOM
+from envs.errors import HarnessInputError
 from envs.replay import engine_for
 from harness.ingest import ImportedRun, ImportedSimulation, find_sources, import_results_file, shown
+from harness.ingest.shapes import foreign_tools
 from loophole_scoring import (
     NO_VARIANTS_CUSTOM,
     RECORDED,
@@ -44,6 +46,7 @@ class FileSummary:
     n_recomputed: int = 0
     disagreement_task_ids: list[str] = field(default_factory=list)
     multi_gold_mean: float | None = None
+    multi_gold_upper_mean: float | None = None  # counting uncertain credits
     changed_verdicts: list[tuple[str, str, list[str]]] = field(
         default_factory=list
     )  # (task, trajectory, golds)
@@ -53,6 +56,8 @@ class FileSummary:
     judge_cost: float = 0.0
     custom_tasks_without_variants: int = 0
     flags: dict[str, int] = field(default_factory=dict)  # flag -> rows carrying it
+    custom_tools: dict[str, int] = field(default_factory=dict)  # a tool the domain lacks -> simulations
+    custom_tool_simulations: int = 0  # simulations that call one (the run's own tool set)
 
 
 def _trial_row(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
@@ -137,20 +142,29 @@ def score_items(
 
 
 def import_sources(
-    paths: list[str], task_version: str | None, skip_bad: bool, domain: str | None = None
+    paths: list[str], task_version: str | None, skip_bad: bool, domain: str | None = None,
+    skipped: list[str] | None = None,
 ) -> tuple[list[ImportedRun], list[str]]:
     """Find and read every file's metadata (and check it parses) before anything is scored or written;
-    also the notes on paths that were skipped."""
+    also the notes on paths that were skipped. ``skipped``: unreadable files are left out and their
+    one-line errors appended there (the leaderboard), instead of stopping the command."""
     found = find_sources(paths)
     runs: dict[str, ImportedRun] = {}
     for path in found.sources:
-        run = import_results_file(path, task_version, skip_bad, domain)
+        try:
+            run = import_results_file(path, task_version, skip_bad, domain)
+        except HarnessInputError as exc:
+            if skipped is None:
+                raise
+            skipped.append(str(exc))
+            continue
         if run.sha256 in runs:  # the same run twice (a copy): its rows would collide
             found.notes.append(
                 f"{shown(path)}: skipped (same content as {shown(runs[run.sha256].path)})"
             )
             continue
         runs[run.sha256] = run
+        found.notes += run.notes
     return list(runs.values()), found.notes
 
 
@@ -175,7 +189,7 @@ def _chunks(
     for run in runs:
         tasks = run.tasks if run.task_version == CUSTOM else None
         pending: list[tuple] = []
-        for index, item in enumerate(run.iter_simulations()):
+        for index, item in enumerate(_simulations_of(run)):
             row = _trial_row(run, index, item)
             messages.add(row.pop("messages_json"))
             trial_rows[row["trajectory_id"]] = row
@@ -184,12 +198,33 @@ def _chunks(
                     reward=None, multi_gold_reward=None, multi_gold_upper=None, status=item.status, reason=item.error
                 )
                 continue
+            row["_foreign_tools"] = foreign_tools(run.domain, item.raw.get("messages"))
             pending.append((row["trajectory_id"], item.raw, item.sim))
             if len(pending) >= chunk_size:
                 yield (run.run_id, run.domain, run.task_version, pending, judge, _needed(tasks, pending))
                 pending = []
         if pending:
             yield (run.run_id, run.domain, run.task_version, pending, judge, _needed(tasks, pending))
+
+
+class UnreadableRun(HarnessInputError):
+    """A run whose simulations fail to read part way (a truncated file): the message is the file's own
+    one-line error; ``path`` says which run, so the leaderboard can leave it out and rank the others."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def _simulations_of(run: ImportedRun) -> Iterator[ImportedSimulation]:
+    try:
+        yield from run.iter_simulations()
+    except UnreadableRun:
+        raise
+    except HarnessInputError as exc:
+        err = UnreadableRun(str(exc), run.path)
+        err.exit_code = exc.exit_code
+        raise err from None
 
 
 def _needed(tasks: dict[str, Task] | None, items: list[tuple]) -> dict[str, Task] | None:
@@ -238,6 +273,11 @@ def rescore_runs(
     for scored in results:
         for trajectory_id, trial, scores in scored:
             trial_rows[trajectory_id].update(trial)
+            if (tools := trial_rows[trajectory_id].get("_foreign_tools")) and trial["status"] == "replay_divergence":
+                trial_rows[trajectory_id]["reason"] = (
+                    f"custom tools: the agent called {', '.join(tools)}, not {trial_rows[trajectory_id]['domain']} "
+                    f"tools (the run used its own tool set, so tau2 cannot replay it); {trial['reason']}"
+                )
             trial_rows[trajectory_id]["_normalised"] = any(s["replay_normalised"] for s in scores)
             score_rows += scores
         if on_progress:
@@ -274,6 +314,8 @@ def _summarise(run: ImportedRun, trial_rows: dict[str, dict]) -> FileSummary:
     summary.n_recomputed = len(ours)
     multi = [r["multi_gold_reward"] for r in rows if r.get("multi_gold_reward") is not None]
     summary.multi_gold_mean = sum(multi) / len(multi) if multi else None
+    upper = [r["multi_gold_upper"] for r in rows if r.get("multi_gold_upper") is not None]
+    summary.multi_gold_upper_mean = sum(upper) / len(upper) if upper else None
     for r in rows:
         if (
             r.get("reward") is not None
@@ -284,6 +326,9 @@ def _summarise(run: ImportedRun, trial_rows: dict[str, dict]) -> FileSummary:
             summary.changed_verdicts.append((str(r["task_id"]), r["trajectory_id"], credited))
     summary.normalised_trajectories = sum(bool(r.get("_normalised")) for r in rows)
     for r in rows:
+        for tool in r.get("_foreign_tools") or []:
+            summary.custom_tools[tool] = summary.custom_tools.get(tool, 0) + 1
+        summary.custom_tool_simulations += bool(r.get("_foreign_tools"))
         if r.get("judge", "none") != "none":
             summary.judged[r["judge"]] = summary.judged.get(r["judge"], 0) + 1
         summary.judge_cost += r.get("judge_cost") or 0.0

@@ -75,6 +75,30 @@ def provenance(run_dir: Path, trials: pd.DataFrame) -> dict:
     return info
 
 
+# run.json's keys (loophole_store.run_info) and the fallback provenance's, as a reader names them
+_LABELS = {
+    "kind": "kind", "harness_version": "harness version", "git_revision": "git revision",
+    "tau2_version": "tau2 version", "task_data_sha256": "task data (sha256)",
+    "catalog_sha256": "gold-variant catalog (sha256)", "judge": "judge", "written_at": "written at",
+    "source_sha256": "source files (sha256)", "custom_tasks_sha256": "custom tasks (sha256)",
+    "sweep_id": "sweep id", "generation_settings": "generation settings", "history": "earlier provenance",
+    "run_dir": "run directory", "sweep": "sweep config", "source_files": "source files",
+    "packages": "package versions", "task_versions": "task versions (commits)", "data_sha256": "task data (sha256)",
+}
+
+
+def labelled(info: dict) -> dict:
+    """The provenance with readable labels for its own keys (and its earlier entries'); values, and the keys
+    inside them (a config, file names), are shown as recorded."""
+    out: dict = {}
+    for key, value in info.items():
+        if key == "history" and isinstance(value, list):
+            value = [labelled(v) if isinstance(v, dict) else v for v in value]
+        label = _LABELS.get(key, key.replace("_", " ")) if isinstance(key, str) else key
+        out[label if label not in out and label not in info else key] = value
+    return out
+
+
 def render(bundle: AnalysisBundle, run_dir: Path, viewer_href: str | None = None) -> str:
     """The report's HTML; ``viewer_href`` is the viewer folder relative to the report (None: no links)."""
     import matplotlib
@@ -94,7 +118,7 @@ def render(bundle: AnalysisBundle, run_dir: Path, viewer_href: str | None = None
         "versions": lambda: sections.versions(bundle),
         "audit": lambda: extras.audit(run_dir),
         "leaderboard": lambda: extras.leaderboard(run_dir),
-        "provenance": lambda: [{"kind": "key_values", "value": provenance(run_dir, bundle.trials)}],
+        "provenance": lambda: [{"kind": "key_values", "value": labelled(provenance(run_dir, bundle.trials))}],
     }
     return render_template(
         "report.html",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 from pathlib import Path
@@ -24,11 +25,7 @@ def check_out_dir(out: Path) -> Path | None:
     work. Returns the topmost folder the command will create (None: it exists), for ``remove_created``."""
     flag = f"--out: {shown(out)}"
     resolved = Path(os.path.abspath(out))
-    real = Path(os.path.realpath(resolved))
-    if any(str(real) == root or str(real).startswith(root + "/") for root in _SYSTEM_ROOTS):
-        raise HarnessInputError(
-            f"{flag} is under a system folder ({real.parts[1] if len(real.parts) > 1 else real})"
-        )
+    _refuse_system_root(flag, resolved)
     if resolved.exists() or resolved.is_symlink():
         if not resolved.is_dir():
             raise HarnessInputError(f"{flag} exists and is not a directory")
@@ -53,6 +50,15 @@ def check_out_dir(out: Path) -> Path | None:
     return top
 
 
+def _refuse_system_root(flag: str, resolved: Path) -> None:
+    real = Path(os.path.realpath(resolved))
+    if any(str(real) == root or str(real).startswith(root + "/") for root in _SYSTEM_ROOTS):
+        raise HarnessInputError(
+            f"{flag} is under a system folder ({real.parts[1] if len(real.parts) > 1 else real}); "
+            "it cannot be created or written there"
+        )
+
+
 def remove_created(created: Path | None) -> None:
     """After a failed command: remove the run folder it created (and the parents it made), so that a
     failure leaves nothing behind. A folder that existed before is left as it was (writes are atomic)."""
@@ -70,9 +76,14 @@ def claim_sweep_output(out: Path, sweep_id: str, redacted_config: dict) -> None:
 
     from envs.atomic import atomic_write_text
 
+    flag = f"field 'output': {shown(out)}"
+    _refuse_system_root(flag, Path(os.path.abspath(out)))
     marker = out / "sweep.json"
     if marker.exists():
-        held = json.loads(marker.read_text()).get("sweep_id")
+        try:
+            held = json.loads(marker.read_text(encoding="utf-8")).get("sweep_id")
+        except (OSError, ValueError, AttributeError) as exc:
+            raise HarnessInputError(f"{shown(marker)}: cannot read this sweep marker ({exc})") from None
         holds_trials = (out / "trials.parquet").exists() or any((out / "parts").glob("trials-*.parquet"))
         if held == sweep_id:
             return
@@ -81,6 +92,11 @@ def claim_sweep_output(out: Path, sweep_id: str, redacted_config: dict) -> None:
                 f"{out}: holds sweep {held}; this config is sweep {sweep_id} (models, settings, tasks or trials "
                 "changed); set a different 'output'"
             )
-    out.mkdir(parents=True, exist_ok=True)
     payload = {"sweep_id": sweep_id, "config": redacted_config}
-    atomic_write_text(marker, json.dumps(payload, indent=2, default=str))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(marker, json.dumps(payload, indent=2, default=str))
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise  # the CLI's disk-full line says how to resume
+        raise HarnessInputError(f"{flag}: cannot create or write it ({exc.strerror})") from None

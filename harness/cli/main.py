@@ -83,6 +83,14 @@ def main() -> None:
     except (TauDataError, UnknownTaskError) as exc:  # envs' own errors (envs does not import harness)
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except OSError as exc:  # a full disk in a command that does not say more (rescore and sweep do)
+        from harness.errors import DiskFull
+
+        if not DiskFull.matches(exc):
+            raise
+        full = DiskFull.of(exc, "the output", "a file being replaced keeps its old content (writes are atomic)")
+        print(f"error: {full}", file=sys.stderr)
+        sys.exit(full.exit_code)
     sys.exit(code if isinstance(code, int) else 0)
 
 

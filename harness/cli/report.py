@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 import typer
@@ -13,7 +15,9 @@ def register(app: typer.Typer) -> None:
 
 def report(
     run_dir: Path = typer.Argument(..., help="A run directory (from rescore or sweep)."),
-    out: Path = typer.Option(..., "--out", help="The HTML file to write."),
+    out: Path = typer.Option(
+        ..., "--out", help="The HTML file to write; a folder it names that does not exist yet is created."
+    ),
     viewer: Path | None = typer.Option(
         None,
         "--viewer",
@@ -31,18 +35,45 @@ def report(
     # Checked before any work, so a bad --out leaves nothing behind; the report never writes into the run.
     if out.is_dir():
         raise HarnessInputError(f"--out {str(out)!r}: is a directory; give the HTML file to write")
-    if out.parent.exists() and not out.parent.is_dir():
-        raise HarnessInputError(f"--out {str(out)!r}: {str(out.parent)!r} is not a directory")
+    made = _parent_to_create(out)
     bundle = analyze_trials(load_trials(run_dir))
     site = viewer if viewer is not None else out.with_name(f"{out.stem}_viewer")
     created = not site.exists()
     try:
+        if made is not None:
+            try:
+                out.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                if exc.errno == errno.ENOSPC:
+                    raise
+                raise HarnessInputError(f"--out {str(out)!r}: cannot create {str(out.parent)!r} ({exc.strerror})") from None
         build_site(run_dir, site)  # rebuilt with the report, so every link it holds has its page
         write_report(bundle, run_dir, out, site)
     except BaseException:
-        if created:  # a failed report leaves nothing behind, the viewer it started included
-            import shutil
+        import shutil
 
+        if created:  # a failed report leaves nothing behind, the viewer it started included
             shutil.rmtree(site, ignore_errors=True)
+        if made is not None:  # nor the folders it made for --out
+            shutil.rmtree(made, ignore_errors=True)
         raise
     print(f"wrote {out} (trial viewer: {site}/index.html)")
+
+
+def _parent_to_create(out: Path) -> Path | None:
+    """``--out``'s folder: None when it exists; else the topmost folder to create, checked to be creatable."""
+    from harness.errors import HarnessInputError
+
+    flag = f"--out {str(out)!r}"
+    parent = Path(os.path.abspath(out)).parent
+    real = os.path.realpath(parent)
+    if any(real == root or real.startswith(root + "/") for root in ("/proc", "/sys", "/dev")):
+        raise HarnessInputError(f"{flag}: {str(parent)!r} is under a system folder; cannot write there")
+    top = None
+    while not parent.exists() and not parent.is_symlink():
+        top, parent = parent, parent.parent
+    if not parent.is_dir():
+        raise HarnessInputError(f"{flag}: {str(parent)!r} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise HarnessInputError(f"{flag}: no permission to write in {str(parent)!r}")
+    return top

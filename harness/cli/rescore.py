@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from harness.execution import check_workers
+
 
 def register(app: typer.Typer) -> None:
     app.command("rescore")(rescore)
@@ -20,7 +22,7 @@ def rescore(
     domain: str | None = typer.Option(
         None, "--domain", help="airline or retail: the environment of a custom domain name."
     ),
-    workers: int = typer.Option(1, "--workers", min=1, help="Ray workers (1: in-process)."),
+    workers: int = typer.Option(1, "--workers", min=1, callback=check_workers, help="Ray workers (1: in-process)."),
     skip_bad: bool = typer.Option(False, "--skip-bad", help="Keep a bad simulation as an error row."),
     judge: str | None = typer.Option(
         None, "--judge", help="litellm model for NL assertions, or 'recorded' (the file's own verdicts)."
@@ -38,8 +40,14 @@ def rescore(
     created = check_out_dir(out)
     try:
         _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env)
-    except BaseException:
+    except BaseException as exc:
         remove_created(created)
+        from harness.errors import DiskFull
+
+        if isinstance(exc, OSError) and DiskFull.matches(exc):
+            kept = (f"the partly written run folder {out} was removed" if created is not None else
+                    f"each table already in {out} stays whole (tables are replaced atomically)")
+            raise DiskFull.of(exc, f"the run folder {out}", kept) from None
         raise
 
 
@@ -70,16 +78,25 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
 
     for note in record_run(out, rescore_provenance(runs, spec)):  # another catalog or judge than last time: said, not silently merged
         console.print(f"note: {note}", soft_wrap=True)
+    for s in summaries:  # one line per file, not one divergence per simulation
+        if s.custom_tool_simulations:
+            tools = ", ".join(f"{t} ({n})" for t, n in sorted(s.custom_tools.items()))
+            console.print(
+                f"note: {_name(s.path)}: the agent called tools the {s.domain} domain does not have: {tools}, in "
+                f"{s.custom_tool_simulations} of {s.count} simulations; the run used its own tool set, so tau2 "
+                "cannot replay them (their rows are kept; each row's reason names the tools)",
+                soft_wrap=True, markup=False,
+            )
     table = Table(
         "file", "domain", "version", "agent", "count", "recorded mean", "single-gold mean",
-        "multi-gold mean", "disagreements",
+        "multi-gold mean", "upper (with uncertain)", "disagreements",
     )
     for s in summaries:
         table.add_row(
             _name(s.path), s.recorded_domain if s.recorded_domain != s.domain else s.domain,
             s.task_version, str(s.agent_model), str(s.count),
             _fmt(s.recorded_mean), _fmt(s.recomputed_mean) + (f" (of {s.n_recomputed})" if s.n_recomputed != s.count else ""),
-            _fmt(s.multi_gold_mean), str(len(s.disagreement_task_ids)),
+            _fmt(s.multi_gold_mean), _fmt(s.multi_gold_upper_mean), str(len(s.disagreement_task_ids)),
         )
     console.print(table)
     for s in summaries:

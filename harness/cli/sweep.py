@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from harness.execution import check_workers
+
 
 def register(app: typer.Typer) -> None:
     app.command("sweep")(sweep)
@@ -13,7 +15,9 @@ def register(app: typer.Typer) -> None:
 
 def sweep(
     config_path: Path = typer.Argument(..., help="A sweep config (YAML)."),
-    workers: int | None = typer.Option(None, "--workers", min=1, help="Ray worker actors (default: from cores)."),
+    workers: int | None = typer.Option(
+        None, "--workers", min=1, callback=check_workers, help="Ray worker actors (default: from cores)."
+    ),
 ) -> None:
     """Run (or resume) the trials of a sweep config; the output directory is its Parquet store."""
     from harness.cli._console import output_console, progress_bar
@@ -40,7 +44,15 @@ def sweep(
                 task = bar.add_task(desc, total=p.total, completed=done)
             bar.update(task, completed=done, description=desc)
 
-        out, progress = run_sweep(config, on_progress=update, workers=workers, on_note=note)
+        try:
+            out, progress = run_sweep(config, on_progress=update, workers=workers, on_note=note)
+        except OSError as exc:
+            from harness.errors import DiskFull
+
+            if not DiskFull.matches(exc):
+                raise
+            raise DiskFull.of(exc, f"the sweep's output {config.output_dir()}",
+                              _kept(config.output_dir())) from None
     print_summary(console, out)
     if progress.stopped:
         left = progress.total - progress.done_before - progress.statuses.total()
@@ -49,6 +61,17 @@ def sweep(
             f"{left} trials not run; raise max_cost_usd and run the sweep again to continue", soft_wrap=True,
         )
         raise typer.Exit(4)
+
+
+def _kept(out: Path) -> str:
+    """What a sweep stopped by a full disk keeps: its finished trials, which a resume skips."""
+    import loophole_store as store
+
+    try:
+        n = len(store.finished_keys(out))
+    except Exception:  # the run cannot even be read back: say what is true of every sweep
+        return "the trials finished before are kept"
+    return f"the {n} finished trials are kept" if n else "no trial had finished yet"
 
 
 def _pace(p) -> str:

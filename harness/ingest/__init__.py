@@ -8,7 +8,8 @@ validated with tau2's pydantic models. Fields that newer tau2 versions add are i
 versions lack take tau2's defaults.
 
 Modules: ``sources`` (finding results files), ``jsonstream`` (strict, streaming JSON), ``runs`` (a run's
-header and layout), ``simulations`` (one simulation's checks); a file's task version is decided by
+header and layout), ``shapes`` (headerless shapes from the wild: a bare list, one simulation; refused forks
+and stripped uploads; a run's own tools), ``simulations`` (one simulation's checks); a file's task version is decided by
 ``envs.detect``.
 """
 

@@ -26,6 +26,18 @@ from harness.ingest.jsonstream import (
     read_json_strict,
     sha256_file,
 )
+from harness.ingest.shapes import (
+    LIST,
+    SINGLE,
+    check_reward_basis,
+    count_missing,
+    detect_domain,
+    detect_version,
+    headerless_layout,
+    missing_ids_error,
+    raw_simulations,
+    scan,
+)
 from harness.ingest.simulations import ImportedSimulation, clip, import_simulation, json_type
 
 
@@ -33,7 +45,7 @@ from harness.ingest.simulations import ImportedSimulation, clip, import_simulati
 class ImportedRun:
     path: Path
     sha256: str
-    layout: str  # monolithic | dir
+    layout: str  # monolithic | dir | list | single (the headerless shapes, harness.ingest.shapes)
     domain: str  # the environment it is scored in: airline or retail
     recorded_domain: str  # info.environment_info.domain_name as recorded
     task_version: str  # tau2 | tau3 | custom
@@ -48,6 +60,7 @@ class ImportedRun:
     n_simulations: int | None  # None: not counted yet (a monolithic file is read once, while scoring)
     embedded_ids: frozenset[str] = frozenset()  # task ids embedded in the file (empty: none embedded)
     skip_bad: bool = False
+    notes: list[str] = field(default_factory=list)  # said once per file (how a headerless shape was read)
     _index: list[JSONObject] = field(default_factory=list, repr=False)  # dir layout: simulation_index
 
     @property
@@ -62,9 +75,15 @@ class ImportedRun:
     def iter_simulations(self) -> Iterator[ImportedSimulation]:
         """Each simulation validated, one at a time; a bad one raises unless the run skips bad ones."""
         for index, raw in enumerate(self._raw_simulations()):
+            if not self.skip_bad and isinstance(raw, dict) and any(raw.get(f) is None for f in ("task_id", "termination_reason")):
+                where = shown(self.path / "results.json" if self.layout == "dir" else self.path)
+                raise missing_ids_error(where, *count_missing(self._raw_simulations()))
             yield import_simulation(self, index, raw)
 
     def _raw_simulations(self) -> Iterator[object]:
+        if self.layout in (LIST, SINGLE):
+            yield from raw_simulations(self.path, self.layout)
+            return
         if self.layout == "dir":
             folder = self.path / "simulations"
             for entry in self._index:
@@ -176,6 +195,8 @@ def _read_header(path: Path) -> tuple[JSONObject, int | None, str, str, list[JSO
     header: JSONObject = {}
     count: int | None = None
     try:
+        if stream.peek() == "[":  # a bare list of simulations (harness.ingest.shapes)
+            return header, None, sha256_file(path), LIST, []
         for key, value in members(stream):
             if key in header:
                 raise stream.error(f"not valid JSON: duplicate key {key!r} at the top level")
@@ -265,6 +286,10 @@ def import_results_file(
     path = Path(path)
     data, count, sha, layout, index = _read_header(path)
     where = shown(path / "results.json" if layout == "dir" else path)
+    if layout == LIST or (layout == "monolithic" and headerless_layout("{", data) == SINGLE):
+        return _import_headerless(path, LIST if layout == LIST else SINGLE, sha, task_version, skip_bad, domain)
+    if isinstance(data.get("tasks"), list):
+        check_reward_basis(where, data["tasks"])
     if "info" not in data:
         raise HarnessInputError(f"{where}: missing field 'info' (not a tau2 run results file?)")
     if layout == "monolithic" and "simulations" not in data:
@@ -321,4 +346,37 @@ def import_results_file(
         embedded_ids=frozenset(ids),
         skip_bad=skip_bad,
         _index=index,
+    )
+
+
+def _import_headerless(
+    path: Path, layout: str, sha: str, task_version: str | None, skip_bad: bool, domain: str | None
+) -> ImportedRun:
+    """A bare list of simulations or one simulation: no info, no tasks; scored against the pinned tasks."""
+    found = scan(path, layout)
+    if any(found.missing.values()) and not skip_bad:
+        raise missing_ids_error(shown(path), found.missing, found.n)
+    env_domain, domain_note = detect_domain(shown(path), found, domain)
+    version, version_note = detect_version(env_domain, found, task_version)
+    return ImportedRun(
+        path=path,
+        sha256=sha,
+        layout=layout,
+        domain=env_domain,
+        recorded_domain=env_domain,
+        task_version=version,
+        version_note=f"{version_note}; {domain_note}",
+        agent_model=None,
+        agent_implementation=None,
+        user_model=None,
+        info={},
+        tasks=dict(load_task_set(env_domain, version).by_id),
+        tasks_sha256=None,
+        policy_sha256=None,
+        n_simulations=found.n,
+        skip_bad=skip_bad,
+        notes=[
+            f"{shown(path)}: no 'info' or 'tasks' ({'a list of simulations' if layout == LIST else 'one simulation'}): "
+            f"scored against the pinned {env_domain} {version} tasks; {version_note}; {domain_note}"
+        ],
     )

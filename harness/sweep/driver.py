@@ -145,6 +145,9 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
         n_workers = workers or worker_count(config.address, config.max_concurrency, cpus)
     else:
         n_workers = workers or worker_count(None, config.max_concurrency, cpus)
+    # more actors than trials in flight would idle (each is a process): --workers 100000 starts no more
+    n_workers = max(1, min(n_workers, config.max_concurrency))
+    if not config.address:
         init_ray(None, max(n_workers, cpus))
     threads = math.ceil(config.max_concurrency / n_workers)
     actor_cls = ray.remote(num_cpus=0, max_restarts=3, max_task_retries=3, max_concurrency=threads)(  # type: ignore[call-overload]  # ray's overloads omit max_concurrency

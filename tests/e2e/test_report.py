@@ -307,8 +307,13 @@ def test_report_provenance_from_run_json(real_run_dir, built, page, tmp_path):
     report, _ = built["real"]
     page.goto(report.as_uri())
     provenance = page.inner_text("#provenance")
-    for key in json.loads((real_run_dir / "run.json").read_text()):
+    from loophole_report.report import labelled
+
+    for key in labelled(json.loads((real_run_dir / "run.json").read_text())):
         assert key in provenance
+    for raw, label in (("git_revision", "git revision"), ("harness_version", "harness version"),
+                       ("written_at", "written at")):  # readable labels, not run.json's keys
+        assert label in provenance and raw not in provenance
     # any run.json is rendered key by key, nested, and a secret-bearing field is redacted
     run = tmp_path / "run"
     run.mkdir()
@@ -329,8 +334,8 @@ def test_report_provenance_from_run_json(real_run_dir, built, page, tmp_path):
     page.goto((tmp_path / "report.html").as_uri())
     rows = page.locator("#provenance table.kv th").all_inner_texts()
     assert rows == [
-        "tau2_version",
-        "task_data",
+        "tau2 version",
+        "task data",
         "tau2/airline/tasks.json",
         "judge",
         "model",
