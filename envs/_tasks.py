@@ -135,7 +135,7 @@ def load_task_set(
     tasks_file: str | Path | None = None,
     policy_file: str | Path | None = None,
 ) -> TaskSet:
-    """Load one domain at one task version (``tau2`` or ``tau3``), verified against its pins."""
+    """Load one domain at one task version (``tau2``, ``tau3`` or ``verified``), checked against its pins."""
     return _load(
         check_domain(domain),
         check_version(version),

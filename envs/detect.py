@@ -1,4 +1,4 @@
-"""Task-version detection: which pinned task version (tau2, tau3) a results file's embedded tasks are,
+"""Task-version detection: which pinned task version (tau2, tau3, verified) a results file's embedded tasks are,
 or custom; and which pinned version's gold a single task carries (variants apply there)."""
 
 from __future__ import annotations
@@ -106,15 +106,20 @@ def detect_task_version(
         )
     full = [v for v in TASK_VERSIONS if counts[(domain, v)] == n]
     if len(full) == 1:
-        return full[0], f"detected from embedded tasks ({summary})"
+        # Many tasks are identical across versions; the decision rests on the ones that differ.
+        others = [v for v in TASK_VERSIONS if v != full[0]]
+        deciding = {v: n - counts[(domain, v)] for v in others}
+        told = ", ".join(f"{k} embedded tasks differ from {v}" for v, k in deciding.items())
+        return full[0], f"detected from embedded tasks ({summary}; {told})"
     if len(full) > 1:
-        # Every embedded task is one that tau3 left unchanged: the golds are the same.
+        # Every embedded task is one these versions share: their golds are the same, the earliest is named.
         return (
-            "tau2",
-            f"embedded tasks match both versions ({summary}); golds identical, tau2 chosen",
+            full[0],
+            f"embedded tasks match {' and '.join(full)} ({summary}); golds identical, {full[0]} chosen",
         )
-    load_task_set(domain, "tau3")  # if tau3 data is missing, say that rather than "custom"
+    for version in TASK_VERSIONS[1:]:
+        load_task_set(domain, version)  # if a version's data is missing, say that rather than "custom"
     return (
         CUSTOM,
-        f"custom: embedded tasks match neither pinned version ({summary}); scored against them",
+        f"custom: embedded tasks match no pinned version ({summary}); scored against them",
     )

@@ -1,4 +1,4 @@
-"""Compare two task versions of one domain: which tasks changed, in which fields."""
+"""Compare two task versions of one domain (any pair of tau2, tau3, verified): which tasks changed, in which fields."""
 
 from __future__ import annotations
 
@@ -96,22 +96,18 @@ def _file_checks(domain: Domain, old: TaskSet, new: TaskSet) -> list[FileCheck]:
     checks.append(
         FileCheck("policy.md", a == b, f"{old.version} {a[:12]}… vs {new.version} {b[:12]}…")
     )
-    db_old = resolve_file("tau2", domain, "db.json")
-    pin_new = pinned_sha256("tau3", domain, "db.json")
-    try:
-        db_new_hash = sha256_file(resolve_file("tau3", domain, "db.json", allow_download=False))
-        how = "file"
-    except TauDataError:
-        # tau3's commit ships the same db.json blob; without a local copy compare the pins.
-        db_new_hash, how = pin_new, "pin"
-    old_hash = sha256_file(db_old)
-    checks.append(
-        FileCheck(
-            "db.json",
-            old_hash == db_new_hash,
-            f"tau2 package {old_hash[:12]}… vs tau3 {how} {db_new_hash[:12]}…",
-        )
-    )
+    hashes = []
+    for version in (old.version, new.version):
+        if version == "tau2":
+            hashes.append((sha256_file(resolve_file("tau2", domain, "db.json")), "tau2 package"))
+            continue
+        try:
+            hashes.append((sha256_file(resolve_file(version, domain, "db.json", allow_download=False)), f"{version} file"))
+        except TauDataError:
+            # tau3's and Verified's commits ship the same db.json blob; without a local copy compare the pins.
+            hashes.append((pinned_sha256(version, domain, "db.json"), f"{version} pin"))
+    (a_db, how_a), (b_db, how_b) = hashes
+    checks.append(FileCheck("db.json", a_db == b_db, f"{how_a} {a_db[:12]}… vs {how_b} {b_db[:12]}…"))
     return checks
 
 

@@ -13,7 +13,7 @@ from ._model import (
 )
 from ._preconditions import explain
 from ._predicates import predicate_holds
-from ._registry import all_variants, gold_reading, preload, variants_for
+from ._registry import all_variants, gold_reading, preload, readings_by_version, variants_for
 from ._requests import Requests, pending_ending, requests_in
 from ._witness import witness
 
@@ -36,6 +36,7 @@ __all__ = [
     "all_variants",
     "evidence_holds",
     "gold_reading",
+    "readings_by_version",
     "load_catalog",
     "predicate_holds",
     "preload",

@@ -57,3 +57,29 @@ def gold_reading(domain: str, version: str, task_id: str) -> tuple[str, str] | N
             return loophole, "refuse"
         left.remove("refuse")
     return (loophole, left[0]) if left else None
+
+
+def readings_by_version(domain: str) -> list[dict]:
+    """For every loophole task (one with variants in any pinned version): the reading each version's gold
+    enacts, ``"none"`` where that version's task has no variant (its gold takes no contested reading, or the
+    task is absent), and whether the versions agree. One row per task, in task order."""
+    from envs import TASK_VERSIONS
+
+    per: dict[str, dict[str, str]] = {}
+    loophole: dict[str, str] = {}
+    for version in TASK_VERSIONS:
+        ids = load_task_set(domain, version).task_ids()
+        for task_id in ids:
+            taken = gold_reading(domain, version, task_id)
+            if taken is not None:
+                loophole.setdefault(task_id, taken[0])
+                per.setdefault(task_id, {})[version] = taken[1]
+    rows: list[dict] = []
+    for task_id in sorted(per, key=lambda t: (len(t), t)):
+        readings: dict[str, str] = {v: per[task_id].get(v, "none") for v in TASK_VERSIONS}
+        distinct = sorted(set(readings.values()))
+        row: dict = {"task_id": task_id, "loophole": loophole[task_id]}
+        row.update(readings)
+        row.update(agree=len(distinct) == 1, readings=distinct)
+        rows.append(row)
+    return rows

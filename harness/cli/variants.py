@@ -22,12 +22,16 @@ def check(
         _check_fixes(console, policy_fix)
         return
     report = check_variants()
-    table = Table("loophole", "reading", "tau2 tasks", "tau3 tasks")
+    from envs import TASK_VERSIONS
+
+    table = Table("loophole", "reading", *(f"{v} tasks" for v in TASK_VERSIONS))
     for (loophole, reading), per in sorted(report.applies.items()):
-        table.add_row(loophole, reading, " ".join(per.get("tau2", [])), " ".join(per.get("tau3", [])))
+        table.add_row(loophole, reading, *(" ".join(per.get(v, [])) for v in TASK_VERSIONS))
     console.print(table)
     for note in report.notes:
         console.print(f"note: {note}", soft_wrap=True)
+    for line in report.unreviewed:
+        console.print(f"unreviewed: {line}", soft_wrap=True, markup=False)
     for problem in report.problems:
         console.print(f"[red]problem[/]: {problem}", soft_wrap=True)
     verdict = "ok" if report.ok else f"{len(report.problems)} problems"

@@ -48,7 +48,7 @@ class ImportedRun:
     layout: str  # monolithic | dir | list | single (the headerless shapes, harness.ingest.shapes)
     domain: str  # the environment it is scored in: airline or retail
     recorded_domain: str  # info.environment_info.domain_name as recorded
-    task_version: str  # tau2 | tau3 | custom
+    task_version: str  # tau2 | tau3 | verified | custom
     version_note: str
     agent_model: str | None
     agent_implementation: str | None
