@@ -24,8 +24,13 @@ from analysis._tables import (
     upper_reward,
     with_upper,
 )
+from analysis._versions import against_mask, moves_across_versions, native, ranks_across_versions
 
 __all__ = [
+    "against_mask",
+    "moves_across_versions",
+    "native",
+    "ranks_across_versions",
     "band",
     "band_by_agent",
     "bootstrap_ci",

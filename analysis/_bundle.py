@@ -19,6 +19,7 @@ from analysis._stats import (
     version_comparison,
 )
 from analysis._tables import band_by_agent, loophole_task_table, success_by_agent
+from analysis._versions import against_mask, moves_across_versions, native, ranks_across_versions
 
 
 @dataclass
@@ -29,7 +30,17 @@ class AnalysisBundle:
 
 
 def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> AnalysisBundle:
+    scored_against = against_mask(trials)
+    every = trials
+    trials = native(trials)  # rows scored against another version's golds feed only the cross-version tables
     bundle = AnalysisBundle(trials)
+    if scored_against.any():
+        versions = ", ".join(sorted(every[scored_against].task_version.unique()))
+        bundle.notes.append(
+            f"{int(scored_against.sum())} rows scored against other versions' golds ({versions}; rescore "
+            "--against-version) are left out of the per-run tables and shown in cross_version and "
+            "ranks_across_versions"
+        )
     unscored = trials[trials.reward.isna()]
     if len(unscored):
         reasons = ", ".join(f"{n} {s}" for s, n in unscored.status.value_counts().items())
@@ -62,6 +73,9 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
     t["readings"] = reading_choices(trials)
     t["versions"] = version_comparison(trials)
     t["overlap"] = _overlap(trials, bundle.notes)
+    if scored_against.any():
+        t["cross_version"] = moves_across_versions(every)
+        t["ranks_across_versions"] = ranks_across_versions(every)
     return bundle
 
 

@@ -60,10 +60,14 @@ class FileSummary:
     custom_tool_simulations: int = 0  # simulations that call one (the run's own tool set)
 
 
+# The flag on rows scored against another version's golds than the one the run was recorded on.
+AGAINST_FLAG = "against_version"
+
+
 def _trial_row(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
     raw = item.raw
     info = raw.get("reward_info")
-    recorded = info.get("reward") if isinstance(info, dict) else None
+    recorded = info.get("reward") if isinstance(info, dict) and run.recorded_version is None else None
     messages = raw.get("messages")
     return store.trial_row(
         run_id=run.run_id,
@@ -86,7 +90,7 @@ def _trial_row(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
         tasks_sha256=run.tasks_sha256,
         judge="none",
         judge_cost=0.0,
-        flags=list(item.flags),
+        flags=list(item.flags) + ([AGAINST_FLAG] if run.recorded_version is not None else []),
         **store.trajectory_columns(
             messages if isinstance(messages, list) else [],
             termination_reason=raw.get("termination_reason"),

@@ -19,7 +19,7 @@ import pandas as pd
 
 from analysis._bundle import AnalysisBundle
 from envs.atomic import atomic_write_text
-from loophole_report import extras, sections
+from loophole_report import extras, sections, version_sections
 from loophole_report._templates import render as render_template
 from loophole_report.links import Links, index_link
 from loophole_report.trials import read_scores, trial_frame
@@ -33,6 +33,8 @@ SECTIONS = [
     ("readings", "Readings taken on loophole tasks"),
     ("flips", "Flips: the single gold fails, a reading credits"),
     ("versions", "τ² against τ³"),
+    ("gold_readings", "Which reading each version's gold takes"),
+    ("version_ranks", "Ranks across task versions"),
     ("audit", "Audit of failing trials"),
     ("leaderboard", "Leaderboard"),
     ("provenance", "Provenance"),
@@ -116,6 +118,8 @@ def render(bundle: AnalysisBundle, run_dir: Path, viewer_href: str | None = None
         "readings": lambda: sections.readings(bundle, links),
         "flips": lambda: sections.flips(frame, scores, links),
         "versions": lambda: sections.versions(bundle),
+        "gold_readings": lambda: version_sections.gold_readings(bundle),
+        "version_ranks": lambda: version_sections.ranks(bundle),
         "audit": lambda: extras.audit(run_dir),
         "leaderboard": lambda: extras.leaderboard(run_dir),
         "provenance": lambda: [{"kind": "key_values", "value": labelled(provenance(run_dir, bundle.trials))}],

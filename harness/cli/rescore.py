@@ -31,6 +31,10 @@ def rescore(
     judge_api_key_env: str | None = typer.Option(
         None, "--judge-api-key-env", help="Environment variable holding the judge's API key."
     ),
+    against_version: list[str] = typer.Option(
+        [], "--against-version",
+        help="Also score every run against this task version's golds (tau2, tau3, verified): rows marked.",
+    ),
 ) -> None:
     """Rescore results files single-gold with tau2's semantics; print per-file agreement."""
     from harness.cli._console import output_console
@@ -39,7 +43,8 @@ def rescore(
     console = output_console(200)
     created = check_out_dir(out)
     try:
-        _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env)
+        _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env,
+                 against_version)
     except BaseException as exc:
         remove_created(created)
         from harness.errors import DiskFull
@@ -51,7 +56,8 @@ def rescore(
         raise
 
 
-def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env) -> None:
+def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env,
+             against_version=()) -> None:
     from rich.table import Table
 
     from harness.cli._console import progress_bar
@@ -60,6 +66,8 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
     from loophole_scoring import JudgeSpec
 
     runs, notes = import_sources(paths, task_version, skip_bad, domain)
+    runs += _against(runs, against_version)
+    notes += [n for r in runs if r.recorded_version is not None for n in r.notes]
     for note in notes:
         console.print(f"note: {note}", soft_wrap=True, markup=False)
     spec = None
@@ -135,6 +143,18 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
                 "pydantic's versioned docs URL (errors.pydantic.dev/<version>/)", soft_wrap=True,
             )
     console.print(f"wrote {out}/trials.parquet, scores.parquet, disagreements.parquet", soft_wrap=True, markup=False)
+
+
+def _against(runs, versions: list[str]) -> list:
+    """Copies of the pinned runs scored against each ``--against-version`` other than their own."""
+    from envs import CUSTOM, TASK_VERSIONS
+    from harness.errors import HarnessInputError
+
+    for version in versions:
+        if version not in TASK_VERSIONS:
+            raise HarnessInputError(f"--against-version: {version!r} is not one of {list(TASK_VERSIONS)}")
+    return [run.against_version(v) for v in dict.fromkeys(versions) for run in runs
+            if run.task_version not in (v, CUSTOM)]
 
 
 def _name(path: Path) -> str:

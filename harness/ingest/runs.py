@@ -62,10 +62,27 @@ class ImportedRun:
     skip_bad: bool = False
     notes: list[str] = field(default_factory=list)  # said once per file (how a headerless shape was read)
     _index: list[JSONObject] = field(default_factory=list, repr=False)  # dir layout: simulation_index
+    # Set on a copy scored against another version's golds (``against_version``): the version it was recorded on.
+    recorded_version: str | None = None
 
     @property
     def run_id(self) -> str:
-        return self.sha256[:16]
+        suffix = f"@{self.task_version}" if self.recorded_version is not None else ""
+        return self.sha256[:16] + suffix
+
+    def against_version(self, version: str) -> ImportedRun:
+        """This run scored against ``version``'s pinned golds, for the tasks both have; its rows are marked
+        (run_id ``…@version``, flag ``against_version``) and carry no recorded reward (that was another gold's)."""
+        from dataclasses import replace
+
+        from envs import load_task_set
+
+        pinned = load_task_set(self.domain, version).by_id
+        note = (f"{shown(self.path)}: recorded on {self.task_version}, also scored against {version}'s golds "
+                f"({len(set(self.tasks) & set(pinned))} of its {len(self.tasks)} tasks exist in both)")
+        return replace(self, task_version=version, recorded_version=self.task_version,
+                       tasks={t: pinned[t] for t in self.tasks if t in pinned}, notes=[note],
+                       version_note=f"scored against {version} (recorded on {self.task_version})")
 
     @property
     def simulations(self) -> list[ImportedSimulation]:

@@ -42,6 +42,7 @@ FLAGS = {
     "reward_out_of_range": "a recorded reward outside [0, 1]",
     "negative_trial": "a negative trial number",
     "negative_cost": "a negative recorded cost or duration",
+    "against_version": "scored against another task version's golds than the one it was recorded on",
 }
 
 
