@@ -1,7 +1,16 @@
 """The tau2 world: pinned task versions, tau2 environments and the fast replay engine."""
 from ._data import TauDataError, cache_dir, resolve_file, sha256_file
 from ._once import locked_cache
-from ._pinned import COMMITS, CUSTOM, DOMAINS, TASK_VERSIONS, Domain, TaskVersion, pinned_sha256
+from ._pinned import (
+    COMMITS,
+    CUSTOM,
+    DOMAINS,
+    REPOSITORIES,
+    TASK_VERSIONS,
+    Domain,
+    TaskVersion,
+    pinned_sha256,
+)
 from ._tasks import (
     TaskRef,
     TaskSet,
@@ -17,6 +26,7 @@ __all__ = [
     "COMMITS",
     "CUSTOM",
     "DOMAINS",
+    "REPOSITORIES",
     "TASK_VERSIONS",
     "Domain",
     "TaskRef",

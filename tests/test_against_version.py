@@ -34,6 +34,12 @@ def test_a_tau2_run_rescored_against_verified_equals_tau2s_evaluator_with_verifi
     assert set(against.task_version) == {"verified"} and set(native.task_version) == {"tau2"}
     assert against.recorded_reward.isna().all()  # the recorded reward was another gold's
     assert against.run_id.str.endswith("@verified").all()
+    import json
+
+    info = json.loads((out / "run.json").read_text(encoding="utf-8"))  # every version used, with its sha256
+    assert info["task_versions"]["verified"] == "amazon-agi/tau2-bench-verified@9d0d5ae0a5a80007ec15083448350bb9f8f1cc00"
+    assert info["task_versions"]["tau2"].startswith("sierra-research/tau2-bench@37199f3")
+    assert info["task_data_sha256"]["verified/airline/tasks.json"].startswith("202f0cdb1cf4")
 
     # stock tau2 on every task whose gold Verified changed, and on every fourth of the rest
     changed = set(diff_versions("airline", "tau2", "verified").changed_ids)

@@ -17,7 +17,7 @@ def rescore(
     paths: list[str] = typer.Argument(..., help="Results files, folders (searched recursively) or globs."),
     out: Path = typer.Option(..., "--out", help="Run directory for the Parquet store, e.g. runs/NAME."),
     task_version: str | None = typer.Option(
-        None, "--task-version", help="tau2 or tau3 (default: detected from the embedded tasks)."
+        None, "--task-version", help="tau2, tau3 or verified (default: detected from the embedded tasks)."
     ),
     domain: str | None = typer.Option(
         None, "--domain", help="airline or retail: the environment of a custom domain name."
