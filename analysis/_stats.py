@@ -180,16 +180,24 @@ def reading_choices(trials: pd.DataFrame) -> pd.DataFrame:
 
 
 def version_comparison(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:
-    """Per agent and task, success under each task version, for runs that cover both."""
+    """Per agent and task, success under each pair of task versions the agent ran (τ² → τ³, τ² → Verified,
+    τ³ → Verified, in that order), for the tasks run under both; ``delta`` is the later minus the earlier."""
+    from envs import TASK_VERSIONS
+
+    columns = ["agent_name", "domain", "task_id", "version_a", "version_b", "success_a", "success_b", "delta"]
     df = scored(trials)
     df = df.assign(success=_success(df[reward]).astype(float))
     wide = df.pivot_table(index=["agent_name", "domain", "task_id"], columns="task_version", values="success",
                           aggfunc="mean")
-    if not {"tau2", "tau3"} <= set(wide.columns):
-        return pd.DataFrame(columns=["agent_name", "domain", "task_id", "tau2", "tau3", "delta"])
-    wide = wide.dropna(subset=["tau2", "tau3"]).reset_index()
-    wide["delta"] = wide["tau3"] - wide["tau2"]
-    return wide
+    present = [v for v in TASK_VERSIONS if v in wide.columns]
+    parts = []
+    for i, a in enumerate(present):
+        for b in present[i + 1:]:
+            pair = wide[[a, b]].dropna().reset_index().rename(columns={a: "success_a", b: "success_b"})
+            parts.append(pair.assign(version_a=a, version_b=b, delta=pair.success_b - pair.success_a))
+    if not parts or all(p.empty for p in parts):
+        return pd.DataFrame(columns=columns)
+    return pd.concat([p for p in parts if not p.empty], ignore_index=True)[columns]
 
 
 def overlap_test(population: int, changed: int, drawn: int, overlap: int) -> float:

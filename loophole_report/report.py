@@ -32,7 +32,7 @@ SECTIONS = [
     ("split", "Each loophole task, agent by agent"),
     ("readings", "Readings taken on loophole tasks"),
     ("flips", "Flips: the single gold fails, a reading credits"),
-    ("versions", "τ² against τ³"),
+    ("versions", "Task versions compared (τ², τ³, Verified)"),
     ("gold_readings", "Which reading each version's gold takes"),
     ("version_ranks", "Ranks across task versions"),
     ("audit", "Audit of failing trials"),

@@ -323,19 +323,22 @@ def versions(bundle: AnalysisBundle) -> list[Block]:
     if by_version.empty:
         blocks.append(
             undefined(
-                "No agent ran the same task under both task versions: no τ² against τ³ comparison."
+                "No agent ran the same task under two task versions: no comparison between versions."
             )
         )
     else:
         v = by_version.assign(_o=by_version.task_id.map(task_order)).sort_values(
-            ["agent_name", "domain", "_o"]
+            ["version_a", "version_b", "agent_name", "domain", "_o"]
         )
-        blocks.append(text("Single-gold success per task under each version's golds."))
+        names = {"tau2": "τ²", "tau3": "τ³", "verified": "Verified"}
+        blocks.append(text("Single-gold success per task under each version's golds, for every pair of versions "
+                           "an agent ran the task under."))
         blocks.append(
             table(
-                ["Agent", "Domain", "Task", "τ² success", "τ³ success", "Change (points)"],
+                ["Agent", "Domain", "Task", "From", "To", "Success (from)", "Success (to)", "Change (points)"],
                 [
-                    [r.agent_name, r.domain, r.task_id, pct(r.tau2), pct(r.tau3), _pts(r.delta)]
+                    [r.agent_name, r.domain, r.task_id, names.get(r.version_a, r.version_a),
+                     names.get(r.version_b, r.version_b), pct(r.success_a), pct(r.success_b), _pts(r.delta)]
                     for r in v.itertuples(index=False)
                 ],
             )

@@ -31,7 +31,8 @@ def test_check_env(env_id, task_id):
 
 @pytest.mark.parametrize(
     ("env_id", "version", "task_id"),
-    [("tau2/airline-v0", "tau3", "32"), ("tau2/airline-v0", "tau2", "1"), ("tau2/retail-v0", "tau2", "5")],
+    [("tau2/airline-v0", "tau3", "32"), ("tau2/airline-v0", "tau2", "1"), ("tau2/retail-v0", "tau2", "5"),
+     ("tau2/airline-v0", "verified", "29"), ("tau2/retail-v0", "verified", "12")],  # golds Verified changed
 )
 def test_gold_plan_through_step_gets_reward_one(env_id, version, task_id):
     env = gymnasium.make(env_id, task_version=version, task_id=task_id)

@@ -154,3 +154,19 @@ def test_the_readings_table_follows_each_versions_gold_actions():
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "disagree on 4 (2, 27, 29, 38)" in proc.stdout
+
+
+def test_the_versions_table_compares_every_pair_an_agent_ran():
+    """A narrow unit test of the analysis on hand-made rows: one agent on task 2 under all three versions."""
+    import pandas as pd
+
+    from analysis import version_comparison
+
+    rows = [("a", "airline", "2", v, r) for v, r in (("tau2", 0.0), ("tau3", 1.0), ("verified", 1.0))]
+    rows += [("a", "airline", "5", "tau2", 1.0), ("b", "airline", "2", "verified", 0.0)]
+    trials = pd.DataFrame(rows, columns=["agent_name", "domain", "task_id", "task_version", "reward"])
+    trials = trials.assign(status="ok", multi_gold_reward=trials.reward)
+    table = version_comparison(trials)
+    got = {(r.version_a, r.version_b): (r.success_a, r.success_b, r.delta) for r in table.itertuples()}
+    assert got == {("tau2", "tau3"): (0.0, 1.0, 1.0), ("tau2", "verified"): (0.0, 1.0, 1.0),
+                   ("tau3", "verified"): (1.0, 1.0, 0.0)}  # task 5 and agent b ran under one version only
