@@ -170,3 +170,45 @@ def test_the_versions_table_compares_every_pair_an_agent_ran():
     got = {(r.version_a, r.version_b): (r.success_a, r.success_b, r.delta) for r in table.itertuples()}
     assert got == {("tau2", "tau3"): (0.0, 1.0, 1.0), ("tau2", "verified"): (0.0, 1.0, 1.0),
                    ("tau3", "verified"): (1.0, 1.0, 0.0)}  # task 5 and agent b ran under one version only
+
+
+def _serve(root):
+    """A mirror of raw.githubusercontent.com/<repo> on 127.0.0.1 serving ``root``; (base URL, server)."""
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}", server
+
+
+@pytest.mark.parametrize("tamper", [False, True])
+def test_verified_is_downloaded_from_its_pinned_commit_and_checked(isolated_data, monkeypatch, tamper):
+    from envs import TauDataError
+    from envs._data import ENV_DOWNLOAD_BASE, ENV_OFFLINE
+    from envs._pinned import COMMITS
+    from tests.conftest import TAU_DATA
+
+    mirror = isolated_data / "mirror" / COMMITS["verified"] / "data" / "tau2" / "domains" / "airline"
+    mirror.mkdir(parents=True)
+    for name in ("tasks.json", "policy.md"):
+        raw = (TAU_DATA / "verified" / "airline" / name).read_bytes()
+        (mirror / name).write_bytes(raw.replace(b'"id": "1"', b'"id": "1x"', 1) if tamper else raw)
+    base, server = _serve(isolated_data / "mirror")
+    try:
+        with pytest.raises(TauDataError, match="verified airline/tasks.json is not available"):
+            load_task_set("airline", "verified")  # offline: says how to provide it
+        monkeypatch.delenv(ENV_OFFLINE)
+        monkeypatch.setenv(ENV_DOWNLOAD_BASE, base)
+        if tamper:
+            with pytest.raises(TauDataError, match="downloaded verified airline/tasks.json has sha256 .* refusing"):
+                load_task_set("airline", "verified")
+            assert not (isolated_data / "cache" / "tau-harness" / "verified" / "airline" / "tasks.json").exists()
+        else:
+            assert len(load_task_set("airline", "verified").tasks) == 50
+            assert (isolated_data / "cache" / "tau-harness" / "verified" / "airline" / "tasks.json").is_file()
+    finally:
+        server.shutdown()
