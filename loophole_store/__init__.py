@@ -30,7 +30,7 @@ from loophole_store._rows import (
     trial_row,
 )
 from loophole_store._run import Run, check_run_dir, open_run
-from loophole_store._rundir import check_out_dir, claim_sweep_output, remove_created
+from loophole_store._rundir import check_out_dir, claim_sweep_output, creatable_top, remove_created
 from loophole_store._schemas import (
     SCORES_SCHEMA,
     TABLE_KEYS,
@@ -70,6 +70,7 @@ __all__ = [
     "atomic_write_text",
     "catalog_sha256",
     "check_out_dir",
+    "creatable_top",
     "check_run_dir",
     "claim_sweep_output",
     "compact",

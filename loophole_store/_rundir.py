@@ -40,7 +40,15 @@ def check_out_dir(out: Path) -> Path | None:
         if not os.access(resolved, os.W_OK | os.X_OK):
             raise HarnessInputError(f"{flag}: no permission to write there")
         return None
-    top, parent = resolved, resolved.parent
+    return creatable_top(flag, resolved)
+
+
+def creatable_top(flag: str, path: Path) -> Path:
+    """The topmost missing folder on the way to ``path`` (``path`` itself when only it is missing), after
+    checking that the nearest existing ancestor is a folder we may write in; ``flag`` names the option."""
+    path = Path(os.path.abspath(path))
+    _refuse_system_root(flag, path)
+    top, parent = path, path.parent
     while not parent.exists() and not parent.is_symlink():
         top, parent = parent, parent.parent
     if not parent.is_dir():

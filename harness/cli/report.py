@@ -62,18 +62,10 @@ def report(
 
 def _parent_to_create(out: Path) -> Path | None:
     """``--out``'s folder: None when it exists; else the topmost folder to create, checked to be creatable."""
-    from harness.errors import HarnessInputError
+    from loophole_store import creatable_top
 
-    flag = f"--out {str(out)!r}"
     parent = Path(os.path.abspath(out)).parent
-    real = os.path.realpath(parent)
-    if any(real == root or real.startswith(root + "/") for root in ("/proc", "/sys", "/dev")):
-        raise HarnessInputError(f"{flag}: {str(parent)!r} is under a system folder; cannot write there")
-    top = None
-    while not parent.exists() and not parent.is_symlink():
-        top, parent = parent, parent.parent
-    if not parent.is_dir():
-        raise HarnessInputError(f"{flag}: {str(parent)!r} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise HarnessInputError(f"{flag}: no permission to write in {str(parent)!r}")
-    return top
+    if parent.exists() or parent.is_symlink():
+        creatable_top(f"--out {str(out)!r}", out)  # still refuses a system folder or one we may not write in
+        return None
+    return creatable_top(f"--out {str(out)!r}", parent)
