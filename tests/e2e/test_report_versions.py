@@ -51,6 +51,14 @@ def test_the_ranks_section_shows_every_agent_under_every_versions_golds(across, 
     ranks = analyze_trials(trials, reps=100).tables["ranks_across_versions"]
     # two agents × three versions' golds, every trajectory scored under each
     assert len(ranks) == 6 and set(ranks.golds) == set(TASK_VERSIONS) and (ranks.trajectories == 50).all()
+    for (_, golds), g in ranks.groupby(["domain", "golds"]):  # rank 1 is the higher pass^1, under each scoring
+        for score, rank in (("single_pass1", "rank_single"), ("multi_pass1", "rank_multi")):
+            best = g[g[score] == g[score].max()]
+            assert (best[rank] == 1).all() and (g[g[score] < g[score].max()][rank] > 1).all(), (golds, score)
+        # the pass^1 is the mean success over the trajectories scored against these golds
+        rows = trials[(trials.task_version == golds) & trials.reward.notna()]
+        for x in g.itertuples():
+            assert x.single_pass1 == (rows[rows.agent_name == x.agent_name].reward >= 1.0).mean()
     page.goto(report.as_uri())
     rows = page.locator("#version_ranks table").first.locator("tbody tr").all_inner_texts()
     assert len(rows) == 6
