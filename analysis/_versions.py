@@ -6,16 +6,14 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis._stats import _success, cross_version_moves
-
-# The flag ``rescore --against-version`` puts on the rows scored against another version than the recorded one.
-AGAINST_FLAG = "against_version"
+from loophole_store import AGAINST_VERSION_FLAG
 
 
 def against_mask(trials: pd.DataFrame) -> pd.Series:
     """Rows scored against another task version's golds than the run was recorded on."""
     if "flags" not in trials:
         return pd.Series(False, index=trials.index)
-    return trials["flags"].map(lambda f: f is not None and AGAINST_FLAG in list(f)).astype(bool)
+    return trials["flags"].map(lambda f: f is not None and AGAINST_VERSION_FLAG in list(f)).astype(bool)
 
 
 def native(trials: pd.DataFrame) -> pd.DataFrame:

@@ -60,10 +60,6 @@ class FileSummary:
     custom_tool_simulations: int = 0  # simulations that call one (the run's own tool set)
 
 
-# The flag on rows scored against another version's golds than the one the run was recorded on.
-AGAINST_FLAG = "against_version"
-
-
 def _trial_row(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
     raw = item.raw
     info = raw.get("reward_info")
@@ -90,7 +86,7 @@ def _trial_row(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
         tasks_sha256=run.tasks_sha256,
         judge="none",
         judge_cost=0.0,
-        flags=list(item.flags) + ([AGAINST_FLAG] if run.recorded_version is not None else []),
+        flags=list(item.flags) + ([store.AGAINST_VERSION_FLAG] if run.recorded_version is not None else []),
         **store.trajectory_columns(
             messages if isinstance(messages, list) else [],
             termination_reason=raw.get("termination_reason"),

@@ -32,6 +32,7 @@ from loophole_store._rows import (
 from loophole_store._run import Run, check_run_dir, open_run
 from loophole_store._rundir import check_out_dir, claim_sweep_output, creatable_top, remove_created
 from loophole_store._schemas import (
+    AGAINST_VERSION_FLAG,
     SCORES_SCHEMA,
     TABLE_KEYS,
     TABLES,
@@ -54,6 +55,7 @@ from loophole_store._tables import (
 )
 
 __all__ = [
+    "AGAINST_VERSION_FLAG",
     "RUN_JSON",
     "Run",
     "SCORES_SCHEMA",

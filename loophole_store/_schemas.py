@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+# The ``flags`` marker of a row scored against another task version's golds than its run was recorded on
+# (``rescore --against-version``): written by the rescoring, read by the analysis.
+AGAINST_VERSION_FLAG = "against_version"
+
+
 TRIALS_SCHEMA = pa.schema(
     [
         ("run_id", pa.string()),  # sha256[:16] of the source file (rescore) or the sweep id
