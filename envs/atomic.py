@@ -3,10 +3,11 @@ writes downloads with it as the store writes tables, reports and viewers."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -52,17 +53,84 @@ def atomic_write_table(table: pa.Table, dest: Path) -> None:
     atomic_write(dest, lambda fh: pq.write_table(table, fh))
 
 
+OUTPUT_MANIFEST = ".harness-output.json"
+"""The file a harness-built folder carries: which verb built it and every path it wrote. Only a folder
+that holds this manifest, from the same verb, and nothing it does not list may be replaced."""
+
+
+def _listing(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+
+def check_replaceable(dest: Path, made_by: str, label: str, inputs: Sequence[Path] = ()) -> None:
+    """Refuse, in one line, to build ``dest`` where that would delete anything the harness did not write:
+    a folder that is an input or holds one (or lies inside one), a file, or a non-empty folder without
+    ``made_by``'s manifest, or with paths the manifest does not list (a user's notes, a run's tables)."""
+    from envs.errors import HarnessInputError, shown
+
+    flag = f"{label} {shown(dest)}"
+    real = Path(os.path.realpath(dest))
+    for source in inputs:
+        src = Path(os.path.realpath(source))
+        if real == src or src in real.parents or real in src.parents:
+            raise HarnessInputError(
+                f"{flag}: is or overlaps the input {shown(source)}; input and output are never the same folder"
+            )
+    if not (dest.exists() or dest.is_symlink()):
+        return
+    if dest.is_symlink() or not dest.is_dir():
+        raise HarnessInputError(f"{flag}: exists and is not a folder; refusing to replace it")
+    try:
+        present = _listing(dest)
+    except OSError as exc:
+        raise HarnessInputError(f"{flag}: cannot list it ({exc.strerror})") from None
+    if not present:
+        return
+    manifest = dest / OUTPUT_MANIFEST
+    written: set[str] = set()
+    if manifest.is_file():
+        try:
+            held = json.loads(manifest.read_text(encoding="utf-8"))
+            if isinstance(held, dict) and held.get("made_by") == made_by:
+                written = {str(f) for f in held.get("files", [])}
+        except (OSError, ValueError):
+            written = set()
+    if not written:
+        files = [p for p in present if p != OUTPUT_MANIFEST and not (dest / p).is_dir()]
+        example = (files or present)[0]
+        raise HarnessInputError(
+            f"{flag}: holds files `{made_by}` did not write (e.g. {shown(example)[:80]}); "
+            "refusing to replace it: choose a new or empty folder"
+        )
+    extra = [p for p in present if p not in written and p != OUTPUT_MANIFEST]
+    if extra:
+        raise HarnessInputError(
+            f"{flag}: holds {len(extra)} file(s) `{made_by}` did not write (e.g. "
+            f"{shown(extra[0])[:80]}); refusing to replace it: move them or choose another folder"
+        )
+
+
 @contextmanager
-def atomic_folder(dest: Path) -> Iterator[Path]:
-    """A folder filled under a temporary name beside ``dest`` and swapped in whole when the block ends
-    (an old ``dest`` is replaced); on an error the temporary folder is removed and ``dest`` is untouched."""
+def atomic_folder(
+    dest: Path, *, made_by: str, label: str = "--out", inputs: Sequence[Path] = ()
+) -> Iterator[Path]:
+    """A folder filled under a temporary name beside ``dest`` and swapped in whole when the block ends;
+    on an error the temporary folder is removed and ``dest`` is untouched. An old ``dest`` is replaced only
+    when ``check_replaceable`` allows it (checked before the work and again before the swap); the new
+    folder carries the manifest of what it holds."""
     dest = Path(dest)
+    check_replaceable(dest, made_by, label, inputs)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{dest.name}."))
     try:
         yield tmp
+        files = [p for p in _listing(tmp) if p != OUTPUT_MANIFEST]
+        (tmp / OUTPUT_MANIFEST).write_text(
+            json.dumps({"made_by": made_by, "files": files}, indent=1), encoding="utf-8"
+        )
         for path in [tmp, *tmp.rglob("*")]:  # for sharing (mkdtemp makes it private)
             os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        check_replaceable(dest, made_by, label, inputs)  # anything added meanwhile is kept, too
         old = None
         if dest.exists():
             old = dest.parent / f".{dest.name}.old-{os.getpid()}"

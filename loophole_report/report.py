@@ -137,6 +137,31 @@ def render(bundle: AnalysisBundle, run_dir: Path, viewer_href: str | None = None
     )
 
 
+REPORT_MARK = '<meta name="generator" content="tau-loophole-harness report">'
+
+
+def check_report_out(run_dir: Path, out: Path) -> None:
+    """``--out`` may be a new file or a report this verb wrote before (it carries ``REPORT_MARK``), never
+    a user's file or a path inside the run it reads (raises ``HarnessInputError``)."""
+    from envs.errors import HarnessInputError, shown
+
+    flag = f"--out {shown(out)}"
+    real, run = Path(os.path.realpath(out)), Path(os.path.realpath(run_dir))
+    if run == real or run in real.parents:
+        raise HarnessInputError(f"{flag}: is inside the run {shown(run_dir)} it reads; write the report elsewhere")
+    if not (out.exists() or out.is_symlink()):
+        return
+    try:
+        with open(out, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace")
+    except OSError as exc:
+        raise HarnessInputError(f"{flag}: cannot read the existing file ({exc.strerror})") from None
+    if out.is_symlink() or REPORT_MARK not in head:
+        raise HarnessInputError(
+            f"{flag}: exists and is not a report the harness wrote; refusing to replace it: choose another file"
+        )
+
+
 def write_report(
     bundle: AnalysisBundle, run_dir: Path, out: Path, viewer: Path | None = None
 ) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from envs.atomic import atomic_folder
+from envs.atomic import atomic_folder, check_replaceable
 from loophole_report._templates import render
 from loophole_report.links import index_link, task_order
 from loophole_report.trials import (
@@ -35,6 +35,9 @@ if TYPE_CHECKING:  # the facade loads it lazily, on the first build
     from loophole_scoring import WhyGoldFails
 
 
+VIEWER_MADE_BY = "harness view"
+
+
 @dataclass
 class SiteStats:
     trials: int
@@ -44,8 +47,15 @@ class SiteStats:
     largest_page_bytes: int
 
 
-def build_site(run_dir: Path, out: Path) -> SiteStats:
-    """Write the site to ``out`` (built in a temporary folder beside it, then swapped in whole)."""
+def check_site_out(run_dir: Path, out: Path, label: str = "--out") -> None:
+    """Before any work: ``out`` may be new, empty, or a site this verb built before, never the run
+    or a folder holding anything else (raises ``HarnessInputError``)."""
+    check_replaceable(Path(out), VIEWER_MADE_BY, label, inputs=[Path(run_dir)])
+
+
+def build_site(run_dir: Path, out: Path, label: str = "--out") -> SiteStats:
+    """Write the site to ``out`` (built in a temporary folder beside it, then swapped in whole); an
+    existing ``out`` is replaced only if it is a site the viewer built (``envs.atomic.check_replaceable``)."""
     import loophole_store as store
     from loophole_scoring import WhyGoldFails
 
@@ -63,7 +73,7 @@ def build_site(run_dir: Path, out: Path) -> SiteStats:
         by_task.setdefault((r.domain, r.task_id), []).append(r)
     why = WhyGoldFails()
     largest = 0
-    with atomic_folder(out) as tmp:
+    with atomic_folder(out, made_by=VIEWER_MADE_BY, label=label, inputs=[run_dir]) as tmp:
         (tmp / "t").mkdir()
         for row in records:
             golds = by_traj.get(row.trajectory_id, [])

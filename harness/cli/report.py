@@ -29,15 +29,18 @@ def report(
     from analysis import analyze_trials
     from harness.cli.analyze import load_trials
     from harness.errors import HarnessInputError
-    from loophole_report.report import write_report
-    from loophole_report.viewer import build_site
+    from loophole_report.report import check_report_out, write_report
+    from loophole_report.viewer import build_site, check_site_out
 
     # Checked before any work, so a bad --out leaves nothing behind; the report never writes into the run.
     if out.is_dir():
         raise HarnessInputError(f"--out {str(out)!r}: is a directory; give the HTML file to write")
     made = _parent_to_create(out)
-    bundle = analyze_trials(load_trials(run_dir))
     site = viewer if viewer is not None else out.with_name(f"{out.stem}_viewer")
+    site_label = "--viewer" if viewer is not None else "the report's default viewer folder"
+    check_report_out(run_dir, out)  # never over a user's file, never into the run
+    check_site_out(run_dir, site, site_label)
+    bundle = analyze_trials(load_trials(run_dir))
     created = not site.exists()
     try:
         if made is not None:
@@ -47,7 +50,7 @@ def report(
                 if exc.errno == errno.ENOSPC:
                     raise
                 raise HarnessInputError(f"--out {str(out)!r}: cannot create {str(out.parent)!r} ({exc.strerror})") from None
-        build_site(run_dir, site)  # rebuilt with the report, so every link it holds has its page
+        build_site(run_dir, site, site_label)  # rebuilt with the report, so every link it holds has its page
         write_report(bundle, run_dir, out, site)
     except BaseException:
         import shutil
