@@ -81,8 +81,7 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
 
 def _overlap(trials: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     """Per domain: do the catalog's loophole tasks fall inside the tasks tau3 changed by chance?"""
-    from envs import TauDataError, load_task_set
-    from envs.versions import diff_versions
+    from envs import TauDataError, diff_versions, load_task_set
     from gold_variants import load_catalog
 
     rows = []
@@ -106,7 +105,7 @@ def write_tables(bundle: AnalysisBundle, out: Path) -> list[Path]:
     """Each table as CSV and Parquet (the store's atomic writer: temporary name, fsync, rename)."""
     import pyarrow as pa
 
-    from loophole_store import atomic_write_table, atomic_write_text
+    from loophole_base import atomic_write_table, atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
     written = []

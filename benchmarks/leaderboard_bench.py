@@ -35,10 +35,10 @@ from harness._quiet import set_log_level  # noqa: E402
 set_log_level(False)
 
 import loophole_store as store  # noqa: E402
-from analysis.leaderboard import leaderboard  # noqa: E402
+from analysis import leaderboard  # noqa: E402
 from envs import load_task_set  # noqa: E402
 from harness.rescoring import import_all, rescore_runs  # noqa: E402
-from loophole_report.viewer import build_site  # noqa: E402
+from loophole_report import build_site  # noqa: E402
 
 
 def make_copies(dest: Path, copies: int) -> int:

@@ -35,9 +35,8 @@ set_log_level(False)
 from tau2.data_model.simulation import SimulationRun  # noqa: E402
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation  # noqa: E402
 
-from envs import load_task_set  # noqa: E402
-from envs.replay import ReplayEngine  # noqa: E402
-from harness.ingest import import_results_file  # noqa: E402
+from envs import ReplayEngine, load_task_set  # noqa: E402
+from loophole_ingest import import_results_file  # noqa: E402
 from loophole_scoring import score_trajectory  # noqa: E402
 
 DEFAULT_FILE = ROOT.parent / "shared/real-runs/whissle_airline_tau3_1trial.json"

@@ -1,6 +1,18 @@
 """The tau2 world: pinned task versions, tau2 environments and the fast replay engine."""
-from ._data import TauDataError, cache_dir, resolve_file, sha256_file
-from ._once import locked_cache
+
+from ._data import (
+    TauDataError,
+    cache_dir,
+    resolve_file,
+    sha256_file,
+)
+from ._detect import (
+    detect_task_version,
+    pinned_gold_version,
+)
+from ._once import (
+    locked_cache,
+)
 from ._pinned import (
     COMMITS,
     CUSTOM,
@@ -10,6 +22,17 @@ from ._pinned import (
     Domain,
     TaskVersion,
     pinned_sha256,
+)
+from ._pool import (
+    DatabasePool,
+)
+from ._replay import (
+    ReplayEngine,
+    ReplayResult,
+    State,
+    TrajectoryStructureError,
+    engine_for,
+    tool_call_pairs,
 )
 from ._tasks import (
     TaskRef,
@@ -21,27 +44,42 @@ from ._tasks import (
     load_task_set,
     provide_task_data,
 )
+from ._versions import (
+    VersionDiff,
+    diff_versions,
+)
 
 __all__ = [
+    "cache_dir",
+    "check_domain",
+    "check_version",
     "COMMITS",
     "CUSTOM",
-    "DOMAINS",
-    "REPOSITORIES",
-    "TASK_VERSIONS",
+    "DatabasePool",
+    "detect_task_version",
+    "diff_versions",
     "Domain",
+    "DOMAINS",
+    "engine_for",
+    "environment_constructor",
+    "load_task_set",
+    "locked_cache",
+    "pinned_gold_version",
+    "pinned_sha256",
+    "provide_task_data",
+    "ReplayEngine",
+    "ReplayResult",
+    "REPOSITORIES",
+    "resolve_file",
+    "sha256_file",
+    "State",
+    "TASK_VERSIONS",
     "TaskRef",
     "TaskSet",
     "TaskVersion",
     "TauDataError",
+    "tool_call_pairs",
+    "TrajectoryStructureError",
     "UnknownTaskError",
-    "cache_dir",
-    "check_domain",
-    "check_version",
-    "environment_constructor",
-    "load_task_set",
-    "locked_cache",
-    "pinned_sha256",
-    "provide_task_data",
-    "resolve_file",
-    "sha256_file",
+    "VersionDiff",
 ]

@@ -1,7 +1,23 @@
 """What counts as correct: the loophole catalog (data) and clause-level readings (code)."""
-from ._catalog_hash import catalog_sha256
-from ._evidence import EvidenceItem, Explanation, PreconditionResult, evidence_holds
-from ._fixes import PolicyFix, fixed_policy, policy_fixes, readings_offered
+
+from ._catalog_hash import (
+    catalog_sha256,
+)
+from ._check import (
+    check_variants,
+)
+from ._evidence import (
+    EvidenceItem,
+    Explanation,
+    PreconditionResult,
+    evidence_holds,
+)
+from ._fixes import (
+    PolicyFix,
+    fixed_policy,
+    policy_fixes,
+    readings_offered,
+)
 from ._model import (
     Catalog,
     CatalogEntry,
@@ -11,38 +27,61 @@ from ._model import (
     UpgradeModifyPredicate,
     load_catalog,
 )
-from ._preconditions import explain
-from ._predicates import predicate_holds
-from ._registry import all_variants, gold_reading, preload, readings_by_version, variants_for
-from ._requests import Requests, pending_ending, requests_in
-from ._witness import witness
+from ._preconditions import (
+    explain,
+)
+from ._predicates import (
+    predicate_holds,
+)
+from ._registry import (
+    all_variants,
+    gold_reading,
+    preload,
+    readings_by_version,
+    variants_for,
+)
+from ._requests import (
+    Requests,
+    pending_ending,
+    requests_in,
+)
+from ._witness import (
+    ASK_COMPENSATION_TEXT,
+    EVIDENCE_TEXT,
+    closing_text,
+    witness,
+)
 
 __all__ = [
-    "catalog_sha256",
-    "Catalog",
-    "CertificatePredicate",
-    "EvidenceItem",
-    "Explanation",
-    "PreconditionResult",
-    "explain",
-    "CatalogEntry",
-    "GoldVariant",
-    "PolicyFix",
-    "fixed_policy",
-    "policy_fixes",
-    "readings_offered",
-    "RebookPredicate",
-    "UpgradeModifyPredicate",
     "all_variants",
+    "ASK_COMPENSATION_TEXT",
+    "Catalog",
+    "catalog_sha256",
+    "CatalogEntry",
+    "CertificatePredicate",
+    "check_variants",
+    "closing_text",
     "evidence_holds",
+    "EVIDENCE_TEXT",
+    "EvidenceItem",
+    "explain",
+    "Explanation",
+    "fixed_policy",
     "gold_reading",
-    "readings_by_version",
+    "GoldVariant",
     "load_catalog",
+    "pending_ending",
+    "policy_fixes",
+    "PolicyFix",
+    "PreconditionResult",
     "predicate_holds",
     "preload",
-    "pending_ending",
+    "readings_by_version",
+    "readings_offered",
+    "RebookPredicate",
     "Requests",
     "requests_in",
+    "UpgradeModifyPredicate",
     "variants_for",
     "witness",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from envs.replay import ReplayEngine, State
+from envs import ReplayEngine, State
 from gold_variants._model import CertificatePredicate, RebookPredicate, UpgradeModifyPredicate
 
 

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from envs import load_task_set, provide_task_data
-from envs.errors import HarnessError
 from gold_variants import catalog_sha256
+from loophole_base import HarnessError
 
 
 class ClusterMismatchError(HarnessError):

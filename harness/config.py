@@ -22,7 +22,7 @@ from pydantic import (
 
 from envs import Domain, TaskVersion
 from harness.costs import ModelPrice
-from harness.errors import HarnessInputError
+from loophole_base import HarnessInputError
 from loophole_store import SECRET_FIELDS
 
 

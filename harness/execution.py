@@ -24,7 +24,7 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
     if ray.is_initialized():
         return
     if num_cpus is not None and num_cpus > MAX_WORKERS:
-        from harness.errors import HarnessInputError
+        from loophole_base import HarnessInputError
 
         raise HarnessInputError(f"workers {num_cpus}: Ray accepts at most {MAX_WORKERS} (10^14)")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -33,7 +33,7 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
             from ray._private.utils import get_ray_client_dependency_error
 
             if get_ray_client_dependency_error() is not None:
-                from harness.errors import HarnessInputError
+                from loophole_base import HarnessInputError
 
                 raise HarnessInputError(
                     f"field 'address': {address} needs Ray Client, which is not installed: "

@@ -96,7 +96,7 @@ class LoopholeAgentGymEnv(AgentGymEnv):
         if self._simulation_run is None:
             self._last = {"reward_status": "no_simulation", "reward_is_null": True}
             return 0.0, "{}"
-        from envs.replay import engine_for
+        from envs import engine_for
         from gold_variants import variants_for
         from loophole_scoring import score_trajectory
 

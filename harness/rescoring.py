@@ -14,11 +14,15 @@ from tau2.data_model.simulation import SimulationRun, TerminationReason
 from tau2.data_model.tasks import Task
 
 import loophole_store as store
-from envs import CUSTOM
-from envs.errors import HarnessInputError
-from envs.replay import engine_for
-from harness.ingest import ImportedRun, ImportedSimulation, find_sources, import_results_file, shown
-from harness.ingest.shapes import foreign_tools
+from envs import CUSTOM, engine_for
+from loophole_base import HarnessInputError, shown
+from loophole_ingest import (
+    ImportedRun,
+    ImportedSimulation,
+    find_sources,
+    foreign_tools,
+    import_results_file,
+)
 from loophole_scoring import (
     NO_VARIANTS_CUSTOM,
     RECORDED,
@@ -110,7 +114,7 @@ def score_items(
     ``tasks``: a custom run's embedded tasks by id (pinned runs: None, the pinned tasks).
     """
     from harness._quiet import set_log_level
-    from harness.ingest import COMPLETED
+    from loophole_ingest import COMPLETED
 
     set_log_level(False)
     engine = engine_for(domain)

@@ -9,8 +9,7 @@ from typing import Any
 from tau2.data_model.simulation import SimulationRun
 from tau2.orchestrator.orchestrator import Orchestrator
 
-from envs import environment_constructor, load_task_set, locked_cache
-from envs.pool import DatabasePool
+from envs import DatabasePool, environment_constructor, load_task_set, locked_cache
 from harness.agents import RetryCounter, RetryingLLMAgent, RetryingUserSimulator, RetryPolicy
 from harness.agents._reading import ReadingAgent, ScriptedUser, choose_plan
 from harness.config import AgentSpec, ModelSpec, UserSpec

@@ -10,7 +10,7 @@ from pathlib import Path
 from envs import load_task_set
 from gold_variants import load_catalog
 from harness.config import SweepConfig, load_config
-from harness.errors import HarnessInputError
+from loophole_base import HarnessInputError
 
 MAX_TRIALS_ENV = "HARNESS_MAX_TRIALS"
 DEFAULT_MAX_TRIALS = 1_000_000

@@ -1,5 +1,6 @@
 """Scoring: one trajectory × its golds (the single gold and its variants) → a ``TrajectoryScore``; one path
 for sweeps and rescoring. Knows nothing of Ray, files or the CLI."""
+
 from ._judge import (
     RECORDED,
     Judge,
@@ -11,7 +12,12 @@ from ._judge import (
     RecordedJudge,
     recorded_verdicts,
 )
-from ._simulation import NO_VARIANTS_CUSTOM, ScoredSimulation, golds_for, score_simulation
+from ._simulation import (
+    NO_VARIANTS_CUSTOM,
+    ScoredSimulation,
+    golds_for,
+    score_simulation,
+)
 from ._single_gold import (
     GOLD_ID,
     GoldScore,
@@ -19,37 +25,50 @@ from ._single_gold import (
     replay_prediction,
     score_against_gold,
 )
-from ._status import RETRIED_ON_RESUME, Status, Verdict
-from ._trajectory import ScoringInvariantError, TrajectoryScore, score_trajectory
-from ._why import GoldFailure, RecordDiff, WhyGoldFails, tau2_messages
+from ._status import (
+    RETRIED_ON_RESUME,
+    Status,
+    Verdict,
+)
+from ._trajectory import (
+    ScoringInvariantError,
+    TrajectoryScore,
+    score_trajectory,
+)
+from ._why import (
+    GoldFailure,
+    RecordDiff,
+    WhyGoldFails,
+    tau2_messages,
+)
 
 __all__ = [
-    "NO_VARIANTS_CUSTOM",
-    "RECORDED",
-    "RETRIED_ON_RESUME",
-    "Status",
-    "Verdict",
     "GOLD_ID",
     "GoldFailure",
+    "golds_for",
     "GoldScore",
     "Judge",
     "JudgeError",
     "JudgeSpec",
     "JudgeVerdict",
     "LitellmJudge",
+    "NO_VARIANTS_CUSTOM",
     "OncePerTrajectory",
     "PredictedReplay",
     "RecordDiff",
-    "RecordedJudge",
-    "ScoredSimulation",
-    "ScoringInvariantError",
-    "TrajectoryScore",
-    "WhyGoldFails",
+    "RECORDED",
     "recorded_verdicts",
-    "golds_for",
+    "RecordedJudge",
     "replay_prediction",
+    "RETRIED_ON_RESUME",
     "score_against_gold",
     "score_simulation",
     "score_trajectory",
+    "ScoredSimulation",
+    "ScoringInvariantError",
+    "Status",
     "tau2_messages",
+    "TrajectoryScore",
+    "Verdict",
+    "WhyGoldFails",
 ]

@@ -11,9 +11,7 @@ from dataclasses import dataclass
 from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
-from envs import CUSTOM, load_task_set
-from envs.detect import pinned_gold_version
-from envs.replay import ReplayEngine
+from envs import CUSTOM, ReplayEngine, load_task_set, pinned_gold_version
 from gold_variants import GoldVariant, variants_for
 from loophole_scoring._judge import Judge, OncePerTrajectory
 from loophole_scoring._trajectory import TrajectoryScore, score_trajectory

@@ -16,7 +16,7 @@ from tau2.data_model.tasks import Action, RewardType, Task
 from tau2.evaluator.evaluator_action import ActionEvaluator
 from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 
-from envs.replay import ReplayEngine, ReplayResult, State, TrajectoryStructureError, tool_call_pairs
+from envs import ReplayEngine, ReplayResult, State, TrajectoryStructureError, tool_call_pairs
 from gold_variants import Explanation
 from loophole_scoring._judge import Judge, JudgeError
 from loophole_scoring._status import Status, Verdict

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
-from envs.replay import ReplayEngine
+from envs import ReplayEngine
 from gold_variants import GoldVariant, explain, pending_ending, predicate_holds, requests_in
 from loophole_scoring._judge import Judge
 from loophole_scoring._single_gold import (

@@ -53,11 +53,11 @@ def tau2_messages(messages: list[dict]) -> list[Any]:
 
 
 class WhyGoldFails:
-    """``explain`` per trajectory, on the process's replay engines (``envs.replay.engine_for``: gold
+    """``explain`` per trajectory, on the process's replay engines (``envs._replay.engine_for``: gold
     replays are cached there)."""
 
     def _engine(self, domain: str) -> Any:
-        from envs.replay import engine_for
+        from envs import engine_for
 
         return engine_for(domain)
 
@@ -67,8 +67,13 @@ class WhyGoldFails:
         from pydantic import ValidationError
         from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 
-        from envs import TauDataError, UnknownTaskError, load_task_set
-        from envs.replay import TrajectoryStructureError, tool_call_pairs
+        from envs import (
+            TauDataError,
+            TrajectoryStructureError,
+            UnknownTaskError,
+            load_task_set,
+            tool_call_pairs,
+        )
         from gold_variants import variants_for
 
         failing = [g for g in golds if _fails(g.reward)]

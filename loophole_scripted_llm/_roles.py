@@ -15,8 +15,7 @@ from typing import Any
 from tau2.data_model.tasks import Action
 
 from envs import load_task_set
-from gold_variants import variants_for
-from gold_variants._witness import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, closing_text
+from gold_variants import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, closing_text, variants_for
 
 CONFIRM_WORDS = ("confirm", "proceed", "(yes/no)", "shall i", "would you like me to", "do you want me to")
 REFUSAL_TEXT = EVIDENCE_TEXT["refusal"]

@@ -12,8 +12,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from envs.atomic import atomic_write_text
 from gold_variants import catalog_sha256
+from loophole_base import atomic_write_text
 from loophole_store._tables import run_lock
 
 RUN_JSON = "run.json"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from envs.errors import HarnessInputError
+from loophole_base import HarnessInputError
 from loophole_store._provenance import read_run_info
 from loophole_store._rundir import shown
 from loophole_store._tables import read_tables

@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from envs.errors import HarnessInputError, shown
+from loophole_base import HarnessInputError, shown
 
 _RUN_FILES = (
     "trials.parquet",
@@ -82,7 +82,7 @@ def claim_sweep_output(out: Path, sweep_id: str, redacted_config: dict) -> None:
     is free to take."""
     import json
 
-    from envs.atomic import atomic_write_text
+    from loophole_base import atomic_write_text
 
     flag = f"field 'output': {shown(out)}"
     _refuse_system_root(flag, Path(os.path.abspath(out)))

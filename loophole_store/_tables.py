@@ -1,7 +1,7 @@
 """Tables of a run directory: reads that fold in a running sweep's parts, idempotent upserts, append-only
 parts and their compaction, all under the run's one-writer lock.
 
-Every table is written to a temporary name in the destination folder and renamed (``envs.atomic``), so a
+Every table is written to a temporary name in the destination folder and renamed (``loophole_base._atomic``), so a
 reader never sees a half-written file. Analysis reads runs only through this package.
 """
 
@@ -19,8 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock
 
-from envs.atomic import atomic_write_table
-from envs.errors import HarnessInputError
+from loophole_base import HarnessInputError, atomic_write_table
 from loophole_scoring import RETRIED_ON_RESUME
 from loophole_store._schemas import (
     SCORES_SCHEMA,
@@ -31,7 +30,7 @@ from loophole_store._schemas import (
 )
 
 if TYPE_CHECKING:
-    from envs.versions import VersionDiff
+    from envs import VersionDiff
 
 
 def to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:

@@ -10,9 +10,8 @@ import pandas as pd
 from tau2.data_model.simulation import SimulationRun
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
-from envs import load_task_set
-from envs.versions import diff_versions
-from harness.ingest import import_results_file
+from envs import diff_versions, load_task_set
+from loophole_ingest import import_results_file
 from tests.conftest import ROOT, real_run
 
 RUN = "aide_claude-sonnet-4-5_airline_tau2_1trial.json"

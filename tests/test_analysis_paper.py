@@ -14,7 +14,7 @@ from analysis import (
     pass_k,
     success_by_agent,
 )
-from envs.versions import diff_versions
+from envs import diff_versions
 from gold_variants import load_catalog
 
 TABLE1 = {  # task -> successes of 4 for GPT-5, Kimi-K2-Thinking, Mistral-Large-3
@@ -135,7 +135,7 @@ def test_loophole_gap_ci_is_clustered_by_task():
     """The gap's interval resamples tasks: with correlated trials it is wider than a trial-level one."""
     import numpy as np
 
-    from analysis._stats import cluster_bootstrap
+    from analysis import cluster_bootstrap
 
     df = paper_trials()
     gpt = df[df.agent_name == "GPT-5"]

@@ -60,3 +60,59 @@ def test_the_application_is_at_most_40_percent_of_the_library():
     assert len(sizes) >= 7 and all(sizes.values()), sizes  # the measure sees every stage
     share = sizes["harness"] / sum(sizes.values())
     assert share <= 0.40, f"harness/ is {share:.0%} of the library: {sizes}"
+
+
+def _imports(path: Path) -> list[tuple[int, str, int]]:
+    """(line, module, level) of every import in a module, including those inside functions."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            found.append((node.lineno, node.module or "", node.level))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, 0) for alias in node.names]
+    return found
+
+
+def test_other_packages_are_used_through_their_facade_only():
+    """``from envs import ReplayEngine``, never ``from envs._replay import ...``: a package's modules are
+    its own, so a public name has one import path and a private module can move without breaking others."""
+    packages = _library_modules()
+    reaching_in = [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for root, modules in packages.items()
+        for path in modules
+        for line, module, level in _imports(path)
+        if level == 0 and "." in module and module.split(".")[0] in packages and module.split(".")[0] != root
+    ]
+    assert not reaching_in, reaching_in
+
+
+def test_one_facade_style_and_one_import_path_per_name():
+    """Every package's ``__init__.py`` is the lazy stub over its ``__init__.pyi``; a stub lists only names its
+    own modules define (relative imports), and no name is exported by two packages."""
+    import ast
+    import importlib
+
+    owners: dict[str, list[str]] = {}
+    for root in _library_modules():
+        if root == "harness":  # the application: its facade is the Python API, checked in test_python_api
+            continue
+        init = ROOT / root / "__init__.py"
+        body = [ast.unparse(n) for n in ast.parse(init.read_text()).body
+                if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]  # the docstring
+        assert body == [
+            "import lazy_loader",
+            "__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)",
+        ], f"{init.relative_to(ROOT)}: not the one facade style: {body}"
+        stub = ast.parse((ROOT / root / "__init__.pyi").read_text())
+        for node in stub.body:
+            if isinstance(node, ast.ImportFrom):
+                assert node.level == 1, f"{root}/__init__.pyi re-exports {node.module}: one import path per name"
+        module = importlib.import_module(root)
+        for name in module.__all__:
+            getattr(module, name)  # every listed name resolves
+            owners.setdefault(name, []).append(root)
+    shared = {name: where for name, where in owners.items() if len(where) > 1}
+    assert not shared, f"names exported by more than one package: {shared}"

@@ -8,8 +8,7 @@ import sys
 
 import pandas as pd
 
-from analysis.audit_policy import llm_audit, split_clauses, structural_profile
-from analysis.audit_traces import audit_traces
+from analysis import audit_traces, llm_audit, split_clauses, structural_profile
 from envs import load_task_set
 from loophole_scripted_llm import ScriptedLLMServer
 

@@ -54,8 +54,8 @@ def test_a_ray_client_address_without_ray_client_is_one_line_error():
     import ray
     from ray._private.utils import get_ray_client_dependency_error
 
-    from harness.errors import HarnessInputError
     from harness.execution import init_ray
+    from loophole_base import HarnessInputError
 
     if get_ray_client_dependency_error() is None or ray.is_initialized():
         pytest.skip("Ray Client is installed here (or Ray already runs in this process)")

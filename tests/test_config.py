@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from harness.config import load_config
-from harness.errors import HarnessInputError
 from harness.trials import TrialKey, expand, load_sweep
+from loophole_base import HarnessInputError
 from loophole_store import redact
 
 GOOD = """\

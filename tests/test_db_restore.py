@@ -5,9 +5,7 @@ from __future__ import annotations
 import pytest
 from tau2.data_model.message import ToolCall, ToolMessage
 
-from envs import environment_constructor, load_task_set
-from envs.pool import DatabasePool
-from envs.replay import ReplayEngine
+from envs import DatabasePool, ReplayEngine, environment_constructor, load_task_set
 
 
 def _dump(db) -> str:

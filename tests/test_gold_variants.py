@@ -13,11 +13,8 @@ import pytest
 from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
 from tau2.data_model.simulation import SimulationRun, TerminationReason
 
-from envs import environment_constructor, load_task_set
-from envs.pool import DatabasePool
-from envs.replay import engine_for
-from gold_variants import all_variants, variants_for, witness
-from gold_variants.check import check_variants
+from envs import DatabasePool, engine_for, environment_constructor, load_task_set
+from gold_variants import all_variants, check_variants, variants_for, witness
 from loophole_scoring import score_trajectory
 
 LOOPHOLE_TASKS = ["2", "5", "13", "27", "29", "32", "45"]

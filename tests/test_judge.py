@@ -8,9 +8,8 @@ import json
 import pytest
 from tau2.data_model.simulation import SimulationRun
 
-from envs import load_task_set
-from envs.replay import engine_for
-from harness.ingest import import_results_file
+from envs import engine_for, load_task_set
+from loophole_ingest import import_results_file
 from loophole_scoring import JudgeError, LitellmJudge, score_trajectory
 from loophole_scripted_llm import ScriptedLLMServer
 from tests.conftest import real_run

@@ -9,8 +9,7 @@ import threading
 import pandas as pd
 
 from analysis import variance_by_agent
-from envs import load_task_set
-from envs.pool import DatabasePool
+from envs import DatabasePool, load_task_set
 from gold_variants import fixed_policy, policy_fixes, readings_offered
 from harness.config import load_config
 from harness.sweep import run_trial, trial_specs

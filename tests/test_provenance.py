@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from loophole_store import catalog_sha256, record_run, run_info
+from gold_variants import catalog_sha256
+from loophole_store import record_run, run_info
 
 
 def test_same_catalog_and_judge_rewrite_quietly(tmp_path):

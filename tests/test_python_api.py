@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from envs.errors import HarnessInputError
+from loophole_base import HarnessInputError
 from tests.conftest import harness, real_run
 
 AIDE = "aide_claude-sonnet-4-5_airline_tau2_1trial.json"

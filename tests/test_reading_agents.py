@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from envs.pool import DatabasePool
+from envs import DatabasePool
 from harness.agents._reading import choose_plan
 from harness.config import SweepConfig
 from harness.sweep import run_trial, trial_specs

@@ -18,8 +18,7 @@ from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, Use
 from tau2.data_model.simulation import SimulationRun, TerminationReason
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
-from envs import load_task_set
-from envs.replay import engine_for
+from envs import engine_for, load_task_set
 from loophole_scoring import score_trajectory
 
 # 80 per domain in the suite (about 70 s); HARNESS_PROPERTY_EXAMPLES=1000 for a deeper search

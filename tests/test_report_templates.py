@@ -10,7 +10,7 @@ import jinja2
 import pytest
 
 from loophole_report._templates import environment, render
-from loophole_scoring._why import GoldFailure, RecordDiff
+from loophole_scoring import GoldFailure, RecordDiff
 
 EVIL = '<script>alert("x")</script>'
 ESCAPED = "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;"

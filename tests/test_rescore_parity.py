@@ -6,9 +6,8 @@ import pytest
 from tau2.data_model.simulation import SimulationRun
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
-from envs import load_task_set
-from envs.replay import engine_for
-from harness.ingest import import_results_file
+from envs import engine_for, load_task_set
+from loophole_ingest import import_results_file
 from loophole_scoring import score_trajectory
 from tests.conftest import real_run
 

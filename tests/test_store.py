@@ -67,13 +67,15 @@ def test_resume_runs_infra_errors_errors_and_judge_errors_again_but_not_agent_fa
     assert store.finished_keys(tmp_path) == {"ok", "no_judge", "agent_error", "replay_divergence"}
 
 
-def test_a_compaction_never_splits_a_part_from_its_scores(tmp_path):
+def test_a_compaction_never_splits_a_part_from_its_scores(tmp_path, monkeypatch):
     """write_part holds the run's lock: a compaction that starts between its two files waits for both."""
     import threading
     import time
 
+    import loophole_store._tables as tables
+
     entered = threading.Event()
-    real = store.atomic_write_table
+    real = tables.atomic_write_table
 
     def slow_write(table, dest):  # widen the window between the scores file and the trials file
         real(table, dest)
@@ -81,15 +83,13 @@ def test_a_compaction_never_splits_a_part_from_its_scores(tmp_path):
             entered.set()
             time.sleep(0.5)
 
-    store.atomic_write_table = slow_write
-    try:
-        writer = threading.Thread(target=store.write_part, args=(tmp_path, [_trial("a")], [_score("a", "gold")], 1))
-        writer.start()
-        entered.wait(5)
-        store.compact(tmp_path)  # from another thread: must wait for the part to be whole
-        writer.join()
-    finally:
-        store.atomic_write_table = real
+    monkeypatch.setattr(tables, "atomic_write_table", slow_write)  # the binding write_part calls
+    writer = threading.Thread(target=store.write_part, args=(tmp_path, [_trial("a")], [_score("a", "gold")], 1))
+    writer.start()
+    assert entered.wait(5), "the slowed write was never reached: the test would not test the lock"
+    store.compact(tmp_path)  # from another thread: must wait for the part to be whole
+    writer.join()
+    monkeypatch.undo()
     store.compact(tmp_path)
     assert set(store.read_table(tmp_path, "scores").trajectory_id) == {"a"}
 
@@ -97,22 +97,25 @@ def test_a_compaction_never_splits_a_part_from_its_scores(tmp_path):
 def test_atomic_write_leaves_the_old_file_when_the_writer_fails(tmp_path):
     import pytest
 
+    from loophole_base import atomic_write, atomic_write_text
+
     dest = tmp_path / "x.json"
-    store.atomic_write_text(dest, "old")
+    atomic_write_text(dest, "old")
 
     def broken(fh):
         fh.write(b"half")
         raise OSError("disk full")
 
     with pytest.raises(OSError):
-        store.atomic_write(dest, broken)
+        atomic_write(dest, broken)
     assert dest.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["x.json"]
 
 
 def test_open_run_reads_tables_parts_and_provenance(tmp_path):
     import pytest
 
-    from envs.errors import HarnessInputError
+    from gold_variants import catalog_sha256
+    from loophole_base import HarnessInputError
 
     store.upsert_rows(tmp_path, "trials", [_trial("a")])
     store.upsert_rows(tmp_path, "scores", [_score("a", "gold")])
@@ -120,7 +123,7 @@ def test_open_run_reads_tables_parts_and_provenance(tmp_path):
     store.record_run(tmp_path, store.run_info("rescore", {("airline", "tau2")}, None))
     run = store.open_run(tmp_path)
     assert sorted(run.trials.trajectory_id) == ["a", "b"] and len(run.scores) == 2
-    assert run.info is not None and run.info["catalog_sha256"] == store.catalog_sha256()
+    assert run.info is not None and run.info["catalog_sha256"] == catalog_sha256()
     assert (tmp_path / "parts").is_dir()  # reading never compacts
     with pytest.raises(HarnessInputError, match="no trials.parquet"):
         store.open_run(tmp_path / "nothing")

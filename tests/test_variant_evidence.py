@@ -11,10 +11,8 @@ import pytest
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun
 
-from envs import load_task_set
-from envs.replay import engine_for
-from gold_variants import explain, variants_for
-from gold_variants._witness import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT
+from envs import engine_for, load_task_set
+from gold_variants import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, explain, variants_for
 from loophole_scoring import ScoringInvariantError, TrajectoryScore, score_trajectory
 from tests.conftest import real_run
 from tests.test_gold_variants import _trajectory
@@ -338,7 +336,7 @@ def test_the_scorer_refuses_a_multi_gold_reward_below_the_single_gold(monkeypatc
 
 
 def test_the_scorer_refuses_a_credit_whose_preconditions_failed(monkeypatch):
-    from gold_variants._evidence import Explanation
+    from gold_variants import Explanation
 
     # A regression in the gate that zeroes credits whose preconditions failed.
     monkeypatch.setattr(Explanation, "holds", property(lambda self: True))

@@ -10,9 +10,8 @@ from itertools import combinations
 
 import pytest
 
-from envs import TASK_VERSIONS, load_task_set
+from envs import TASK_VERSIONS, diff_versions, load_task_set
 from envs._pinned import download_url
-from envs.versions import diff_versions
 from tests.conftest import ROOT, real_run
 
 
@@ -89,7 +88,7 @@ def test_verified_is_pinned_to_amazons_commit():
 
 
 def test_a_tau2_run_with_verifieds_tasks_embedded_is_detected_as_verified(tmp_path):
-    from harness.ingest import import_results_file
+    from loophole_ingest import import_results_file
 
     data = json.loads(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text(encoding="utf-8"))
     assert import_results_file(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json")).task_version == "tau2"
@@ -103,7 +102,7 @@ def test_a_tau2_run_with_verifieds_tasks_embedded_is_detected_as_verified(tmp_pa
 
 
 def test_the_clause_rules_yield_verifieds_variants_with_no_rule_of_its_own():
-    from gold_variants.check import check_variants
+    from gold_variants import check_variants
 
     report = check_variants()
     assert report.ok, report.problems
@@ -119,7 +118,7 @@ def test_the_clause_rules_yield_verifieds_variants_with_no_rule_of_its_own():
 def test_a_variant_no_reviewed_version_yields_is_printed_for_a_reviewer(monkeypatch):
     """Verified's variants all equal one a reviewed version (τ³) yields for the same task; with τ³ taken out of
     the reviewed versions, the ones only τ³ shares (lenient on 2, 27, 38) are listed for a reader."""
-    from gold_variants import check
+    from gold_variants import _check as check
 
     assert check.check_variants().unreviewed == []
     monkeypatch.setattr(check, "REVIEWED_VERSIONS", ("tau2",))
@@ -187,9 +186,8 @@ def _serve(root):
 
 @pytest.mark.parametrize("tamper", [False, True])
 def test_verified_is_downloaded_from_its_pinned_commit_and_checked(isolated_data, monkeypatch, tamper):
-    from envs import TauDataError
+    from envs import COMMITS, TauDataError
     from envs._data import ENV_DOWNLOAD_BASE, ENV_OFFLINE
-    from envs._pinned import COMMITS
     from tests.conftest import TAU_DATA
 
     mirror = isolated_data / "mirror" / COMMITS["verified"] / "data" / "tau2" / "domains" / "airline"

@@ -7,7 +7,7 @@ import sys
 
 import pandas as pd
 
-from envs.versions import diff_versions
+from envs import diff_versions
 
 LOOPHOLE_TASKS = {"2", "5", "13", "27", "29", "32", "45"}
 
@@ -60,8 +60,7 @@ def test_database_identity_rests_on_the_installed_file_and_an_independent_record
     import hashlib
     import json
 
-    from envs._data import resolve_file
-    from envs._pinned import pinned_sha256
+    from envs import pinned_sha256, resolve_file
     from tests.conftest import TAU_DATA
 
     manifest = json.loads((TAU_DATA / "MANIFEST.json").read_text())["files"]

@@ -6,9 +6,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from loophole_report.links import index_link, page_name, task_order
-from loophole_report.trials import explanation
-from loophole_report.viewer import marked_spans
+from loophole_report._links import index_link, page_name, task_order
+from loophole_report._trials import explanation
+from loophole_report._viewer import marked_spans
 from loophole_scoring._why import field_diffs
 
 

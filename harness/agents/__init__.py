@@ -1,15 +1,7 @@
 """Agents and user simulators the sweep runner builds: tau2's own, with the failure policy around their LLM calls."""
 
-from harness.agents._retry import (
-    AgentFailure,
-    InfraError,
-    RetryCounter,
-    RetryingLLMAgent,
-    RetryingUserSimulator,
-    RetryPolicy,
-    cause,
-)
+# One facade style in every package: the public names are listed in __init__.pyi (which type checkers
+# read) and load on first use, so importing a package never imports more than the names it needs.
+import lazy_loader
 
-__all__ = [
-    "AgentFailure", "InfraError", "RetryCounter", "RetryPolicy", "RetryingLLMAgent", "RetryingUserSimulator", "cause",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -24,8 +24,15 @@ from tau2.data_model.tasks import Action, Task
 from tau2.user.user_simulator import UserSimulator
 
 from envs import load_task_set
-from gold_variants import gold_reading, policy_fixes, variants_for, witness
-from gold_variants._witness import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, closing_text
+from gold_variants import (
+    ASK_COMPENSATION_TEXT,
+    EVIDENCE_TEXT,
+    closing_text,
+    gold_reading,
+    policy_fixes,
+    variants_for,
+    witness,
+)
 
 Profile = Literal["conservative", "creative", "inconsistent"]
 

@@ -28,8 +28,9 @@ import tenacity
 from tau2.agent.llm_agent import LLMAgent
 from tau2.user.user_simulator import UserSimulator
 
-from harness.errors import EndpointError, HarnessError
+from harness.errors import EndpointError
 from harness.ratelimit import RATE_LIMITER, RateLimitedTooLong
+from loophole_base import HarnessError
 
 MODEL_CAUSED: tuple[type[BaseException], ...] = (
     litellm.ContextWindowExceededError,

@@ -22,9 +22,9 @@ def policy(
     import pyarrow as pa
     from rich.table import Table
 
-    import loophole_store as store
-    from analysis.audit_policy import PAPER_PROFILE, llm_audit, split_clauses, structural_profile
+    from analysis import PAPER_PROFILE, llm_audit, split_clauses, structural_profile
     from envs import DOMAINS, check_domain, load_task_set
+    from loophole_base import atomic_write_table, atomic_write_text
 
     check_domain(domain)
     from harness.cli._console import output_console
@@ -53,7 +53,7 @@ def policy(
     if out is not None:
         import pandas as pd
 
-        store.atomic_write_table(pa.Table.from_pandas(pd.concat(profiles), preserve_index=False),
+        atomic_write_table(pa.Table.from_pandas(pd.concat(profiles), preserve_index=False),
                                  out / "structural_profile.parquet")
     if model is None:
         console.print("no --model: the LLM diagnostic tests were not run (structural profile only)")
@@ -65,8 +65,8 @@ def policy(
     console.print(f"{len(result.candidates)} candidate loophole findings in {result.candidates.clause_id.nunique()} clauses; "
                   f"{result.candidates.catalog_entry.notna().sum()} match a catalog entry")
     if out is not None:
-        store.atomic_write_table(pa.Table.from_pandas(result.candidates, preserve_index=False), out / "candidates.parquet")
-        (out / "candidates.md").write_text(result.candidates.to_markdown(index=False) if len(result.candidates) else "none\n")
+        atomic_write_table(pa.Table.from_pandas(result.candidates, preserve_index=False), out / "candidates.parquet")
+        atomic_write_text(out / "candidates.md", result.candidates.to_markdown(index=False) if len(result.candidates) else "none\n")
 
 
 @app.command("traces")
@@ -78,15 +78,15 @@ def traces(
     import pyarrow as pa
     from rich.table import Table
 
-    import loophole_store as store
-    from analysis.audit_traces import audit_traces
+    from analysis import audit_traces
     from harness.cli._console import output_console
     from harness.cli.analyze import load_trials
+    from loophole_base import atomic_write_table
 
     console = output_console(180)
     table = audit_traces(load_trials(run_dir))
     dest = out or run_dir / "audit_traces.parquet"
-    store.atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), dest)
+    atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), dest)
     summary = table.groupby(["agent", "attribution"]).size().rename("failing trials").reset_index()
     t = Table("agent", "attribution", "failing trials", title=f"stage-2 audit of {run_dir}")
     for r in summary.itertuples(index=False):

@@ -18,7 +18,7 @@ def register(app: typer.Typer) -> None:
 
 def _find(trials, trajectory_id: str, run_dir: Path):
     """The trial with this id; a unique substring (e.g. the simulation id) also works."""
-    from harness.errors import HarnessInputError
+    from loophole_base import HarnessInputError
 
     exact = trials[trials.trajectory_id == trajectory_id]
     hits = (
@@ -35,7 +35,7 @@ def _find(trials, trajectory_id: str, run_dir: Path):
 
 
 def _messages(trial, run_dir: Path) -> list[dict]:
-    from harness.errors import HarnessInputError
+    from loophole_base import HarnessInputError
 
     try:
         messages = json.loads(trial.messages_json or "[]")

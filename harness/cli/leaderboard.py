@@ -29,7 +29,7 @@ def leaderboard(
     """Single- and multi-gold pass^k per run, ranks under each, the upper bound counting uncertain credits
     (the band single ≤ multi ≤ upper), flags and partial-run separation. An unreadable file is skipped and
     listed with its reason under the table; the command fails only when nothing can be ranked (or --strict)."""
-    from analysis.leaderboard import load_manifest
+    from analysis import load_manifest
     from harness.cli._console import output_console
     from loophole_store import check_out_dir, remove_created
 
@@ -48,12 +48,11 @@ def _build(console, paths, out, spec, include_flagged, workers, domain, strict) 
     from rich.table import Column, Table
 
     import loophole_store as store
-    from analysis.leaderboard import leaderboard as build
-    from analysis.leaderboard import to_markdown
-    from envs import load_task_set
-    from harness.errors import HarnessInputError
-    from harness.ingest import CUSTOM
+    from analysis import leaderboard as build
+    from analysis import to_markdown
+    from envs import CUSTOM, load_task_set
     from harness.rescoring import import_sources
+    from loophole_base import HarnessInputError, atomic_write_table
 
     skipped: list[str] = []
     runs, notes = import_sources(paths, None, False, domain, skipped=None if strict else skipped)
@@ -72,7 +71,7 @@ def _build(console, paths, out, spec, include_flagged, workers, domain, strict) 
     board = build(trials, counts, spec, include_flagged)
     if board.empty:
         raise HarnessInputError(f"--out: {out}: no trajectories to rank")
-    store.atomic_write_table(pa.Table.from_pandas(board.astype({"rank_single": "Int64", "rank_multi": "Int64",
+    atomic_write_table(pa.Table.from_pandas(board.astype({"rank_single": "Int64", "rank_multi": "Int64",
                                                                 "rank_change": "Int64"}), preserve_index=False),
                              out / "leaderboard.parquet")
     md = to_markdown(board, skipped)

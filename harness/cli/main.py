@@ -55,7 +55,7 @@ def main() -> None:
     # Before anything imports tau2: its import-time warnings go through loguru.
     set_log_level(any(a in ("-v", "--verbose") for a in sys.argv[1:]))
     from envs import TauDataError, UnknownTaskError
-    from harness.errors import HarnessError
+    from loophole_base import HarnessError
 
     try:  # typer >= 0.26 vendors click; older typer uses click itself
         from typer._click import exceptions as cx
@@ -84,7 +84,7 @@ def main() -> None:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
     except OSError as exc:  # a full disk in a command that does not say more (rescore and sweep do)
-        from harness.errors import DiskFull
+        from loophole_base import DiskFull
 
         if not DiskFull.matches(exc):
             raise

@@ -28,9 +28,8 @@ def report(
     flips, τ² vs τ³, audit, leaderboard), figures with captions, provenance; counts link to the viewer."""
     from analysis import analyze_trials
     from harness.cli.analyze import load_trials
-    from harness.errors import HarnessInputError
-    from loophole_report.report import check_report_out, write_report
-    from loophole_report.viewer import build_site, check_site_out
+    from loophole_base import HarnessInputError
+    from loophole_report import build_site, check_report_out, check_site_out, write_report
 
     # Checked before any work, so a bad --out leaves nothing behind; the report never writes into the run.
     if out.is_dir():

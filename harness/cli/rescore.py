@@ -47,7 +47,7 @@ def rescore(
                  against_version)
     except BaseException as exc:
         remove_created(created)
-        from harness.errors import DiskFull
+        from loophole_base import DiskFull
 
         if isinstance(exc, OSError) and DiskFull.matches(exc):
             kept = (f"the partly written run folder {out} was removed" if created is not None else
@@ -61,8 +61,8 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
     from rich.table import Table
 
     from harness.cli._console import progress_bar
-    from harness.ingest import FLAGS
     from harness.rescoring import import_sources, rescore_runs
+    from loophole_ingest import FLAGS
     from loophole_scoring import JudgeSpec
 
     runs, notes = import_sources(paths, task_version, skip_bad, domain)
@@ -148,7 +148,7 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
 def _against(runs, versions: list[str]) -> list:
     """Copies of the pinned runs scored against each ``--against-version`` other than their own."""
     from envs import CUSTOM, TASK_VERSIONS
-    from harness.errors import HarnessInputError
+    from loophole_base import HarnessInputError
 
     for version in versions:
         if version not in TASK_VERSIONS:
@@ -159,7 +159,7 @@ def _against(runs, versions: list[str]) -> list:
 
 def _name(path: Path) -> str:
     """A run's short name: the file, or ``<run>/results.json`` for a run folder."""
-    from harness.ingest import shown
+    from loophole_base import shown
 
     if path.is_dir() or path.name == "results.json":
         folder = path if path.is_dir() else path.parent

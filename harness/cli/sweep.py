@@ -47,7 +47,7 @@ def sweep(
         try:
             out, progress = run_sweep(config, on_progress=update, workers=workers, on_note=note)
         except OSError as exc:
-            from harness.errors import DiskFull
+            from loophole_base import DiskFull
 
             if not DiskFull.matches(exc):
                 raise
@@ -86,7 +86,7 @@ def print_summary(console, out: Path) -> None:
     from rich.table import Table
 
     import loophole_store as store
-    from harness.errors import Status
+    from loophole_scoring import Status
 
     trials = store.read_table(out, "trials")
     table = Table("agent", "domain", "version", "trials", "single-gold", "multi-gold", "agent failures",

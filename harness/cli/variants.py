@@ -14,7 +14,7 @@ def check(
     """Replay every variant, check outcomes are distinct, print the clause-level view."""
     from rich.table import Table
 
-    from gold_variants.check import check_variants
+    from gold_variants import check_variants
     from harness.cli._console import output_console
 
     console = output_console(160)
@@ -45,7 +45,7 @@ def _check_fixes(console, names: list[str]) -> None:
 
     from envs import TASK_VERSIONS, load_task_set
     from gold_variants import policy_fixes, readings_offered
-    from harness.errors import HarnessInputError
+    from loophole_base import HarnessInputError
 
     fixes = policy_fixes()
     problems = 0

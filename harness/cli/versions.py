@@ -20,8 +20,7 @@ def diff(
     from rich.console import Console
     from rich.table import Table
 
-    from envs import check_domain
-    from envs.versions import diff_versions
+    from envs import check_domain, diff_versions
 
     check_domain(domain)
     _check_versions(old, new)
@@ -67,8 +66,7 @@ def counts(domain: str = typer.Option(..., "--domain", help="airline or retail")
     from rich.console import Console
     from rich.table import Table
 
-    from envs import TASK_VERSIONS, check_domain
-    from envs.versions import diff_versions
+    from envs import TASK_VERSIONS, check_domain, diff_versions
 
     check_domain(domain)
     table = Table("from", "to", "tasks", "tasks edited", "gold actions changed", "evaluation criteria changed",

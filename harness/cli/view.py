@@ -24,8 +24,8 @@ def view(
     """An index of trials (filters: agent, domain, task version, task, status, verdicts, flips, loophole
     tasks) and one page per trajectory: conversation, verdict per gold, why a gold fails, evidence."""
     from harness.cli.analyze import load_trials
-    from loophole_report.viewer import build_site, check_site_out
-    from loophole_report.viewer import serve as serve_site
+    from loophole_report import build_site, check_site_out
+    from loophole_report import serve as serve_site
 
     load_trials(run_dir)  # a run directory or a one-line error; folds a sweep's parts in
     site = out if out is not None else run_dir.resolve().with_name(f"{run_dir.resolve().name}_viewer")

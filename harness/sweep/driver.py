@@ -22,11 +22,12 @@ import loophole_store as store
 from harness.agents import RetryPolicy
 from harness.config import SweepConfig
 from harness.costs import CostMeter
-from harness.errors import EndpointError, Status, SweepInterrupted
+from harness.errors import EndpointError, SweepInterrupted
 from harness.simulation import TrialSpec
 from harness.sweep.preflight import check_keys, probe_endpoints, with_scripted_server
 from harness.sweep.worker import TrialOutcome, TrialWorker, spec_row
 from harness.trials import expand, longest_first
+from loophole_scoring import Status
 
 
 def trial_specs(config: SweepConfig, keys: list) -> list[TrialSpec]:

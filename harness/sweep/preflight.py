@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from harness.config import ModelSpec, SweepConfig
-from harness.errors import EndpointError, HarnessInputError
+from harness.errors import EndpointError
+from loophole_base import HarnessInputError
 
 SCRIPTED = "scripted://local"  # api_base that starts the project's loopback scripted server
 

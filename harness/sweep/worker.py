@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import loophole_store as store
-from envs.replay import engine_for
+from envs import engine_for
 from harness.agents import AgentFailure, InfraError, RetryCounter
 from harness.config import ModelSpec
-from harness.errors import EndpointError, Status
+from harness.errors import EndpointError
 from harness.simulation import TrialSpec, resolved_args, simulate, warm_up
-from loophole_scoring import Judge, score_simulation
+from loophole_scoring import Judge, Status, score_simulation
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ class TrialWorker:
     """A Ray actor (threaded): a database pool, the process's replay engines, and a judge."""
 
     def __init__(self, judge: ModelSpec | None, payload=None, prices: dict | None = None) -> None:
-        from envs.pool import DatabasePool
+        from envs import DatabasePool
         from harness._quiet import quiet_imports, set_log_level
         from harness.cluster import ClusterMismatchError, prepare_worker
 

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from loophole_report.report import SECTIONS
+from loophole_report._report import SECTIONS
 from tests.conftest import ROOT, harness, real_run
 
 SHOTS = ROOT / "runs" / "screenshots"
@@ -307,7 +307,7 @@ def test_report_provenance_from_run_json(real_run_dir, built, page, tmp_path):
     report, _ = built["real"]
     page.goto(report.as_uri())
     provenance = page.inner_text("#provenance")
-    from loophole_report.report import labelled
+    from loophole_report._report import labelled
 
     for key in labelled(json.loads((real_run_dir / "run.json").read_text())):
         assert key in provenance
@@ -438,7 +438,7 @@ def test_flip_page_shows_its_evidence(built, real_run_dir, page):
 
 def test_a_script_in_a_message_renders_as_text(built, offline_run_dir, page):
     _, viewer = built["offline"]
-    from loophole_report.links import page_name
+    from loophole_report._links import page_name
 
     first = pd.read_parquet(offline_run_dir / "trials.parquet").trajectory_id.iloc[0]
     page.goto((viewer / page_name(first)).as_uri())
@@ -466,9 +466,8 @@ def test_every_viewer_page_loads_clean_and_fast(which, built, page):
 
 def test_failing_gold_shows_the_records_that_differ(real_run_dir, built):
     """The records listed for a failing single gold are exactly those the replay engine finds differing."""
-    from envs import load_task_set
-    from envs.replay import ReplayEngine, tool_call_pairs
-    from loophole_report.links import page_name
+    from envs import ReplayEngine, load_task_set, tool_call_pairs
+    from loophole_report._links import page_name
     from loophole_scoring import tau2_messages
 
     _, viewer = built["real"]
@@ -556,7 +555,7 @@ def test_cross_version_rescoring_moves(tmp_path):
     )
     changed = moves[(moves.rise > 0) | (moves.fall > 0)]
     assert len(changed) >= 1  # tau3 changed golds: some verdicts move
-    from envs.versions import diff_versions
+    from envs import diff_versions
 
     assert set(changed.task_id) <= set(
         diff_versions("airline").changed_ids

@@ -14,7 +14,7 @@ from tau2.data_model.simulation import SimulationRun
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
 from envs import load_task_set
-from envs.errors import HarnessInputError
+from loophole_base import HarnessInputError
 from tests import results_layouts as layouts
 from tests.conftest import harness, real_run
 

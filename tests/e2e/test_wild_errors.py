@@ -69,8 +69,8 @@ def test_init_ray_refuses_more_than_ray_accepts():
     """The Python API's path (``workers=``) gets the same one line, not Ray's ValueError."""
     from ray._private import ray_constants
 
-    from harness.errors import HarnessInputError
     from harness.execution import MAX_WORKERS, init_ray
+    from loophole_base import HarnessInputError
 
     assert ray_constants.MAX_RESOURCE_QUANTITY == MAX_WORKERS  # our cap is Ray's limit
     with pytest.raises(HarnessInputError, match=f"workers {TOO_MANY}: Ray accepts at most {MAX_WORKERS}"):
@@ -285,7 +285,7 @@ def test_leaderboard_with_nothing_readable_fails_in_one_line(cli, wild_board, tm
 
 
 def test_unscored_causes_name_each_cause():
-    from analysis.leaderboard import unscored_causes
+    from analysis._leaderboard import unscored_causes
 
     trials = pd.DataFrame({
         "reward": [None, None, None, None, None, 1.0],

@@ -43,7 +43,7 @@ class Manifest(BaseModel):
 
 
 def load_manifest(path: Path) -> Manifest:
-    from envs.errors import HarnessInputError
+    from loophole_base import HarnessInputError
 
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}

@@ -66,7 +66,7 @@ def check_replaceable(dest: Path, made_by: str, label: str, inputs: Sequence[Pat
     """Refuse, in one line, to build ``dest`` where that would delete anything the harness did not write:
     a folder that is an input or holds one (or lies inside one), a file, or a non-empty folder without
     ``made_by``'s manifest, or with paths the manifest does not list (a user's notes, a run's tables)."""
-    from envs.errors import HarnessInputError, shown
+    from loophole_base._errors import HarnessInputError, shown
 
     flag = f"{label} {shown(dest)}"
     real = Path(os.path.realpath(dest))

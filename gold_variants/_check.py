@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from envs import DOMAINS, TASK_VERSIONS, load_task_set
-from envs.replay import ReplayEngine, engine_for
+from envs import DOMAINS, TASK_VERSIONS, ReplayEngine, engine_for, load_task_set
 from gold_variants._model import GoldVariant, load_catalog
 from gold_variants._predicates import predicate_holds
 from gold_variants._registry import all_variants

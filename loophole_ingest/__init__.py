@@ -10,25 +10,10 @@ versions lack take tau2's defaults.
 Modules: ``sources`` (finding results files), ``jsonstream`` (strict, streaming JSON), ``runs`` (a run's
 header and layout), ``shapes`` (headerless shapes from the wild: a bare list, one simulation; refused forks
 and stripped uploads; a run's own tools), ``simulations`` (one simulation's checks); a file's task version is decided by
-``envs.detect``.
-"""
+``envs._detect``."""
 
-from envs.detect import CUSTOM, detect_task_version, pinned_gold_version
-from envs.errors import shown
-from harness.ingest.runs import ImportedRun, import_results_file
-from harness.ingest.simulations import COMPLETED, FLAGS, ImportedSimulation
-from harness.ingest.sources import FoundSources, find_sources
+# One facade style in every package: the public names are listed in __init__.pyi (which type checkers
+# read) and load on first use, so importing a package never imports more than the names it needs.
+import lazy_loader
 
-__all__ = [
-    "COMPLETED",
-    "CUSTOM",
-    "FLAGS",
-    "FoundSources",
-    "ImportedRun",
-    "ImportedSimulation",
-    "detect_task_version",
-    "find_sources",
-    "import_results_file",
-    "pinned_gold_version",
-    "shown",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -4,7 +4,7 @@ agents' ranks when the same trajectories are scored against each version's golds
 from __future__ import annotations
 
 from analysis import AnalysisBundle
-from loophole_report.sections import Block, heading, pct, table, text, undefined
+from loophole_report._sections import Block, heading, pct, table, text, undefined
 
 _NAMES = {"tau2": "τ²", "tau3": "τ³", "verified": "Verified"}
 

@@ -2,8 +2,8 @@
 
 Written for a reader: sections in the paper's order, one table per fact with human column names,
 numeric task order, a caption under each figure, and every count a link to the trial viewer's index
-filtered to the trials it counts (``loophole_report.viewer``; the report is written next to a built viewer).
-The sections are plain data (``loophole_report.sections``); ``templates/report.html`` renders them.
+filtered to the trials it counts (``loophole_report._viewer``; the report is written next to a built viewer).
+The sections are plain data (``loophole_report._sections``); ``templates/report.html`` renders them.
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from analysis._bundle import AnalysisBundle
-from envs.atomic import atomic_write_text
-from loophole_report import extras, sections, version_sections
+from analysis import AnalysisBundle
+from loophole_base import atomic_write_text
+from loophole_report import _extras as extras
+from loophole_report import _sections as sections
+from loophole_report import _version_sections as version_sections
+from loophole_report._links import Links, index_link
 from loophole_report._templates import render as render_template
-from loophole_report.links import Links, index_link
-from loophole_report.trials import read_scores, trial_frame
+from loophole_report._trials import read_scores, trial_frame
 
 SECTIONS = [
     ("success", "Success under the single gold and under multi-gold"),
@@ -143,7 +145,7 @@ REPORT_MARK = '<meta name="generator" content="tau-loophole-harness report">'
 def check_report_out(run_dir: Path, out: Path) -> None:
     """``--out`` may be a new file or a report this verb wrote before (it carries ``REPORT_MARK``), never
     a user's file or a path inside the run it reads (raises ``HarnessInputError``)."""
-    from envs.errors import HarnessInputError, shown
+    from loophole_base import HarnessInputError, shown
 
     flag = f"--out {shown(out)}"
     real, run = Path(os.path.realpath(out)), Path(os.path.realpath(run_dir))

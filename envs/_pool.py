@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from envs._replay import TrackedTable, track_tables
 from envs._tasks import environment_constructor
-from envs.replay import TrackedTable, track_tables
 
 
 class DatabasePool:

@@ -12,7 +12,7 @@ from tau2.data_model.tasks import Task
 from envs._data import TauDataError
 from envs._pinned import CUSTOM, DOMAINS, TASK_VERSIONS
 from envs._tasks import load_task_set
-from envs.errors import HarnessInputError, shown
+from loophole_base import HarnessInputError, shown
 
 
 def _comparable(task: Task) -> str:

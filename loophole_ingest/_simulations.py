@@ -15,8 +15,7 @@ from tau2.data_model.simulation import (
 )
 from tau2.data_model.tasks import Task
 
-from envs.errors import shown
-from harness.errors import HarnessInputError
+from loophole_base import HarnessInputError, shown
 from loophole_scoring import Status
 
 COMPLETED = ("agent_stop", "user_stop")

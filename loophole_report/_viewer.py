@@ -19,10 +19,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from envs.atomic import atomic_folder, check_replaceable
+from loophole_base import atomic_folder, check_replaceable
+from loophole_report._links import index_link, task_order
 from loophole_report._templates import render
-from loophole_report.links import index_link, task_order
-from loophole_report.trials import (
+from loophole_report._trials import (
     doubt,
     explanation,
     read_scores,
@@ -55,7 +55,7 @@ def check_site_out(run_dir: Path, out: Path, label: str = "--out") -> None:
 
 def build_site(run_dir: Path, out: Path, label: str = "--out") -> SiteStats:
     """Write the site to ``out`` (built in a temporary folder beside it, then swapped in whole); an
-    existing ``out`` is replaced only if it is a site the viewer built (``envs.atomic.check_replaceable``)."""
+    existing ``out`` is replaced only if it is a site the viewer built (``loophole_base._atomic.check_replaceable``)."""
     import loophole_store as store
     from loophole_scoring import WhyGoldFails
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import pandas as pd
 
-from analysis._bundle import AnalysisBundle
-from loophole_report import figures
-from loophole_report.figures import CI_LABEL
-from loophole_report.links import Links, task_order
-from loophole_report.trials import explanation
+from analysis import AnalysisBundle
+from loophole_report import _figures as figures
+from loophole_report._figures import CI_LABEL
+from loophole_report._links import Links, task_order
+from loophole_report._trials import explanation
 
 Block = dict[str, Any]
 

@@ -1,5 +1,5 @@
 """The report's sections on a run's optional tables (``audit_traces.parquet``, ``leaderboard.parquet``),
-as blocks like those of ``loophole_report.sections``."""
+as blocks like those of ``loophole_report._sections``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from loophole_report import figures
-from loophole_report.sections import Block, pct, plain, table, undefined
+from loophole_report import _figures as figures
+from loophole_report._sections import Block, pct, plain, table, undefined
 
 
 def _read_extra(path: Path) -> pd.DataFrame:
@@ -20,7 +20,7 @@ def _read_extra(path: Path) -> pd.DataFrame:
     try:
         return pd.read_parquet(path)
     except (pa.ArrowException, OSError, ValueError) as exc:
-        from envs.errors import HarnessInputError
+        from loophole_base import HarnessInputError
 
         detail = " ".join(str(exc).split())[:200]
         raise HarnessInputError(

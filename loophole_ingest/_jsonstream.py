@@ -15,8 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from envs.errors import shown
-from harness.errors import HarnessInputError
+from loophole_base import HarnessInputError, shown
 
 JSONObject = dict[str, Any]  # a decoded JSON object (values: any JSON value)
 

@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from analysis._stats import bootstrap_ci, task_clusters
-from analysis._tables import upper_reward
-from loophole_report.links import task_order
+from analysis import bootstrap_ci, task_clusters, upper_reward
+from loophole_report._links import task_order
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from envs import DOMAINS, TASK_VERSIONS, TauDataError, load_task_set
-from envs.errors import shown
-from harness.errors import HarnessInputError
-from harness.ingest.jsonstream import elements, open_stream, read_json_strict
-from harness.ingest.simulations import clip, json_type
+from loophole_base import HarnessInputError, shown
+from loophole_ingest._jsonstream import elements, open_stream, read_json_strict
+from loophole_ingest._simulations import clip, json_type
 
 LIST, SINGLE = "list", "single"  # ImportedRun.layout of the two shapes read here
 ID_FIELDS = ("task_id", "termination_reason")

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from envs.errors import shown
-from harness.errors import HarnessInputError
+from loophole_base import HarnessInputError, shown
 
 Kind = Literal["file", "dir", "missing", "other"]
 

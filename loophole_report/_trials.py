@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from analysis._tables import loophole_mask, upper_reward
-from loophole_report.links import page_name, task_order
+from analysis import loophole_mask, upper_reward
+from loophole_report._links import page_name, task_order
 
 
 def verdict(reward: float | None) -> str:

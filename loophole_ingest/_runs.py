@@ -13,11 +13,9 @@ from typing import Any
 from pydantic import ValidationError
 from tau2.data_model.tasks import Task
 
-from envs import DOMAINS, load_task_set
-from envs.detect import CUSTOM, detect_task_version
-from envs.errors import shown
-from harness.errors import HarnessInputError
-from harness.ingest.jsonstream import (
+from envs import CUSTOM, DOMAINS, detect_task_version, load_task_set
+from loophole_base import HarnessInputError, shown
+from loophole_ingest._jsonstream import (
     ARRAY,
     JSONObject,
     elements,
@@ -26,7 +24,7 @@ from harness.ingest.jsonstream import (
     read_json_strict,
     sha256_file,
 )
-from harness.ingest.shapes import (
+from loophole_ingest._shapes import (
     LIST,
     SINGLE,
     check_reward_basis,
@@ -38,14 +36,14 @@ from harness.ingest.shapes import (
     raw_simulations,
     scan,
 )
-from harness.ingest.simulations import ImportedSimulation, clip, import_simulation, json_type
+from loophole_ingest._simulations import ImportedSimulation, clip, import_simulation, json_type
 
 
 @dataclass
 class ImportedRun:
     path: Path
     sha256: str
-    layout: str  # monolithic | dir | list | single (the headerless shapes, harness.ingest.shapes)
+    layout: str  # monolithic | dir | list | single (the headerless shapes, loophole_ingest._shapes)
     domain: str  # the environment it is scored in: airline or retail
     recorded_domain: str  # info.environment_info.domain_name as recorded
     task_version: str  # tau2 | tau3 | verified | custom
@@ -212,7 +210,7 @@ def _read_header(path: Path) -> tuple[JSONObject, int | None, str, str, list[JSO
     header: JSONObject = {}
     count: int | None = None
     try:
-        if stream.peek() == "[":  # a bare list of simulations (harness.ingest.shapes)
+        if stream.peek() == "[":  # a bare list of simulations (loophole_ingest._shapes)
             return header, None, sha256_file(path), LIST, []
         for key, value in members(stream):
             if key in header:

@@ -1,0 +1,89 @@
+"""Numbers and tables from the Parquet store (read through ``loophole_store``): pure functions on DataFrames."""
+
+from ._audit_policy import (
+    PAPER_PROFILE,
+    llm_audit,
+    split_clauses,
+    structural_profile,
+)
+from ._audit_traces import (
+    audit_traces,
+)
+from ._bundle import (
+    AnalysisBundle,
+    analyze_trials,
+    write_tables,
+)
+from ._leaderboard import (
+    leaderboard,
+    load_manifest,
+    to_markdown,
+)
+from ._stats import (
+    bootstrap_ci,
+    cell_variance,
+    cluster_bootstrap,
+    counterfactual,
+    cross_version_moves,
+    loophole_gap,
+    model_split,
+    overlap_test,
+    pass_k,
+    reading_choices,
+    task_clusters,
+    variance_by_agent,
+    version_comparison,
+)
+from ._tables import (
+    band,
+    band_by_agent,
+    loophole_mask,
+    loophole_task_table,
+    success_by_agent,
+    upper_reward,
+    with_upper,
+)
+from ._versions import (
+    against_mask,
+    moves_across_versions,
+    native,
+    ranks_across_versions,
+)
+
+__all__ = [
+    "against_mask",
+    "AnalysisBundle",
+    "analyze_trials",
+    "audit_traces",
+    "band",
+    "band_by_agent",
+    "bootstrap_ci",
+    "cell_variance",
+    "cluster_bootstrap",
+    "counterfactual",
+    "cross_version_moves",
+    "leaderboard",
+    "llm_audit",
+    "load_manifest",
+    "loophole_gap",
+    "loophole_mask",
+    "loophole_task_table",
+    "model_split",
+    "moves_across_versions",
+    "native",
+    "overlap_test",
+    "PAPER_PROFILE",
+    "pass_k",
+    "ranks_across_versions",
+    "reading_choices",
+    "split_clauses",
+    "structural_profile",
+    "success_by_agent",
+    "task_clusters",
+    "to_markdown",
+    "upper_reward",
+    "variance_by_agent",
+    "version_comparison",
+    "with_upper",
+    "write_tables",
+]

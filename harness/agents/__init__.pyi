@@ -1,0 +1,21 @@
+"""Agents and user simulators the sweep runner builds: tau2's own, with the failure policy around their LLM calls."""
+
+from ._retry import (
+    AgentFailure,
+    InfraError,
+    RetryCounter,
+    RetryingLLMAgent,
+    RetryingUserSimulator,
+    RetryPolicy,
+    cause,
+)
+
+__all__ = [
+    "AgentFailure",
+    "cause",
+    "InfraError",
+    "RetryCounter",
+    "RetryingLLMAgent",
+    "RetryingUserSimulator",
+    "RetryPolicy",
+]

@@ -1,0 +1,8 @@
+"""The bottom of the layers: the project's one-line errors and its one atomic writer, which every stage
+uses and which import nothing of the project."""
+
+# One facade style in every package: the public names are listed in __init__.pyi (which type checkers
+# read) and load on first use, so importing a package never imports more than the names it needs.
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -1,0 +1,32 @@
+"""The bottom of the layers: the project's one-line errors and its one atomic writer, which every stage
+uses and which import nothing of the project."""
+
+from ._atomic import (
+    OUTPUT_MANIFEST,
+    atomic_folder,
+    atomic_write,
+    atomic_write_bytes,
+    atomic_write_table,
+    atomic_write_text,
+    check_replaceable,
+)
+from ._errors import (
+    DiskFull,
+    HarnessError,
+    HarnessInputError,
+    shown,
+)
+
+__all__ = [
+    "atomic_folder",
+    "atomic_write",
+    "atomic_write_bytes",
+    "atomic_write_table",
+    "atomic_write_text",
+    "check_replaceable",
+    "DiskFull",
+    "HarnessError",
+    "HarnessInputError",
+    "OUTPUT_MANIFEST",
+    "shown",
+]

@@ -1,0 +1,98 @@
+"""The run directory: its Parquet schemas, tables, parts and compaction, run-directory checks, provenance
+(``run.json``) and atomic files. The only code that knows a run's files; analysis reads runs through it."""
+
+from ._provenance import (
+    RUN_JSON,
+    SECRET_FIELDS,
+    git_revision,
+    read_run_info,
+    record_run,
+    redact,
+    run_info,
+    task_data_sha256,
+)
+from ._rows import (
+    StringColumn,
+    failure_scores,
+    float_or_null,
+    int_or_null,
+    reward_rows,
+    trajectory_columns,
+    trial_row,
+)
+from ._run import (
+    Run,
+    check_run_dir,
+    open_run,
+)
+from ._rundir import (
+    check_out_dir,
+    claim_sweep_output,
+    creatable_top,
+    remove_created,
+)
+from ._schemas import (
+    AGAINST_VERSION_FLAG,
+    SCORES_SCHEMA,
+    TABLE_KEYS,
+    TABLES,
+    TRIALS_SCHEMA,
+    VERSIONS_DIFF_SCHEMA,
+)
+from ._tables import (
+    compact,
+    disagreements,
+    finished_keys,
+    read_table,
+    read_tables,
+    run_lock,
+    to_table,
+    upsert_rows,
+    upsert_table,
+    write_disagreements,
+    write_part,
+    write_versions_diff,
+)
+
+__all__ = [
+    "AGAINST_VERSION_FLAG",
+    "check_out_dir",
+    "check_run_dir",
+    "claim_sweep_output",
+    "compact",
+    "creatable_top",
+    "disagreements",
+    "failure_scores",
+    "finished_keys",
+    "float_or_null",
+    "git_revision",
+    "int_or_null",
+    "open_run",
+    "read_run_info",
+    "read_table",
+    "read_tables",
+    "record_run",
+    "redact",
+    "remove_created",
+    "reward_rows",
+    "Run",
+    "run_info",
+    "RUN_JSON",
+    "run_lock",
+    "SCORES_SCHEMA",
+    "SECRET_FIELDS",
+    "StringColumn",
+    "TABLE_KEYS",
+    "TABLES",
+    "task_data_sha256",
+    "to_table",
+    "trajectory_columns",
+    "trial_row",
+    "TRIALS_SCHEMA",
+    "upsert_rows",
+    "upsert_table",
+    "VERSIONS_DIFF_SCHEMA",
+    "write_disagreements",
+    "write_part",
+    "write_versions_diff",
+]
