@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from envs._pinned import COMMITS, DataFile, Domain, TaskVersion, download_url, pinned_sha256
+from loophole_base import atomic_write_bytes
 
 ENV_DATA_DIR = "HARNESS_TAU_DATA"
 ENV_OFFLINE = "HARNESS_OFFLINE"
@@ -81,11 +81,7 @@ def _download(version: TaskVersion, domain: Domain, name: DataFile, dest: Path) 
             f"{url}: downloaded {version} {domain}/{name} has sha256 {actual[:12]}…, "
             f"not the pinned {pinned_sha256(version, domain, name)[:12]}…; refusing it"
         )
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{name}.")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(payload)
-    os.replace(tmp, dest)
+    atomic_write_bytes(dest, payload)
     return None
 
 
