@@ -97,11 +97,11 @@ def test_one_facade_style_and_one_import_path_per_name():
 
     owners: dict[str, list[str]] = {}
     for root in _library_modules():
-        if root == "harness":  # the application: its facade is the Python API, checked in test_python_api
-            continue
         init = ROOT / root / "__init__.py"
         body = [ast.unparse(n) for n in ast.parse(init.read_text()).body
                 if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]  # the docstring
+        if root == "harness":  # the application quiets tau2's import-time warnings before anything loads
+            body = [line for line in body if line not in ("from harness._quiet import quiet_imports", "quiet_imports()")]
         assert body == [
             "import lazy_loader",
             "__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)",

@@ -167,11 +167,11 @@ def test_a_new_phrasing_is_a_catalog_change(monkeypatch):
 def test_no_trajectory_labeled_no_credit_is_credited(tmp_path):
     """Labels are data (../shared/dev-corpus/labels.csv): every no_credit row, whatever it holds, is
     rescored and must not come out credited. (benchmarks/credit_quality.py prints precision and recall.)"""
-    from harness.api import rescore
+    from harness import rescore
 
     rows = [r for r in csv.DictReader((CORPUS / "labels.csv").open()) if r["expected"] == "no_credit"]
     assert rows, "the corpus labels some flips no_credit"
-    run = rescore(sorted({CORPUS / "runs" / r["file"] for r in rows}), tmp_path / "run")
+    run = rescore(sorted({CORPUS / "runs" / r["file"] for r in rows}), tmp_path / "run").run
     scores = run.scores.merge(run.trials[["trajectory_id", "simulation_id"]], on="trajectory_id")
     verdict = {(s.simulation_id, s.gold_id): s.verdict for s in scores.itertuples()}
     for r in rows:

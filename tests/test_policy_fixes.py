@@ -12,7 +12,7 @@ from analysis import variance_by_agent
 from envs import DatabasePool, load_task_set
 from gold_variants import fixed_policy, policy_fixes, readings_offered
 from harness.config import load_config
-from harness.sweep import run_trial, trial_specs
+from harness.sweeping import run_trial, trial_specs
 from harness.trials import expand
 from tests.conftest import ROOT
 

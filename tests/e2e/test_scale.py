@@ -127,7 +127,7 @@ def test_two_node_cluster_whose_nodes_have_no_task_data(tmp_path, monkeypatch):
 
     import loophole_store as store
     from harness.config import SweepConfig
-    from harness.sweep import run_sweep
+    from harness.sweeping import run_sweep
 
     # the nodes' environment: no $HARNESS_TAU_DATA, an empty cache, offline
     monkeypatch.delenv("HARNESS_TAU_DATA", raising=False)

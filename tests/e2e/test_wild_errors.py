@@ -172,7 +172,7 @@ def test_invalid_yaml_manifest_is_one_line_with_line_and_column(cli, tmp_path):
 
 @pytest.fixture(scope="module")
 def retail_run(tmp_path_factory) -> Path:
-    from harness.api import rescore
+    from harness import rescore
 
     out = tmp_path_factory.mktemp("retail") / "run"
     rescore([real_run(RETAIL)], out)
