@@ -16,8 +16,11 @@ from tau2.data_model.message import AssistantMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun
 
 from gold_variants import explain, pending_ending, requests_in
-from tests.conftest import SHARED
-from tests.test_variant_evidence import AIDE, _real, _row, _score, _variant
+from tests.conftest import AIDE, SHARED
+from tests.conftest import airline_variant as _variant
+from tests.conftest import reading_row as _row
+from tests.conftest import real_simulation as _real
+from tests.conftest import score_airline as _score
 
 CORPUS = SHARED / "dev-corpus"
 GROK_FAST = "2025-10-06T06_45_09.212115_airline_llm_agent_grok-4-fast-reasoning"

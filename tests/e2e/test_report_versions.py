@@ -10,7 +10,6 @@ from envs import TASK_VERSIONS
 from gold_variants import readings_by_version
 from loophole_store import read_table
 from tests.conftest import harness, real_run
-from tests.e2e.test_report import browser, page  # noqa: F401 - the module's Chromium fixtures
 
 RUNS = ("aide_claude-sonnet-4-5_airline_tau2_1trial.json", "whissle_airline_tau3_1trial.json")
 
@@ -28,7 +27,7 @@ def across(tmp_path_factory):
     return run, report
 
 
-def test_the_readings_section_shows_each_versions_reading_and_the_claim(across, page):  # noqa: F811
+def test_the_readings_section_shows_each_versions_reading_and_the_claim(across, page):
     _, report = across
     page.goto(report.as_uri())
     section = page.inner_text("#gold_readings")
@@ -45,7 +44,7 @@ def test_the_readings_section_shows_each_versions_reading_and_the_claim(across, 
     assert page.problems == []
 
 
-def test_the_ranks_section_shows_every_agent_under_every_versions_golds(across, page):  # noqa: F811
+def test_the_ranks_section_shows_every_agent_under_every_versions_golds(across, page):
     run, report = across
     trials = read_table(run, "trials")
     ranks = analyze_trials(trials, reps=100).tables["ranks_across_versions"]
