@@ -11,8 +11,6 @@ import html
 import json
 import re
 import shutil
-import subprocess
-import sys
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -520,21 +518,9 @@ def test_view_cli(real_run_dir, tmp_path):
         and proc.stderr.startswith("error:")
         and "no trials.parquet" in proc.stderr
     )
-    served = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "harness.cli.main",
-            "view",
-            str(real_run_dir),
-            "--out",
-            str(tmp_path / "site"),
-            "--serve",
-            "--port",
-            "0",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
+    served = harness(
+        "view", str(real_run_dir), "--out", str(tmp_path / "site"), "--serve", "--port", "0",
+        background=True, stderr=None,
     )
     try:
         line = ""
