@@ -151,3 +151,21 @@ def test_no_test_module_imports_another():
     ]
     assert bad == []
 
+
+def test_the_cli_is_driven_one_way():
+    """Tests run the CLI through tests.conftest.harness (a subprocess, as a user runs it): no other test
+    module imports the CLI's main or app, typer's CliRunner, or spawns ``python -m harness.cli.main``."""
+    import ast
+
+    main = ".".join(("harness", "cli", "main"))  # not spelled out: this module would match itself
+    bad = []
+    for path in _test_sources():
+        if path.name == "conftest.py":
+            continue
+        for line, name in _imported(path):
+            if name.startswith((main, "typer.testing")):
+                bad.append(f"{path.relative_to(ROOT)}:{line}: imports {name}")
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Constant) and node.value == main:
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: runs python -m harness.cli.main")
+    assert bad == []
