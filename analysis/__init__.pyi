@@ -16,6 +16,7 @@ from ._bundle import (
 )
 from ._leaderboard import (
     leaderboard_table,
+    leaderboard_trials,
     load_manifest,
     to_markdown,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "counterfactual",
     "cross_version_moves",
     "leaderboard_table",
+    "leaderboard_trials",
     "llm_audit",
     "load_manifest",
     "loophole_gap",

@@ -83,6 +83,14 @@ def _gain_ci(
     return bootstrap_ci(multi - single, clusters, reps, seed)
 
 
+def leaderboard_trials(run_dir: Path) -> pd.DataFrame:
+    """The trials the leaderboard ranks, read without their messages: the largest column of a run, which
+    ``leaderboard_table`` never reads (a 17,000-trajectory run holds about 800 MB of it)."""
+    import loophole_store as store
+
+    return store.read_table(run_dir, "trials", [c for c in store.TRIALS_SCHEMA.names if c != "messages_json"])
+
+
 def leaderboard_table(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], manifest: Manifest | None = None,
                 include_flagged: bool = False, reps: int = 10_000, seed: int = 42) -> pd.DataFrame:
     """One row per (run, domain, task version); ``task_counts`` is the number of tasks per (domain, version)."""

@@ -1,17 +1,28 @@
-"""Rescoring speed at the scale of a corpus: tau2's stock ``evaluate_simulation`` against our engine.
+"""Rescoring speed at the scale of a corpus: tau2's stock ``evaluate_simulation`` against our engine and
+against our whole rescore pipeline.
 
-Usage: python benchmarks/rescore_bench.py [--file RESULTS_FILE] [--scale N] [--sample S]
-         (defaults: ../shared/real-runs/whissle_airline_tau3_1trial.json, N = 1000, S = 50)
+Usage: python benchmarks/rescore_bench.py [--file RESULTS_FILE] [--scale N] [--sample S] [--workers W]
+                                         [--leaderboard]
+         (defaults: ../shared/real-runs/whissle_airline_tau3_1trial.json, N = 1000, S = 50, W = 1)
        python benchmarks/rescore_bench.py --large [MB]   (default 200: a results file of that size, see below)
 
 The file's trajectories are repeated in order up to N, as trials of the same tasks are in a real corpus.
-Ours scores all N after loading the domain's database once (the one-time per-worker setup, timed on its
-own). Stock tau2 costs about 0.8 s a trajectory and has no one-time part, so it is timed on the first S
+Stock tau2 costs about 0.8 s a trajectory and has no one-time part, so it is timed on the first S
 distinct trajectories and extrapolated linearly to N (the output says so). Trajectories where stock tau2
 raises (pydantic version noise in replayed tool outputs) are timed but compared only where stock returns.
-Printed: the warm ratio (per trajectory, load excluded), the one-time load and the end-to-end ratio at N;
-the last line is ``speedup=`` the end-to-end ratio. Rewards must be identical between stock and ours on the
-sample, and ours identical across the repetitions; otherwise it stops with exit 1.
+
+Ours is timed twice. ``ours:`` is the engine alone: all N scored in this process after loading the
+domain's database once (the one-time load timed on its own). ``pipeline:`` is the rescore end to end, as
+``harness rescore FILE --out DIR --workers W`` runs it: the N trajectories are written out (streamed) as a
+real results file in a temporary folder, then ``import_sources`` reads it and ``rescore_runs`` scores it
+with W workers (W > 1: Ray) and writes the Parquet run; the rewards are read back from that Parquet.
+Rewards must be identical between stock and ours on the sample, ours identical across the repetitions
+(engine and pipeline alike), and the pipeline's equal to the engine's; otherwise it stops with exit 1.
+The peak resident memory of the whole process tree (this process, Ray's processes and workers, any
+subprocess) is sampled from /proc every 50 ms (the tree walked again every 0.5 s), for the whole benchmark. ``--leaderboard`` also runs
+``harness leaderboard FILE --out DIR --workers W`` on the same file as a subprocess, under a sampler of
+its own tree, and prints its peak on its own line (the last line's peak leaves that subprocess out).
+The last line is ``speedup=<pipeline end-to-end ratio at N> peak_rss_mb=<tree peak>``.
 """
 
 from __future__ import annotations
@@ -19,7 +30,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -47,7 +61,41 @@ def _fail(message: str) -> None:
     sys.exit(1)
 
 
-def main(path: Path, scale: int, sample: int) -> None:
+def main(path: Path, scale: int, sample: int, workers: int = 1, board: bool = False) -> None:
+    sampler = TreeRss(os.getpid())
+    sampler.start()
+    with tempfile.TemporaryDirectory(prefix="rescore-bench-") as tmp:
+        # the pipeline first, while this process holds nothing of the engine's timing: its peak is its own
+        big = _repeated_file(path, scale, Path(tmp) / f"repeated-{scale}.json")
+        size_mb = big.stat().st_size / 1e6
+        seconds, rewards = pipeline(big, Path(tmp) / "run", workers)
+        sampler.stop()
+        pipeline_peak = sampler.peak_mb
+        board_line = None
+        if board:  # its own sampler: the figure on the last line is the rescore's, this one the leaderboard's
+            board_seconds, board_peak = leaderboard_run(big, Path(tmp) / "board", workers)
+            board_line = (f"leaderboard: harness leaderboard --workers {workers} on the same file: "
+                          f"{board_seconds:.1f}s, peak_rss_mb={board_peak:.0f} (its whole process tree)")
+    sampler = TreeRss(os.getpid())
+    sampler.start()
+    stock_per, first, stock, n_sample = engine_and_stock(path, scale, sample)
+    _check_pipeline(rewards, first, stock, scale)
+    pipeline_ratio = stock_per * scale / seconds
+    print(f"pipeline: {seconds:.3f}s for N={scale} end to end ({1000 * seconds / scale:.2f} ms/trajectory: "
+          f"import_sources + rescore_runs with workers={workers} on a {size_mb:.0f} MB results file, all variants, "
+          f"Parquet written; peak RSS of the process tree {pipeline_peak:.0f} MB)")
+    print(f"pipeline rewards read back from the Parquet: identical to the engine's and across repetitions "
+          f"{scale}/{scale}")
+    print(f"pipeline end-to-end ratio at N={scale} (stock extrapolated from {n_sample}): {pipeline_ratio:.1f}")
+    if board_line:
+        print(board_line)
+    sampler.stop()
+    print(f"speedup={pipeline_ratio:.1f} peak_rss_mb={max(pipeline_peak, sampler.peak_mb):.0f}")
+
+
+def engine_and_stock(path: Path, scale: int, sample: int) -> tuple[float, list[float | None], list, int]:
+    """Stock on the sample and our engine alone on N, in this process (printed and checked); stock's
+    seconds a trajectory, our rewards on the file's trajectories, stock's on the sample, the sample size."""
     run = import_results_file(path)
     task_set = load_task_set(run.domain, run.task_version)
     sims = [SimulationRun.model_validate(item.raw) for item in run.simulations]
@@ -101,7 +149,134 @@ def main(path: Path, scale: int, sample: int) -> None:
     print(f"warm ratio (per trajectory, load excluded): {stock_per / ours_per:.1f}")
     print(f"one-time load: {t_load:.3f}s")
     print(f"end-to-end ratio at N={scale} (stock extrapolated from {n_sample}): {end_to_end:.1f}")
-    print(f"speedup={end_to_end:.1f}")
+    return stock_per, [a for a, _ in first], stock, n_sample
+
+
+# --- the pipeline end to end: a real results file, read, scored and written as ``harness rescore`` does ---
+
+
+def _repeated_file(source: Path, n: int, dest: Path) -> Path:
+    """``source``'s simulations repeated in order to ``n``, written one at a time (fresh ids, as trials)."""
+    base = json.loads(source.read_text(encoding="utf-8"))
+    sims = base.pop("simulations")
+    with open(dest, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(base)[:-1] + ', "simulations": [')
+        for i in range(n):
+            sim = sims[i % len(sims)]
+            fh.write(("" if i == 0 else ", ") + json.dumps({**sim, "id": f"{sim['id']}-{i}"}))
+        fh.write("]}")
+    return dest
+
+
+def pipeline(path: Path, out: Path, workers: int) -> tuple[float, list[float | None]]:
+    """Seconds for ``harness rescore``'s steps on ``path``, and the rewards read back, in file order."""
+    import pyarrow.parquet as pq
+
+    from harness.rescoring import import_sources, rescore_provenance, rescore_runs
+    from loophole_store import record_run
+
+    t0 = time.perf_counter()
+    runs, _notes = import_sources([str(path)], None, False)
+    rescore_runs(runs, out, workers=workers)
+    record_run(out, rescore_provenance(runs, None))
+    seconds = time.perf_counter() - t0
+    table = pq.read_table(out / "trials.parquet", columns=["trajectory_id", "reward"])
+    index = [int(t.split(":")[-2]) for t in table.column("trajectory_id").to_pylist()]
+    rewards: list[float | None] = [None] * len(index)
+    for i, reward in zip(index, table.column("reward").to_pylist(), strict=True):
+        rewards[i] = reward
+    return seconds, rewards
+
+
+def _check_pipeline(rewards: list[float | None], engine: list[float | None], stock: list[float | None],
+                    scale: int) -> None:
+    if len(rewards) != scale:
+        _fail(f"the pipeline wrote {len(rewards)} trials rows for {scale} trajectories")
+    n = len(engine)
+    differ = [i for i in range(scale) if rewards[i] != engine[i % n]]
+    if differ:
+        _fail(f"pipeline rewards read back from Parquet differ from the engine's (and across repetitions) at "
+              f"{len(differ)} of {scale} trajectories (first at index {differ[0]})")
+    off = sum(a is not None and a != b for a, b in zip(stock, rewards, strict=False))
+    if off:
+        _fail(f"pipeline rewards differ from stock tau2 on {off} sampled trajectories")
+
+
+def leaderboard_run(path: Path, out: Path, workers: int) -> tuple[float, float]:
+    """``harness leaderboard`` as a user runs it, under its own tree sampler: seconds and peak MB."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli.main", "leaderboard", str(path), "--out", str(out),
+         "--workers", str(workers)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )
+    sampler = TreeRss(proc.pid)
+    t0 = time.perf_counter()
+    sampler.start()
+    stdout, stderr = proc.communicate()
+    seconds = time.perf_counter() - t0
+    sampler.stop()
+    if proc.returncode != 0:
+        _fail(f"harness leaderboard failed (exit {proc.returncode}): {stderr.strip()[-300:]}")
+    return seconds, sampler.peak_mb
+
+
+class TreeRss(threading.Thread):
+    """The peak of the summed resident memory of a process and all its descendants, polled from /proc:
+    every ``every`` seconds the known processes' RSS, and every ``rescan`` seconds the tree itself (a walk
+    of all of /proc, too costly at 20 Hz in the process it measures: it held the GIL from the pipeline)."""
+
+    def __init__(self, root: int, every: float = 0.05, rescan: float = 0.5) -> None:
+        super().__init__(daemon=True)
+        self.root, self.every, self.rescan, self.peak_mb = root, every, rescan, 0.0
+        self._stop_event = threading.Event()
+        self._pids: list[int] = []
+        self._scanned = -1e9
+
+    def run(self) -> None:
+        while not self._stop_event.is_set():
+            self.sample()
+            self._stop_event.wait(self.every)
+
+    def sample(self, rescan: bool = False) -> None:
+        if rescan or time.monotonic() - self._scanned >= self.rescan:
+            self._pids, self._scanned = tree_pids(self.root), time.monotonic()
+        self.peak_mb = max(self.peak_mb, sum(_rss_bytes(p) for p in self._pids) / 2**20)
+
+    def stop(self) -> None:
+        self._stop_event.set()
+        self.join()
+        self.sample(rescan=True)
+
+
+def tree_pids(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _rss_bytes(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 # --- a large results file: memory and time of the import, whole-file against streaming -----------
@@ -142,9 +317,6 @@ def _child(mode: str, path: str, out: str) -> None:
 
 
 def large(mb: int) -> None:
-    import subprocess
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         path = _large_file(mb, Path(tmp) / "large.json")
         size = path.stat().st_size / 1e6
@@ -176,7 +348,9 @@ if __name__ == "__main__":
         parser.add_argument("--file", type=Path, default=DEFAULT_FILE, help="results file to time")
         parser.add_argument("--scale", type=int, default=1000, help="trajectories scored by ours (repeated)")
         parser.add_argument("--sample", type=int, default=50, help="trajectories timed on stock tau2")
+        parser.add_argument("--workers", type=int, default=1, help="rescore workers of the pipeline (>1: Ray)")
+        parser.add_argument("--leaderboard", action="store_true", help="also time harness leaderboard on the file")
         args = parser.parse_args()
-        if args.scale < 1 or args.sample < 1:
-            parser.error("--scale and --sample must be at least 1")
-        main(args.file, args.scale, args.sample)
+        if args.scale < 1 or args.sample < 1 or args.workers < 1:
+            parser.error("--scale, --sample and --workers must be at least 1")
+        main(args.file, args.scale, args.sample, args.workers, args.leaderboard)

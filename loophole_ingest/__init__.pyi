@@ -28,6 +28,11 @@ from ._sources import (
     FoundSources,
     find_sources,
 )
+from ._spans import (
+    SimulationSpans,
+    SpanError,
+    read_simulations,
+)
 
 __all__ = [
     "COMPLETED",
@@ -38,4 +43,7 @@ __all__ = [
     "import_results_file",
     "ImportedRun",
     "ImportedSimulation",
+    "read_simulations",
+    "SimulationSpans",
+    "SpanError",
 ]

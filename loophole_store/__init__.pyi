@@ -40,6 +40,7 @@ from ._schemas import (
     VERSIONS_DIFF_SCHEMA,
 )
 from ._tables import (
+    StagedTables,
     compact,
     disagreements,
     finished_keys,
@@ -81,6 +82,7 @@ __all__ = [
     "run_lock",
     "SCORES_SCHEMA",
     "SECRET_FIELDS",
+    "StagedTables",
     "StringColumn",
     "TABLE_KEYS",
     "TABLES",

@@ -12,14 +12,14 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock
 
-from loophole_base import HarnessInputError, atomic_write_table
+from loophole_base import HarnessInputError, atomic_write, atomic_write_table
 from loophole_scoring import RETRIED_ON_RESUME
 from loophole_store._schemas import (
     SCORES_SCHEMA,
@@ -41,18 +41,19 @@ def to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
 def read_table(run_dir: Path, name: str, columns: list[str] | None = None) -> pd.DataFrame:
     """A table in the current schema, with the parts of a running (or killed) sweep folded in, in memory:
     reading never writes into the run. Columns an older run lacks come back as nulls (``columns``: only those)."""
-    df = read_tables(run_dir, name)[0]
+    df = read_tables(run_dir, name, columns=columns)[0]
     return df[columns] if columns is not None else df
 
 
-def read_tables(run_dir: Path, *names: str) -> list[pd.DataFrame]:
+def read_tables(run_dir: Path, *names: str, columns: list[str] | None = None) -> list[pd.DataFrame]:
     """Several tables read from one state of the run (a sweep may write parts and compact meanwhile): the
-    read is repeated until the parts and tables did not change while it ran."""
+    read is repeated until the parts and tables did not change while it ran. ``columns``: only those are
+    read from the table files (a large run's messages stay on disk)."""
     run_dir = Path(run_dir)
     for _ in range(100):
         before = _snapshot(run_dir)
         try:
-            tables = [_read_folded(run_dir, name) for name in names]
+            tables = [_read_folded(run_dir, name, columns) for name in names]
         except FileNotFoundError:  # a compaction removed a part between listing and reading
             tables = None
         except (pa.ArrowException, OSError) as exc:  # corrupt, truncated or foreign: one line naming the file
@@ -89,10 +90,14 @@ def _snapshot(run_dir: Path) -> tuple:
     return names, tuple(stats)
 
 
-def _read_folded(run_dir: Path, name: str) -> pa.Table:
+def _read_folded(run_dir: Path, name: str, columns: list[str] | None = None) -> pa.Table:
     schema = TABLES[name]
     parts = sorted((run_dir / "parts").glob(f"{name}-*.parquet")) if (run_dir / "parts").is_dir() else []
     path = run_dir / f"{name}.parquet"
+    if columns is not None and not parts and path.exists():  # only those columns, the rest left on disk
+        present = set(pq.read_schema(path).names)
+        sub = pa.schema([schema.field(c) for c in columns if c in schema.names])
+        return _conform(pq.read_table(path, columns=[c for c in sub.names if c in present]), sub)
     base = _conform(pq.read_table(path), schema) if path.exists() else to_table([], schema)
     if not parts:
         return base
@@ -163,6 +168,89 @@ def upsert_table(
             new = new.sort_by([(k, "ascending") for k in keys])
         atomic_write_table(new, path)
     return new
+
+
+class StagedTables:
+    """A rescore's ``trials`` and ``scores`` rows, written chunk by chunk to Parquet in a temporary folder
+    (so no run holds them all in memory), then upserted into the run in one step by ``commit``: nothing
+    reaches the run before that. Into a run without the table (a new run), the staged file is copied in
+    whole when its rows came in key order; otherwise the rows are merged by ``upsert_table``."""
+
+    def __init__(self, rows_per_group: int = 512) -> None:
+        import tempfile
+
+        self.dir = Path(tempfile.mkdtemp(prefix="harness-rescore-"))
+        self.rows_per_group = rows_per_group
+        self.trajectory_ids: list[str] = []
+        self._writers: dict[str, pq.ParquetWriter] = {}
+        self._pending: dict[str, list[pa.Table]] = {"trials": [], "scores": []}
+        self._last: dict[str, tuple | None] = {"trials": None, "scores": None}
+        self._in_order = {"trials": True, "scores": True}
+
+    def add(self, trial_rows: Sequence[dict], score_rows: Sequence[dict]) -> None:
+        self.trajectory_ids += [r["trajectory_id"] for r in trial_rows]
+        for name, rows in (("trials", trial_rows), ("scores", score_rows)):
+            keys = TABLE_KEYS[name]
+            table = to_table(rows, TABLES[name]).sort_by([(k, "ascending") for k in keys])
+            if table.num_rows:
+                first = tuple(table.column(k)[0].as_py() for k in keys)
+                last = self._last[name]
+                if last is not None and not (None not in first and last < first):
+                    self._in_order[name] = False
+                self._last[name] = tuple(table.column(k)[-1].as_py() for k in keys)
+                if None in self._last[name]:  # type: ignore[operator]
+                    self._in_order[name] = False
+            self._pending[name].append(table)
+            if sum(t.num_rows for t in self._pending[name]) >= self.rows_per_group:
+                self._flush(name)
+
+    def _flush(self, name: str) -> None:
+        if not self._pending[name]:
+            return
+        table = pa.concat_tables(self._pending[name])
+        self._pending[name] = []
+        if name not in self._writers:
+            self._writers[name] = pq.ParquetWriter(self.dir / f"{name}.parquet", TABLES[name])
+        self._writers[name].write_table(table)
+
+    def commit(self, run_dir: Path) -> None:
+        """The staged rows upserted into the run (its lock held): trials by key, and each rescored
+        trajectory's score set replaced whole."""
+        import shutil
+
+        for name in TABLES:
+            self._flush(name)
+        for writer in self._writers.values():
+            writer.close()
+        self._writers = {}
+        with run_lock(run_dir):
+            for name in ("trials", "scores"):
+                staged, dest = self.dir / f"{name}.parquet", Path(run_dir) / f"{name}.parquet"
+                if not staged.exists():
+                    pq.write_table(to_table([], TABLES[name]), staged)
+                if not dest.exists() and self._in_order[name]:
+                    with open(staged, "rb") as src:
+
+                        def copy(fh: BinaryIO, src: BinaryIO = src) -> None:
+                            shutil.copyfileobj(src, fh, 1 << 22)
+
+                        atomic_write(dest, copy)
+                else:
+                    replace = self.trajectory_ids if name == "scores" else None
+                    upsert_table(run_dir, name, pq.read_table(staged), replace)
+
+    def close(self) -> None:
+        import shutil
+
+        for writer in self._writers.values():
+            writer.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self) -> StagedTables:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _sorted(table: pa.Table, keys: list[str]) -> bool:

@@ -105,8 +105,11 @@ def test_the_benchmark_at_scale_prints_the_three_figures_and_the_speedup_last():
     assert "ours identical across repetitions: 12/12" in out
     for figure in ("warm ratio (per trajectory, load excluded): ", "one-time load: ", "end-to-end ratio at N=12"):
         assert figure in out, out
+    assert "pipeline end-to-end ratio at N=12" in out, out
     last = out.strip().splitlines()[-1]
-    assert last.startswith("speedup=") and float(last.removeprefix("speedup=")) > 0
+    speedup, peak = last.split(" ")
+    assert speedup.startswith("speedup=") and float(speedup.removeprefix("speedup=")) > 0
+    assert peak.startswith("peak_rss_mb=") and int(peak.removeprefix("peak_rss_mb=")) > 0
 
 
 REPETITION_DRIFT = """

@@ -59,7 +59,7 @@ def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note) 
 
     import loophole_store as store
     from analysis import leaderboard_table as build
-    from analysis import to_markdown
+    from analysis import leaderboard_trials, to_markdown
     from envs import CUSTOM, load_task_set
     from harness.rescoring import import_sources, rescore_provenance
     from loophole_base import HarnessInputError, atomic_write_table, atomic_write_text
@@ -79,7 +79,7 @@ def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note) 
     if not runs:
         raise HarnessInputError(f"no run to rank: all {len(skipped)} files skipped; first: {skipped[0]}"
                                 if skipped else "no results file to rank")
-    trials = store.read_table(out, "trials")
+    trials = leaderboard_trials(out)  # without the conversations: a 17,000-trajectory board stays under 2 GB
     pinned = trials[trials.task_version != CUSTOM][["domain", "task_version"]].drop_duplicates()
     counts = {(d, v): len(load_task_set(d, v).tasks) for d, v in pinned.itertuples(index=False)}
     for r in runs:  # a custom run's task group has its own embedded tasks

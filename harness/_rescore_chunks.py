@@ -1,0 +1,273 @@
+"""Rescoring in chunks: a results file's simulations → trials rows and scored chunks, read and scored in
+this process or on Ray workers, in order. ``harness.rescoring`` stages and writes what comes out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from tau2.data_model.simulation import SimulationRun, TerminationReason
+from tau2.data_model.tasks import Task
+
+import loophole_store as store
+from envs import CUSTOM, engine_for, load_task_set
+from loophole_base import HarnessInputError
+from loophole_ingest import ImportedRun, ImportedSimulation, foreign_tools
+from loophole_scoring import RECORDED, JudgeSpec, RecordedJudge, recorded_verdicts, score_simulation
+
+_PINNED = {r.value for r in TerminationReason}
+
+
+def _trial_row(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
+    raw = item.raw
+    info = raw.get("reward_info")
+    recorded = info.get("reward") if isinstance(info, dict) and run.recorded_version is None else None
+    messages = raw.get("messages")
+    return store.trial_row(
+        run_id=run.run_id,
+        trajectory_id=f"{run.run_id}:{index:05d}:{item.simulation_id}",
+        simulation_id=item.simulation_id,
+        source_file=str(run.path),
+        source_sha256=run.sha256,
+        domain=run.domain,
+        task_version=run.task_version,
+        task_id=str(raw.get("task_id")) if raw.get("task_id") is not None else None,
+        trial=store.int_or_null(raw.get("trial")),
+        seed=store.int_or_null(raw.get("seed")),
+        agent_name=run.agent_model,
+        agent_model=run.agent_model,
+        agent_implementation=run.agent_implementation,
+        user_model=run.user_model,
+        recorded_reward=store.float_or_null(recorded),
+        recorded_domain=run.recorded_domain,
+        policy_sha256=run.policy_sha256,
+        tasks_sha256=run.tasks_sha256,
+        judge="none",
+        judge_cost=0.0,
+        flags=list(item.flags) + ([store.AGAINST_VERSION_FLAG] if run.recorded_version is not None else []),
+        **store.trajectory_columns(
+            messages if isinstance(messages, list) else [],
+            termination_reason=raw.get("termination_reason"),
+            duration_s=raw.get("duration"),
+            agent_cost=raw.get("agent_cost"),
+            user_cost=raw.get("user_cost"),
+        ),
+    )
+
+
+def score_items(
+    run_id: str,
+    domain: str,
+    task_version: str,
+    items: Sequence[tuple],
+    judge: JudgeSpec | None,
+    tasks: dict[str, Task] | None = None,
+) -> list[tuple[str, dict, list[dict]]]:
+    """Score (trajectory_id, raw simulation[, its validated SimulationRun]) items; in-process or on Ray.
+
+    ``tasks``: a custom run's embedded tasks by id (pinned runs: None, the pinned tasks).
+    """
+    from harness._quiet import set_log_level
+    from loophole_ingest import COMPLETED
+
+    set_log_level(False)
+    engine = engine_for(domain)
+    built = judge.build() if judge else None
+    out = []
+    for trajectory_id, raw, *validated in items:
+        recorded_reason = raw.get("termination_reason")
+        if validated:  # validated at import, in this process
+            sim = validated[0]
+        else:
+            payload = (
+                raw if recorded_reason in _PINNED else {**raw, "termination_reason": "agent_error"}
+            )
+            sim = SimulationRun.model_validate(payload)
+        per_trajectory = (
+            RecordedJudge(recorded_verdicts(raw)) if judge and judge.model == RECORDED else built
+        )
+        task = tasks[sim.task_id] if tasks is not None else None
+        scored = score_simulation(sim, domain, task_version, engine, per_trajectory, task)
+        trial, scores = store.reward_rows(scored, run_id=run_id, trajectory_id=trajectory_id)
+        if recorded_reason not in COMPLETED and recorded_reason not in _PINNED:
+            # a tau2 1.0 reason the pinned model lacks: 0 by tau2 1.0's rule, named as recorded
+            why = f"terminated prematurely: {recorded_reason}"
+            trial["reason"] = why
+            for s in scores:
+                s["reason"] = why
+        out.append((trajectory_id, trial, scores))
+    return out
+
+
+def _row_of(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
+    """A simulation's trials row before scoring (an unscorable one's is final)."""
+    row = _trial_row(run, index, item)
+    if item.sim is None:
+        row.update(reward=None, multi_gold_reward=None, multi_gold_upper=None, status=item.status, reason=item.error)
+    else:
+        row["_foreign_tools"] = foreign_tools(run.domain, item.raw.get("messages"))
+    return row
+
+
+def _merge(rows: list[dict], scored: list[tuple[str, dict, list[dict]]]) -> list[dict]:
+    """The scores folded into their trials rows; the scores rows."""
+    by_id = {r["trajectory_id"]: r for r in rows}
+    score_rows: list[dict] = []
+    for trajectory_id, trial, scores in scored:
+        row = by_id[trajectory_id]
+        row.update(trial)
+        if (tools := row.get("_foreign_tools")) and trial["status"] == "replay_divergence":
+            row["reason"] = (
+                f"custom tools: the agent called {', '.join(tools)}, not {row['domain']} "
+                f"tools (the run used its own tool set, so tau2 cannot replay it); {trial['reason']}"
+            )
+        row["_normalised"] = any(s["replay_normalised"] for s in scores)
+        score_rows += scores
+    return score_rows
+
+
+def score_spans(
+    run: ImportedRun, task_ids: tuple[str, ...], lo: int, spans: list[tuple[int, int]], first_index: int,
+    judge: JudgeSpec | None,
+) -> tuple[list[dict], list[dict], int] | None:
+    """A worker's whole share of a monolithic file: read its byte spans, validate, build the rows and
+    score them (``run`` comes without its tasks: the pinned ones are loaded here). None where the spans
+    do not read as the stream would (the caller then reads the file the ordinary way)."""
+    from loophole_ingest import SpanError, read_simulations
+
+    pinned = load_task_set(run.domain, run.task_version).by_id
+    run = replace(run, tasks={t: pinned[t] for t in task_ids})
+    try:
+        items = read_simulations(run, lo, spans, first_index)
+    except SpanError:
+        return None
+    rows = [_row_of(run, first_index + k, item) for k, item in enumerate(items)]
+    pending = [(r["trajectory_id"], item.raw, item.sim) for r, item in zip(rows, items, strict=True)
+               if item.sim is not None]
+    scored = score_items(run.run_id, run.domain, run.task_version, pending, judge, None)
+    return rows, _merge(rows, scored), len(scored)
+
+
+# (function or None, its arguments, the rows a streamed chunk carries; None: the call returns its rows)
+Call = tuple[Callable | None, tuple, "list[dict] | None"]
+
+
+def _stream_calls(runs: Iterable[ImportedRun], judge: JudgeSpec | None, chunk_size: int) -> Iterator[Call]:
+    """Each run's simulations read one at a time in this process, into rows and chunks to score."""
+    for run in runs:
+        tasks = run.tasks if run.task_version == CUSTOM else None
+        pending: list[tuple] = []
+        rows: list[dict] = []
+        for index, item in enumerate(_simulations_of(run)):
+            rows.append(row := _row_of(run, index, item))
+            if item.sim is not None:
+                pending.append((row["trajectory_id"], item.raw, item.sim))
+            if len(pending) >= chunk_size:
+                yield score_items, (run.run_id, run.domain, run.task_version, pending, judge, _needed(tasks, pending)), rows
+                pending, rows = [], []
+        if rows:
+            args = (run.run_id, run.domain, run.task_version, pending, judge, _needed(tasks, pending))
+            yield (score_items if pending else None), args, rows
+
+
+def _span_calls(runs: Iterable[ImportedRun], judge: JudgeSpec | None, chunk_size: int) -> Iterator[Call]:
+    """Monolithic files of pinned tasks: only byte spans are found here; the workers read, validate and
+    score them (``score_spans``). Other runs are streamed here as ``_stream_calls`` does."""
+    from loophole_ingest import SimulationSpans, SpanError
+
+    for run in runs:
+        if run.layout != "monolithic" or run.task_version == CUSTOM:
+            yield from _stream_calls([run], judge, chunk_size)
+            continue
+        spans = SimulationSpans(run.path)
+        light, ids = replace(run, tasks={}, info={}), tuple(run.tasks)
+        lo, index, group = spans.start + 1, 0, []
+        for span in spans:
+            group.append(span)
+            if len(group) >= chunk_size:
+                yield score_spans, (light, ids, lo, group, index, judge), None
+                lo, index, group = group[-1][1], index + len(group), []
+        if group:
+            yield score_spans, (light, ids, lo, group, index, judge), None
+            lo, index = group[-1][1], index + len(group)
+        if index == 0:
+            spans.stream.close()
+            raise SpanError("no simulations")  # the stream names the empty file
+        spans.finish(lo)
+
+
+class UnreadableRun(HarnessInputError):
+    """A run whose simulations fail to read part way (a truncated file): the message is the file's own
+    one-line error; ``path`` says which run, so the leaderboard can leave it out and rank the others."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def _simulations_of(run: ImportedRun) -> Iterator[ImportedSimulation]:
+    try:
+        yield from run.iter_simulations()
+    except UnreadableRun:
+        raise
+    except HarnessInputError as exc:
+        err = UnreadableRun(str(exc), run.path)
+        err.exit_code = exc.exit_code
+        raise err from None
+
+
+def _needed(tasks: dict[str, Task] | None, items: list[tuple]) -> dict[str, Task] | None:
+    if tasks is None:
+        return None
+    return {str(item[1].get("task_id")): tasks[str(item[1].get("task_id"))] for item in items}
+
+
+def _ray_ordered(calls: Iterator[Call], workers: int) -> Iterator[tuple[list[dict] | None, object]]:
+    """The calls run on Ray with at most ``2 × workers`` in flight (memory stays bounded); results come
+    back in call order, so rows are written in key order. A Ray started here is shut down at the end."""
+    from collections import deque
+
+    import ray
+
+    from harness.execution import init_ray
+
+    started = not ray.is_initialized()
+    init_ray(None, workers)
+    try:
+        remotes: dict[Callable, object] = {}
+        pending: deque = deque()
+        for fn, args, rows in calls:
+            if fn is not None and fn not in remotes:
+                remotes[fn] = ray.remote(num_cpus=1)(fn)
+            pending.append((rows, None if fn is None else remotes[fn].remote(*args)))  # type: ignore[attr-defined]
+            while len(pending) >= 2 * workers:
+                rows_, ref = pending.popleft()
+                yield rows_, None if ref is None else ray.get(ref)
+        while pending:
+            rows_, ref = pending.popleft()
+            yield rows_, None if ref is None else ray.get(ref)
+    finally:
+        if started:  # a Ray this rescore started (~1 GB of processes) does not outlive it
+            ray.shutdown()
+
+
+def rescore_chunks(
+    runs: list[ImportedRun], workers: int, judge: JudgeSpec | None, chunk_size: int, spans: bool
+) -> Iterator[tuple[list[dict], list[dict], int]]:
+    """(trials rows, scores rows, trajectories scored) chunk by chunk, in order."""
+    from loophole_ingest import SpanError
+
+    calls = (_span_calls if spans else _stream_calls)(runs, judge, chunk_size)
+    results = (
+        _ray_ordered(calls, workers) if workers > 1
+        else ((rows, fn(*args) if fn is not None else None) for fn, args, rows in calls)
+    )
+    for rows, result in results:
+        if rows is not None:  # streamed here: the worker scored the chunk's items
+            scored = result or []
+            yield rows, _merge(rows, scored), len(scored)  # type: ignore[arg-type]
+        elif result is None:
+            raise SpanError("a worker could not read its spans")
+        else:
+            yield result  # type: ignore[misc]

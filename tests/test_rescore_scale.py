@@ -1,0 +1,142 @@
+"""Rescoring at corpus scale: byte spans read by the workers, rows staged in chunks, the benchmark's
+end-to-end figure. Expected values come from the stream reader, ``harness rescore`` with one worker (the
+stream path), or a hand count; never from the path under test."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from loophole_ingest import SimulationSpans, SpanError
+from loophole_ingest._jsonstream import ARRAY, elements, members, open_stream
+from loophole_ingest._spans import read_spans
+from tests.conftest import ROOT, harness, real_run
+
+BENCH = ROOT / "benchmarks" / "rescore_bench.py"
+RETAIL5 = "whissle_retail_tau3_5sims.json"
+
+
+def _bench_module():
+    spec = importlib.util.spec_from_file_location("rescore_bench", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _streamed(path):
+    stream = open_stream(path)
+    try:
+        for key, value in members(stream):
+            if key == "simulations" and value is ARRAY:
+                return list(elements(stream, "simulations"))
+    finally:
+        stream.close()
+    raise AssertionError("no simulations")
+
+
+def _spanned(path, block):
+    spans = SimulationSpans(path, block)
+    found = list(spans)
+    spans.finish(found[-1][1] if found else None)
+    return read_spans(path, spans.start + 1, found, True) if found else []
+
+
+TRICKY = [
+    {"id": "a", "text": 'quote \\" and brace } and ] inside', "n": [1, [2, {"x": "{["}]]},
+    {"id": "b\\", "text": "ends in a backslash \\\\", "e": {}},
+    {"id": "c", "text": "\\\\\\\" three then an escaped quote, é ü 中文 😀", "l": []},
+    {"id": "d", "k": "\\u00e9 escaped, \\ud83d\\ude00 a pair"},
+]
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 64, 1 << 24])
+def test_spans_decode_to_what_the_stream_reads_across_any_block_boundary(tmp_path, block):
+    path = tmp_path / "tricky.json"
+    # raw JSON text written by hand, with escapes the scanner must step over
+    body = ",\n ".join(json.dumps(s, ensure_ascii=False).replace("\\\\u", "\\u") for s in TRICKY)
+    path.write_text('{"info": {"a": "[{"}, "simulations": [ ' + body + ' ], "tasks": []}', encoding="utf-8")
+    expected = _streamed(path)
+    assert len(expected) == 4
+    assert _spanned(path, block) == expected
+
+
+def test_spans_of_a_real_run_equal_the_stream():
+    path = real_run("whissle_airline_tau3_1trial.json")
+    assert _spanned(path, 1000) == _streamed(path)
+
+
+@pytest.mark.parametrize("text", [
+    '{"info": {}, "simulations": [{"id": "a"} {"id": "b"}]}',  # a missing comma
+    '{"info": {}, "simulations": [{"id": "a"},, {"id": "b"}]}',  # two commas
+    '{"info": {}, "simulations": [{"id": "a"}, 3]}',  # not an object
+    '{"info": {}, "simulations": [{"id": "a", "id": "b"}]}',  # a duplicate key
+    '{"info": {}, "simulations": [{"id": "a"}], "simulations": []}',  # a duplicate top-level key
+    '{"info": {}, "simulations": [{"id": "a"}]} extra',  # text after the object
+    '{"info": {}, "simulations": [{"id": "a"}',  # truncated
+    '{"info": {}, "simulations": [{"x": NaN}]}',  # not strict JSON
+])
+def test_spans_refuse_what_the_stream_refuses(tmp_path, text):
+    path = tmp_path / "bad.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SpanError):
+        _spanned(path, 5)
+
+
+def _repeated(tmp_path, n):
+    return _bench_module()._repeated_file(real_run(RETAIL5), n, tmp_path / f"repeated-{n}.json")
+
+
+def test_two_workers_read_spans_and_write_the_rows_one_worker_writes(tmp_path):
+    big = _repeated(tmp_path, 200)
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert harness("rescore", str(big), "--out", str(one)).returncode == 0
+    proc = harness("rescore", str(big), "--out", str(two), "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    for name in ("trials", "scores", "disagreements"):
+        a, b = pq.read_table(one / f"{name}.parquet"), pq.read_table(two / f"{name}.parquet")
+        assert a.equals(b), name
+        assert name == "disagreements" or a.num_rows >= 200  # (the rows agree with the recorded rewards)
+    trials = pq.read_table(two / "trials.parquet", columns=["trajectory_id", "reward"]).to_pylist()
+    assert len(trials) == 200
+    by_index = {int(r["trajectory_id"].split(":")[-2]): r["reward"] for r in trials}
+    assert all(by_index[i] == by_index[i % 5] for i in range(200))  # the file is 5 trajectories repeated
+    recorded = [s["reward_info"]["reward"] for s in json.loads(real_run(RETAIL5).read_text())["simulations"]]
+    assert [by_index[i] for i in range(5)] == recorded == [0.0, 1.0, 0.0, 0.0, 0.0]
+
+
+def test_two_workers_name_a_bad_simulation_as_one_worker_does(tmp_path):
+    big = _repeated(tmp_path, 40)
+    text = big.read_text(encoding="utf-8")
+    bad = tmp_path / "bad.json"
+    bad.write_text(text.replace('"task_id": "', '"task_id": "no-such-task-', 1), encoding="utf-8")
+    one = harness("rescore", str(bad), "--out", str(tmp_path / "one"))
+    two = harness("rescore", str(bad), "--out", str(tmp_path / "two"), "--workers", "2")
+    assert one.returncode == two.returncode != 0
+    errors = [[line for line in p.stderr.splitlines() if line.startswith("error: ")] for p in (one, two)]
+    assert len(errors[0]) == 1 and "unknown task id 'no-such-task-" in errors[0][0]
+    assert errors[1] == errors[0]
+    assert not (tmp_path / "two").exists()
+
+
+def test_the_benchmark_end_to_end_with_two_workers_ends_with_speedup_and_peak():
+    proc = subprocess.run(
+        # the airline run's first trajectories are ones stock tau2 scores (on the retail run it raises)
+        [sys.executable, str(BENCH), "--file", str(real_run("whissle_airline_tau3_1trial.json")), "--scale", "200",
+         "--sample", "2",
+         "--workers", "2"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "identical to the engine's and across repetitions 200/200" in out, out
+    assert "with workers=2" in out
+    last = out.strip().splitlines()[-1]
+    match = re.fullmatch(r"speedup=(\d+\.\d) peak_rss_mb=(\d+)", last)
+    assert match, last
+    assert float(match.group(1)) > 0 and 100 < int(match.group(2)) < 100_000
