@@ -56,7 +56,7 @@ def run() -> None:
     # Before anything imports tau2: its import-time warnings go through loguru.
     set_log_level(any(a in ("-v", "--verbose") for a in sys.argv[1:]))
     from envs import TauDataError, UnknownTaskError
-    from loophole_base import HarnessError
+    from loophole_base import HarnessError, cut
 
     try:  # typer >= 0.26 vendors click; older typer uses click itself
         from typer._click import exceptions as cx
@@ -70,19 +70,19 @@ def run() -> None:
         app([*sys.argv[1:], "--help"], prog_name="harness")
     except cx.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx else "harness"
-        print(f"error: {where}: {exc.format_message()}", file=sys.stderr)
+        print(f"error: {where}: {cut(exc.format_message(), 2000)}", file=sys.stderr)
         sys.exit(2)
     except cx.ClickException as exc:
-        print(f"error: {exc.format_message()}", file=sys.stderr)
+        print(f"error: {cut(exc.format_message(), 2000)}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except typer.Abort:
         print("aborted", file=sys.stderr)
         sys.exit(130)
     except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {cut(str(exc), 2000)}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except (TauDataError, UnknownTaskError) as exc:  # envs' own errors (envs does not import harness)
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {cut(str(exc), 2000)}", file=sys.stderr)
         sys.exit(2)
     except OSError as exc:  # a full disk in a command that does not say more (rescore and sweep do)
         from loophole_base import DiskFull

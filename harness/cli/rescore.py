@@ -62,6 +62,7 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
 
     from harness.cli._console import progress_bar
     from harness.rescoring import import_sources, rescore_runs
+    from loophole_base import cut
     from loophole_ingest import FLAGS
     from loophole_scoring import JudgeSpec
 
@@ -69,7 +70,7 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
     runs += _against(runs, against_version)
     notes += [n for r in runs if r.recorded_version is not None for n in r.notes]
     for note in notes:
-        console.print(f"note: {note}", soft_wrap=True, markup=False)
+        console.print(f"note: {cut(note, 1000)}", soft_wrap=True, markup=False)
     spec = None
     if judge:
         args = (("api_base", judge_api_base),) if judge_api_base else ()
@@ -85,10 +86,10 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
     from loophole_store import record_run
 
     for note in record_run(out, rescore_provenance(runs, spec)):  # another catalog or judge than last time: said, not silently merged
-        console.print(f"note: {note}", soft_wrap=True)
+        console.print(f"note: {cut(note, 1000)}", soft_wrap=True, markup=False)
     for s in summaries:  # one line per file, not one divergence per simulation
         if s.custom_tool_simulations:
-            tools = ", ".join(f"{t} ({n})" for t, n in sorted(s.custom_tools.items()))
+            tools = ", ".join(f"{cut(t)} ({n})" for t, n in sorted(s.custom_tools.items()))
             console.print(
                 f"note: {_name(s.path)}: the agent called tools the {s.domain} domain does not have: {tools}, in "
                 f"{s.custom_tool_simulations} of {s.count} simulations; the run used its own tool set, so tau2 "
@@ -101,8 +102,8 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
     )
     for s in summaries:
         table.add_row(
-            _name(s.path), s.recorded_domain if s.recorded_domain != s.domain else s.domain,
-            s.task_version, str(s.agent_model), str(s.count),
+            _name(s.path), cut(s.recorded_domain if s.recorded_domain != s.domain else s.domain),
+            s.task_version, cut(s.agent_model), str(s.count),
             _fmt(s.recorded_mean), _fmt(s.recomputed_mean) + (f" (of {s.n_recomputed})" if s.n_recomputed != s.count else ""),
             _fmt(s.multi_gold_mean), _fmt(s.multi_gold_upper_mean), str(len(s.disagreement_task_ids)),
         )
@@ -110,10 +111,10 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
     for s in summaries:
         line = f"{_name(s.path)}: {s.task_version} ({s.version_note}); {len(s.disagreement_task_ids)} disagreements"
         if s.disagreement_task_ids:
-            line += f" on tasks {' '.join(s.disagreement_task_ids)}"
+            line += f" on tasks {cut(' '.join(s.disagreement_task_ids), 1000)}"
         console.print(line, soft_wrap=True, markup=False)
         if s.recorded_domain and s.recorded_domain != s.domain:
-            console.print(f"  custom domain {s.recorded_domain!r} scored in the {s.domain} environment",
+            console.print(f"  custom domain {cut(repr(s.recorded_domain))} scored in the {s.domain} environment",
                           soft_wrap=True, markup=False)
         if s.custom_tasks_without_variants:
             console.print(f"  {s.custom_tasks_without_variants} trajectories: no variants (custom task: gold "

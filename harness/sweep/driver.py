@@ -27,6 +27,7 @@ from harness.simulation import TrialSpec
 from harness.sweep.preflight import check_keys, probe_endpoints, with_scripted_server
 from harness.sweep.worker import TrialOutcome, TrialWorker, spec_row
 from harness.trials import expand, longest_first
+from loophole_base import cut
 from loophole_scoring import Status
 
 
@@ -273,7 +274,7 @@ class SweepLoop:
         self.progress.retries += trial.get("retries") or 0
         if status is not None and status not in (Status.OK, Status.NO_JUDGE) and status not in self.seen_kinds:
             self.seen_kinds.add(status)
-            self.on_note(f"first {status}: {spec.key}: {trial.get('reason')}")
+            self.on_note(f"first {status}: {spec.key}: {cut(str(trial.get('reason')), 500)}")
 
     def flush(self) -> None:
         if self.buffer_trials:
