@@ -192,26 +192,27 @@ def counterfactual(bundle: AnalysisBundle) -> list[Block]:
     cf = bundle.tables["counterfactual"]
     if cf.empty:
         return [undefined("No scored trial: nothing to rank.")]
-    if len(cf) < 2:
-        r = cf.iloc[0]
+    if "domain" not in cf:  # a table written before rankings were per domain
+        cf = cf.assign(domain="")
+    if cf.groupby("domain").size().max() < 2:
         return [
             table(
-                ["Agent", "Success", "Success without loophole tasks"],
-                [[r.agent, pct(r.overall), pct(r.without_loophole)]],
+                ["Domain", "Agent", "Success", "Success without loophole tasks"],
+                [[r.domain, r.agent, pct(r.overall), pct(r.without_loophole)] for r in cf.itertuples(index=False)],
             ),
-            undefined("One agent: there is no lead over another agent to compare."),
+            text("One agent per domain: there is no lead over another agent to compare."),
         ]
     rows = [
-        [r.agent, pct(r.overall), pct(r.without_loophole)]
+        [r.domain, r.agent, pct(r.overall), pct(r.without_loophole)]
         + [_pts(r.lead_over_next), _pts(r.lead_over_next_without_loophole)]
         for r in cf.itertuples(index=False)
     ]
-    headers = ["Agent", "Success", "Success without loophole tasks", "Lead over next (points)"]
+    headers = ["Domain", "Agent", "Success", "Success without loophole tasks", "Lead over next (points)"]
     headers += ["Lead without loophole tasks (points)"]
     return [
         text(
-            "Single-gold success ranked, and each agent's lead over the next, with and without the "
-            "loophole tasks."
+            "Single-gold success ranked within each domain (agents are never ranked across domains), and each "
+            "agent's lead over the next in its domain, with and without the loophole tasks."
         ),
         table(headers, rows),
     ]

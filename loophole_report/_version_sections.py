@@ -68,8 +68,9 @@ def ranks(bundle: AnalysisBundle) -> list[Block]:
         m = moves[(moves.rise > 0) | (moves.fall > 0)]
         blocks.append(heading("Verdicts that move between versions"))
         blocks.append(table(
-            ["Scoring", "Task", "Recorded on", "Scored against", "Trajectories", "Rise (0 → 1)", "Fall (1 → 0)"],
-            [[x.scoring, x.task_id, _NAMES.get(x.version_a, x.version_a), _NAMES.get(x.version_b, x.version_b),
+            ["Scoring", "Domain", "Task", "Recorded on", "Scored against", "Trajectories", "Rise (0 → 1)",
+             "Fall (1 → 0)"],
+            [[x.scoring, x.domain, x.task_id, _NAMES.get(x.version_a, x.version_a), _NAMES.get(x.version_b, x.version_b),
               x.trajectories, x.rise, x.fall] for x in m.itertuples(index=False)],
         ))
     return blocks
