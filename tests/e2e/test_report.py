@@ -253,7 +253,7 @@ def test_analyze_real_run_degrades_gracefully(real_run_dir, tmp_path):
     assert set(pd.read_parquet(tmp_path / "tables" / "pass_k.parquet").k) == {1}
     # the gap CI resamples trials (50 per agent here), so it exists; counts are reported with it
     gap = pd.read_parquet(tmp_path / "tables" / "loophole_gap_single.parquet")
-    assert (gap.loophole_trials == 7).all() and (gap.non_loophole_trials == 43).all()
+    assert (gap.loophole_trials == 9).all() and (gap.non_loophole_trials == 41).all()  # 2 5 13 14 27 29 32 38 45
     assert (tmp_path / "tables" / "success.csv").exists()
 
 
