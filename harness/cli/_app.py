@@ -6,6 +6,7 @@ Verb modules import tau2 lazily inside their commands, so ``harness --help`` sta
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import typer
 
@@ -22,6 +23,36 @@ from harness.cli import versions as versions_cmd
 from harness.cli import view as view_cmd
 
 quiet_imports()
+
+
+def _readable_types() -> None:
+    """Help shows a value's kind as click does (TEXT, INTEGER, PATH; ``...`` when repeatable) and nothing for
+    a flag, instead of typer's ``<bool>`` and ``<list[str]>``."""
+    from typer import core
+
+    names = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "path": "PATH", "bool": "BOOLEAN"}
+
+    def shown(kind: str | None) -> str | None:
+        if kind is None or not (kind.startswith("<") and ">" in kind):
+            return kind
+        inner, rest = kind[1:kind.index(">")], kind[kind.index(">") + 1:]
+        many = inner.startswith("list[") or rest == "..."
+        inner = inner.removeprefix("list[").removesuffix("]").removesuffix(" range")
+        return names.get(inner, inner.upper()) + ("..." if many else "")
+
+    option_type, argument_type = core.TyperOption.display_type_rich, core.TyperArgument.display_type_rich
+
+    def option(self: core.TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag else shown(option_type(self, ctx))
+
+    def argument(self: core.TyperArgument, ctx: Any) -> str | None:
+        return shown(argument_type(self, ctx))
+
+    core.TyperOption.display_type_rich = option  # type: ignore[method-assign]
+    core.TyperArgument.display_type_rich = argument  # type: ignore[method-assign,assignment]
+
+
+_readable_types()
 
 app = typer.Typer(
     name="harness",

@@ -36,7 +36,8 @@ def rescore(
         help="Also score every run against this task version's golds (tau2, tau3, verified): rows marked.",
     ),
 ) -> None:
-    """Rescore results files single-gold with tau2's semantics; print per-file agreement."""
+    """Score results files single-gold (tau2's own evaluator) and multi-gold (the gold variants, with the upper
+    bound counting uncertain credits) into a run directory; print per-file agreement with the recorded rewards."""
     from harness.cli._console import output_console
     from loophole_store import check_out_dir, remove_created
 
