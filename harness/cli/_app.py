@@ -65,7 +65,7 @@ app = typer.Typer(
 
 @app.callback()
 def _root(
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show tau2's DEBUG logging."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show tau2's DEBUG logging and Ray's own log lines."),
 ) -> None:
     set_log_level(verbose)
 
