@@ -15,7 +15,7 @@ from ._bundle import (
     write_tables,
 )
 from ._leaderboard import (
-    leaderboard,
+    leaderboard_table,
     load_manifest,
     to_markdown,
 )
@@ -62,7 +62,7 @@ __all__ = [
     "cluster_bootstrap",
     "counterfactual",
     "cross_version_moves",
-    "leaderboard",
+    "leaderboard_table",
     "llm_audit",
     "load_manifest",
     "loophole_gap",

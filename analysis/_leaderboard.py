@@ -83,7 +83,7 @@ def _gain_ci(
     return bootstrap_ci(multi - single, clusters, reps, seed)
 
 
-def leaderboard(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], manifest: Manifest | None = None,
+def leaderboard_table(trials: pd.DataFrame, task_counts: dict[tuple[str, str], int], manifest: Manifest | None = None,
                 include_flagged: bool = False, reps: int = 10_000, seed: int = 42) -> pd.DataFrame:
     """One row per (run, domain, task version); ``task_counts`` is the number of tasks per (domain, version)."""
     df = with_upper(trials).assign(loophole=loophole_mask(trials), task_group=task_groups(trials))

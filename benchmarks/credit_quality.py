@@ -69,7 +69,7 @@ def read_labels(path: Path) -> pd.DataFrame:
 def verdicts(corpus: Path, labels: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rescore the corpus; return the labels with the scorer's verdict and evidence beside them, and the
     credits and uncertain credits no label covers."""
-    from harness.api import rescore
+    from harness import rescore
 
     named = sorted({corpus / "runs" / f for f in labels["file"]})
     absent = [f for f in named if not f.is_file()]
@@ -77,7 +77,7 @@ def verdicts(corpus: Path, labels: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataF
         raise SystemExit(f"error: {corpus / 'labels.csv'}: field 'file': {absent[0].name} is not in {corpus / 'runs'}")
     files = sorted(set(named) | set((corpus / "runs").glob("*.json")))  # unlabeled credits are listed too
     with tempfile.TemporaryDirectory() as tmp:
-        run = rescore(files, Path(tmp) / "run")
+        run = rescore(files, Path(tmp) / "run").run
         trials, scores = run.trials, run.scores
     trials = trials.assign(file=trials["source_file"].map(lambda p: Path(p).name))
     rows = scores.merge(trials[["trajectory_id", "file", "simulation_id"]], on="trajectory_id")

@@ -35,7 +35,7 @@ from harness._quiet import set_log_level  # noqa: E402
 set_log_level(False)
 
 import loophole_store as store  # noqa: E402
-from analysis import leaderboard  # noqa: E402
+from analysis import leaderboard_table  # noqa: E402
 from envs import load_task_set  # noqa: E402
 from harness.rescoring import import_all, rescore_runs  # noqa: E402
 from loophole_report import build_site  # noqa: E402
@@ -113,7 +113,7 @@ def main() -> None:
         rescore_runs(runs, out)
         trials = store.read_table(out, "trials")
         counts = {(d, v): len(load_task_set(d, v).tasks) for d, v in trials[["domain", "task_version"]].drop_duplicates().itertuples(index=False)}
-        board = leaderboard(trials, counts)
+        board = leaderboard_table(trials, counts)
         ours = time.perf_counter() - t0
         scores = store.read_table(out, "scores")
         site = build_site(out, Path(tmp) / "viewer")

@@ -45,7 +45,7 @@ set_log_level(False)
 
 from envs import load_task_set  # noqa: E402
 from harness.config import SweepConfig  # noqa: E402
-from harness.sweep import run_sweep  # noqa: E402
+from harness.sweeping import run_sweep  # noqa: E402
 from loophole_scripted_llm import Faults, ScriptedLLMServer, register_scripted_models  # noqa: E402
 
 LATENCY = 0.05

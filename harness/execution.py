@@ -7,18 +7,9 @@ import os
 import sys
 from collections.abc import Iterator
 
-# Ray refuses a resource quantity above ray_constants.MAX_RESOURCE_QUANTITY (100e12) with a ValueError; the
-# CLI's --workers is capped here, so a larger value is a one-line usage error before any work.
+# Ray refuses a resource quantity above ray_constants.MAX_RESOURCE_QUANTITY (100e12) with a ValueError;
+# workers are capped at it (harness.app checks every entry point's --workers before any work).
 MAX_WORKERS = 100_000_000_000_000
-
-
-def check_workers(value: int | None) -> int | None:
-    """``--workers``' callback: a value above Ray's limit is a usage error naming the value and the limit."""
-    if value is not None and value > MAX_WORKERS:
-        import typer
-
-        raise typer.BadParameter(f"{value}: Ray accepts at most {MAX_WORKERS} (10^14)")
-    return value
 
 
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:

@@ -348,11 +348,12 @@ def _summarise(run: ImportedRun, trial_rows: dict[str, dict]) -> FileSummary:
     return summary
 
 
-def rescore_provenance(runs: list[ImportedRun], judge: JudgeSpec | None) -> dict:
-    """``run.json`` of a rescore: the task data, catalog and judge, and the sources' sha256."""
+def rescore_provenance(runs: list[ImportedRun], judge: JudgeSpec | None, kind: str = "rescore") -> dict:
+    """``run.json`` of a rescore (or a leaderboard, ``kind``): the task data, catalog and judge, and the
+    sources' sha256."""
     judge_info = {"model": judge.model, "args": dict(judge.args)} if judge else None
     return store.run_info(
-        "rescore", {(r.domain, r.task_version) for r in runs}, judge_info,
+        kind, {(r.domain, r.task_version) for r in runs}, judge_info,
         source_sha256=sorted({r.sha256 for r in runs}),
         custom_tasks_sha256=sorted({r.tasks_sha256 for r in runs if r.task_version == CUSTOM and r.tasks_sha256}),
     )

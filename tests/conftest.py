@@ -1,11 +1,17 @@
-"""Shared test setup: point the harness at ../shared and keep tau2 quiet and offline."""
+"""Shared test setup: point the harness at ../shared and keep tau2 quiet and offline; the one way tests drive
+the CLI (``harness``); and the helpers more than one test module needs (test modules never import each other:
+tests/test_architecture.py checks it)."""
 
 from __future__ import annotations
 
+import copy
+import functools
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, Literal, overload
 
 import pytest
 
@@ -22,10 +28,42 @@ from harness._quiet import set_log_level  # noqa: E402
 set_log_level(False)
 
 
-def harness(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    """``harness ARGS`` as a user runs it: a separate process, output captured."""
+@overload
+def harness(
+    *args: str, timeout: float | None = 900, env: dict[str, str] | None = None, cwd: Path | str | None = None,
+    input: str | None = None, patch: str | None = None, background: Literal[False] = False,
+) -> subprocess.CompletedProcess[str]: ...
+
+
+@overload
+def harness(
+    *args: str, timeout: float | None = 900, env: dict[str, str] | None = None, cwd: Path | str | None = None,
+    input: str | None = None, patch: str | None = None, background: Literal[True], **popen: Any,
+) -> subprocess.Popen[str]: ...
+
+
+def harness(
+    *args: str, timeout: float | None = 900, env: dict[str, str] | None = None, cwd: Path | str | None = None,
+    input: str | None = None, patch: str | None = None, background: bool = False, **popen: Any,
+) -> subprocess.CompletedProcess[str] | subprocess.Popen[str]:
+    """``harness ARGS`` as a user runs it: a separate process (``python -m harness.cli.main``), text output
+    captured; the one way the tests drive the CLI.
+
+    ``env`` is the process's whole environment (default: this one's), ``cwd`` its folder, ``input`` its stdin.
+    ``patch``: Python run in that process before the CLI (to stand in for a differing node, say).
+    ``background=True``: started, not waited for; the ``subprocess.Popen`` (its ``stdout``/``stderr`` piped
+    unless ``popen`` says otherwise, ``popen`` passed on: ``start_new_session`` ...)."""
+    if patch is None:
+        command = [sys.executable, "-m", "harness.cli.main", *args]
+    else:
+        driver = f"{patch}\nimport sys\nsys.argv = ['harness', *{list(args)!r}]\nfrom harness.cli.main import main\nmain()\n"
+        command = [sys.executable, "-c", driver]
+    if background:
+        popen.setdefault("stdout", subprocess.PIPE)
+        popen.setdefault("stderr", subprocess.PIPE)
+        return subprocess.Popen(command, text=True, env=env, cwd=cwd, **popen)
     return subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", *args], capture_output=True, text=True, timeout=timeout
+        command, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd, input=input
     )
 
 
@@ -53,9 +91,6 @@ def isolated_data(tmp_path, monkeypatch):
 def offline_demo_run(tmp_path_factory):
     """A reduced offline demo through ``harness sweep`` (embedded Ray), shared by the e2e tests:
     the demo's three profiles on loophole and ordinary tasks, both task versions, two trials."""
-    import subprocess
-    import sys
-
     import yaml
 
     tmp = tmp_path_factory.mktemp("offline")
@@ -63,7 +98,90 @@ def offline_demo_run(tmp_path_factory):
     demo.update(tasks=["2", "5", "13", "27", "29", "32", "45", "0", "3"], trials=2, output=str(tmp / "demo"),
                 task_versions=["tau2", "tau3"])
     (tmp / "demo.yaml").write_text(yaml.safe_dump(demo))
-    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "sweep", str(tmp / "demo.yaml")],
-                          capture_output=True, text=True, timeout=900)
+    proc = harness("sweep", str(tmp / "demo.yaml"))
     assert proc.returncode == 0, proc.stderr[-2000:]
     return tmp / "demo", proc
+
+
+# --- trajectories through tau2's real environment and their scores (the gold-variant and evidence tests) -----
+
+OPENING = "Hello, I need help with my booking."
+AIDE = "aide_claude-sonnet-4-5_airline_tau2_1trial.json"
+WHISSLE = "whissle_airline_tau3_1trial.json"
+
+
+@functools.cache
+def _pool() -> Any:
+    from envs import DatabasePool
+
+    return DatabasePool()
+
+
+def enacted(
+    domain: str, task_id: str, calls: list[tuple[str, dict]], say: str = "Is there anything else?",
+    version: str = "tau2", opening: str = OPENING, told: list[str] | None = None,
+) -> Any:
+    """A ``SimulationRun``: the opening, the tool calls with their outputs from tau2's real environment, then
+    a closing message.
+
+    The environment runs on a pooled database (loaded once, touched records restored after each use), the
+    same mechanism the sweep workers use; a fresh ``db.json`` load per trajectory would only cost time.
+    """
+    from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
+    from tau2.data_model.simulation import SimulationRun, TerminationReason
+
+    from envs import environment_constructor, load_task_set
+
+    messages: list = [UserMessage(role="user", content=opening)]
+    with _pool().database(domain) as db:
+        env = environment_constructor(domain)(db=db)
+        for i, (name, args) in enumerate(calls):
+            tc = ToolCall(id=f"call_{i}", name=name, arguments=copy.deepcopy(args), requestor="assistant")
+            messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tc]))
+            messages.append(env.get_response(tc))
+    # What the task requires the agent to tell the user (the COMMUNICATE part of the basis).
+    if told is None:
+        told = load_task_set(domain, version).task(task_id).evaluation_criteria.communicate_info or []
+    messages.append(AssistantMessage(role="assistant", content=" ".join([say, *told])))
+    return SimulationRun(
+        id=f"t-{task_id}", task_id=task_id, start_time="2025-01-01T00:00:00", end_time="2025-01-01T00:05:00",
+        duration=300.0, termination_reason=TerminationReason.AGENT_STOP, messages=messages,
+    )
+
+
+def score_in(domain: str, version: str, sim: Any) -> Any:
+    """``sim`` scored against its task's gold and the catalog's variants for ``domain`` and ``version``."""
+    from envs import engine_for, load_task_set
+    from gold_variants import variants_for
+    from loophole_scoring import score_trajectory
+
+    task = load_task_set(domain, version).task(sim.task_id)
+    return score_trajectory(sim, task, engine_for(domain), variants=variants_for(domain, version, sim.task_id))
+
+
+def score_airline(sim: Any, version: str) -> Any:
+    return score_in("airline", version, sim)
+
+
+def reading_row(result: Any, gold_id: str) -> Any:
+    """The score row of one gold (``"gold"`` or a variant's id) in a scored trajectory."""
+    return next(s for s in result.scores if s.gold_id == gold_id)
+
+
+def airline_variant(version: str, task_id: str, gold_id: str) -> Any:
+    from gold_variants import variants_for
+
+    return next(v for v in variants_for("airline", version, task_id) if v.gold_id == gold_id)
+
+
+@functools.lru_cache(maxsize=2)
+def _raw_run(name: str) -> dict:
+    return json.loads(real_run(name).read_text())
+
+
+def real_simulation(name: str, task_id: str) -> Any:
+    """A fresh (deep-copied, editable) ``SimulationRun`` of ``task_id`` from the real run ``name``."""
+    from tau2.data_model.simulation import SimulationRun
+
+    raw = next(s for s in _raw_run(name)["simulations"] if s["task_id"] == task_id)
+    return SimulationRun.model_validate(copy.deepcopy(raw))

@@ -1,4 +1,4 @@
-"""Hostile inputs built from the shared real runs, and an in-process CLI runner that records what happened.
+"""Hostile inputs built from the shared real runs, and a CLI runner that records what happened.
 
 Each case is a function ``(tmp: Path) -> argv`` that writes its input under ``tmp`` and returns the CLI
 arguments. Every case must end in exit 2 with exactly one ``error:`` line, no traceback, nothing written
@@ -7,19 +7,15 @@ and in bounded time (see tests/test_fuzz_inputs.py).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
-import signal
-import sys
+import subprocess
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import real_run
+from tests.conftest import harness, real_run
 
 BASE_RUN = "whissle_retail_tau3_5sims.json"  # 5 simulations: small and quick to score
 
@@ -36,40 +32,15 @@ class Outcome:
     seconds: float
 
 
-class _Timeout(Exception):
-    pass
-
-
 def run_cli(argv: list[str], timeout_s: int = 60) -> Outcome:
-    """``harness ARGV`` in this process (as the console script runs it), with an alarm for hangs."""
-    from harness.cli import main as cli
-
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.argv
-    sys.argv = ["harness", *argv]
-
-    def on_alarm(signum, frame):  # noqa: ANN001
-        raise _Timeout(f"no answer in {timeout_s} s")
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(timeout_s)
+    """``harness ARGV`` as a user runs it (tests.conftest.harness), timed; no answer in ``timeout_s`` is the
+    outcome ``"timeout"``."""
     started = time.perf_counter()
-    code: object = None
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                cli.main()
-                code = 0
-            except SystemExit as exc:
-                code = exc.code
-    except BaseException:  # noqa: BLE001 - recorded as a traceback, which the tests refuse
-        err.write(traceback.format_exc())
-        code = "exception"
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-        sys.argv = saved
-    return Outcome(code, out.getvalue(), err.getvalue(), time.perf_counter() - started)
+        proc = harness(*argv, timeout=timeout_s)
+    except subprocess.TimeoutExpired as exc:
+        return Outcome("timeout", str(exc.stdout or ""), f"no answer in {timeout_s} s", time.perf_counter() - started)
+    return Outcome(proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - started)
 
 
 def snapshot(root: Path) -> set[str]:

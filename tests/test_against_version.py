@@ -3,26 +3,21 @@ Verified's task, and the rows are marked."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pandas as pd
 from tau2.data_model.simulation import SimulationRun
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
 from envs import diff_versions, load_task_set
 from loophole_ingest import import_results_file
-from tests.conftest import ROOT, real_run
+from tests.conftest import ROOT, harness, real_run
 
 RUN = "aide_claude-sonnet-4-5_airline_tau2_1trial.json"
 
 
 def test_a_tau2_run_rescored_against_verified_equals_tau2s_evaluator_with_verifieds_tasks(tmp_path):
     out = tmp_path / "run"
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", "rescore", str(real_run(RUN)), "--out", str(out),
-         "--against-version", "verified"],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    proc = harness(
+        "rescore", str(real_run(RUN)), "--out", str(out), "--against-version", "verified", timeout=600, cwd=ROOT
     )
     assert proc.returncode == 0, proc.stderr
     assert "recorded on tau2, also scored against verified's golds" in proc.stdout
@@ -60,10 +55,9 @@ def test_a_tau2_run_rescored_against_verified_equals_tau2s_evaluator_with_verifi
 
 
 def test_against_an_unknown_version_is_one_line(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", "rescore", str(real_run("whissle_retail_tau3_5sims.json")),
-         "--out", str(tmp_path / "r"), "--against-version", "tau9"],
-        capture_output=True, text=True, timeout=300,
+    proc = harness(
+        "rescore", str(real_run("whissle_retail_tau3_5sims.json")), "--out", str(tmp_path / "r"),
+        "--against-version", "tau9", timeout=300,
     )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "--against-version: 'tau9' is not one of" in proc.stderr

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import os
 
 import pandas as pd
 
 from analysis import audit_traces, llm_audit, split_clauses, structural_profile
 from envs import load_task_set
 from loophole_scripted_llm import ScriptedLLMServer
+from tests.conftest import harness, real_run
 
 
 def test_structural_profile_counts_are_pinned():
@@ -23,8 +23,7 @@ def test_structural_profile_counts_are_pinned():
 
 
 def test_cli_offline_prints_both_profiles():
-    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "audit", "policy", "--domain", "airline"],
-                          capture_output=True, text=True, timeout=300)
+    proc = harness("audit", "policy", "--domain", "airline", timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "structural profile: airline" in proc.stdout and "structural profile: retail" in proc.stdout
     assert "LLM diagnostic tests were not run" in proc.stdout
@@ -95,10 +94,10 @@ def test_cli_audit_policy_with_scripted_model_writes_candidates(tmp_path):
                                           "candidate_readings": ["strict", "lenient"]}]})
 
     with ScriptedLLMServer(respond) as server:
-        proc = subprocess.run(
-            [sys.executable, "-m", "harness.cli.main", "audit", "policy", "--domain", "airline", "--policy", str(policy),
-             "--model", "openai/auditor", "--api-base", server.api_base, "--out", str(tmp_path / "out")],
-            capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "OPENAI_API_KEY": "x"},
+        proc = harness(
+            "audit", "policy", "--domain", "airline", "--policy", str(policy), "--model", "openai/auditor",
+            "--api-base", server.api_base, "--out", str(tmp_path / "out"),
+            timeout=300, env={**os.environ, "OPENAI_API_KEY": "x"},
         )
     assert proc.returncode == 0, proc.stderr
     assert "not audited" in proc.stdout and "no valid answer after 3 attempts" in proc.stdout
@@ -108,11 +107,8 @@ def test_cli_audit_policy_with_scripted_model_writes_candidates(tmp_path):
 
 
 def test_cli_audit_traces_on_rescored_real_run(tmp_path):
-    from tests.conftest import real_run
-
     out = tmp_path / "aide"
-    run = lambda *a: subprocess.run([sys.executable, "-m", "harness.cli.main", *a], capture_output=True,  # noqa: E731
-                                    text=True, timeout=300)
+    run = lambda *a: harness(*a, timeout=300)  # noqa: E731
     assert run("rescore", str(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json")), "--out", str(out)).returncode == 0
     proc = run("audit", "traces", str(out))
     assert proc.returncode == 0, proc.stderr

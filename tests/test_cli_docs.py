@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, harness
 
 
 def test_docs_cli_md_is_what_the_app_generates():
@@ -20,7 +20,6 @@ def test_the_reference_names_every_verb_and_option_of_the_help():
     text = (ROOT / "docs" / "cli.md").read_text()
     for verb in (["rescore"], ["sweep"], ["report"], ["versions", "diff"], ["audit", "traces"]):
         assert f"## `harness {' '.join(verb)}`" in text
-        helped = subprocess.run([sys.executable, "-m", "harness.cli.main", *verb, "--help"], capture_output=True,
-                                text=True, timeout=300).stdout
+        helped = harness(*verb, "--help", timeout=300).stdout
         options = set(re.findall(r"^│\s+\*?\s*(--[\w-]+)", helped, re.MULTILINE)) - {"--help"}
         assert options and all(f"`{o}`" in text for o in options), (verb, options)

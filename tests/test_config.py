@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ from harness.config import load_config
 from harness.trials import TrialKey, expand, load_sweep
 from loophole_base import HarnessInputError
 from loophole_store import redact
+from tests.conftest import harness
 
 GOOD = """\
 name: t
@@ -69,7 +68,7 @@ def test_unknown_task_id(tmp_path):
 
 def test_cli_bad_config_exit_code(tmp_path):
     path = _write(tmp_path, GOOD.replace("trials: 2", "trials: -1"))
-    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "sweep", str(path)], capture_output=True, text=True)
+    proc = harness("sweep", str(path))
     assert proc.returncode == 2 and proc.stderr.startswith(f"error: {path}: line 10: field 'trials'")
 
 
@@ -129,11 +128,11 @@ def test_redact_masks_secret_fields_of_old_files_only():
     ],
 )
 def test_cli_bad_flags_are_one_line_errors(args, names):
-    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", *args], capture_output=True, text=True)
+    proc = harness(*args)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith(f"error: {names}") and proc.stderr.count("\n") == 1, proc.stderr
 
 
 def test_cli_help_still_prints_and_exits_zero():
-    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "sweep", "--help"], capture_output=True, text=True)
+    proc = harness("sweep", "--help")
     assert proc.returncode == 0 and "config" in proc.stdout.lower()

@@ -16,8 +16,11 @@ from tau2.data_model.message import AssistantMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun
 
 from gold_variants import explain, pending_ending, requests_in
-from tests.conftest import SHARED
-from tests.test_variant_evidence import AIDE, _real, _row, _score, _variant
+from tests.conftest import AIDE, SHARED
+from tests.conftest import airline_variant as _variant
+from tests.conftest import reading_row as _row
+from tests.conftest import real_simulation as _real
+from tests.conftest import score_airline as _score
 
 CORPUS = SHARED / "dev-corpus"
 GROK_FAST = "2025-10-06T06_45_09.212115_airline_llm_agent_grok-4-fast-reasoning"
@@ -70,11 +73,28 @@ def test_verdicts_on_real_trajectories(part, simulation, gold_id, verdict, why):
     assert result.multi_gold_upper == (0.0 if verdict == "not_credited" else 1.0)
 
 
+def _weak(row) -> list[int]:
+    """The messages of the evidence items the scorer marks weaker than the rule asks (``certain: false``)."""
+    return [e["message_index"] for e in json.loads(row.explanation_json)["evidence"] if e["certain"] is False]
+
+
 def test_an_uncertain_credit_marks_its_weak_evidence():
-    row = _row(_score(_dev(GROK_FAST, "09f985e5"), "tau2"), "L16.refuse")
+    # Transferred at message 16 with a summary naming no clause (read by hand): that item, and only it, is weak.
+    row = _row(_score(_dev(GROK_FAST, "7489c418"), "tau2"), "L3L4.strict")
     assert row.reward == 0.0 and row.verdict == "uncertain"
     explanation = json.loads(row.explanation_json)
     assert all(p["held"] for p in explanation["preconditions"])
+    assert _weak(row) == [16]
+    (item,) = explanation["evidence"]
+    assert item["tool_call"].startswith("transfer_to_human_agents(") and "names no clause" in item["what"]
+    assert explanation["doubts"].startswith("message 16: transfer whose summary names no clause")
+    # A credit on a decline naming the clause marks nothing; nor does one in doubt for another reason (a
+    # request left pending), whose evidence is as strong as the rule asks.
+    credited = _row(_score(_real(AIDE, "38"), "tau2"), "L3L4.strict")
+    assert credited.verdict == "credited" and json.loads(credited.explanation_json)["evidence"]
+    assert _weak(credited) == []
+    pending = _row(_score(_dev(GROK_FAST, "09f985e5"), "tau2"), "L16.refuse")
+    assert pending.verdict == "uncertain" and "chose a transfer" in pending.reason and _weak(pending) == []
 
 
 def test_the_user_agreeing_and_hanging_up_before_the_bag_is_uncertain():
@@ -167,11 +187,11 @@ def test_a_new_phrasing_is_a_catalog_change(monkeypatch):
 def test_no_trajectory_labeled_no_credit_is_credited(tmp_path):
     """Labels are data (../shared/dev-corpus/labels.csv): every no_credit row, whatever it holds, is
     rescored and must not come out credited. (benchmarks/credit_quality.py prints precision and recall.)"""
-    from harness.api import rescore
+    from harness import rescore
 
     rows = [r for r in csv.DictReader((CORPUS / "labels.csv").open()) if r["expected"] == "no_credit"]
     assert rows, "the corpus labels some flips no_credit"
-    run = rescore(sorted({CORPUS / "runs" / r["file"] for r in rows}), tmp_path / "run")
+    run = rescore(sorted({CORPUS / "runs" / r["file"] for r in rows}), tmp_path / "run").run
     scores = run.scores.merge(run.trials[["trajectory_id", "simulation_id"]], on="trajectory_id")
     verdict = {(s.simulation_id, s.gold_id): s.verdict for s in scores.itertuples()}
     for r in rows:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 
 import pytest
 from tau2.data_model.tasks import Task
 
 from envs import TauDataError, UnknownTaskError, environment_constructor, load_task_set
 from envs._data import ENV_DOWNLOAD_BASE, ENV_OFFLINE
-from tests.conftest import TAU_DATA
+from tests.conftest import TAU_DATA, harness
 
 
 @pytest.mark.parametrize(
@@ -97,18 +95,12 @@ def test_explicit_path_is_verified(tmp_path):
         load_task_set("airline", "tau3", tasks_file=bad)
 
 
-def _cli(*args, env=None):
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", *args], capture_output=True, text=True, env=env, timeout=300
-    )
-
-
 def test_cli_offline_error_is_one_line_without_traceback(tmp_path):
     import os
 
     env = {k: v for k, v in os.environ.items() if k != "HARNESS_TAU_DATA"}
     env.update({"XDG_CACHE_HOME": str(tmp_path), "HARNESS_OFFLINE": "1"})
-    proc = _cli("versions", "diff", "--domain", "airline", env=env)
+    proc = harness("versions", "diff", "--domain", "airline", env=env, timeout=300)
     assert proc.returncode != 0
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, proc.stderr

@@ -18,7 +18,7 @@ TIME_LIMIT_S = 60
 
 def _assert_clean_error(tmp: Path, argv: list[str], before: set[str]) -> str:
     outcome = hostile.run_cli(argv, TIME_LIMIT_S)
-    assert "Traceback" not in outcome.stderr and outcome.code != "exception", outcome.stderr[-3000:]
+    assert "Traceback" not in outcome.stderr and outcome.code != "timeout", outcome.stderr[-3000:]
     assert outcome.code == 2, (outcome.code, outcome.stderr, outcome.stdout[-2000:])
     lines = [line for line in outcome.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: "), outcome.stderr

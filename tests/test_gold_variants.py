@@ -7,50 +7,14 @@ variant's own action list (tests/test_variant_readings_by_hand.py).
 
 from __future__ import annotations
 
-import copy
-
 import pytest
-from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
-from tau2.data_model.simulation import SimulationRun, TerminationReason
 
-from envs import DatabasePool, engine_for, environment_constructor, load_task_set
+from envs import load_task_set
 from gold_variants import all_variants, check_variants, variants_for, witness
-from loophole_scoring import score_trajectory
+from tests.conftest import enacted as _trajectory
+from tests.conftest import score_in as _score
 
 LOOPHOLE_TASKS = ["2", "5", "13", "27", "29", "32", "45"]
-_POOL = DatabasePool()
-OPENING = "Hello, I need help with my booking."
-
-
-def _trajectory(
-    domain: str, task_id: str, calls: list[tuple[str, dict]], say: str = "Is there anything else?", version: str = "tau2",
-    opening: str = OPENING, told: list[str] | None = None,
-):
-    """Messages whose tool outputs come from tau2's real environment, then a closing message.
-
-    The environment runs on a pooled database (loaded once, touched records restored after each use), the
-    same mechanism the sweep workers use; a fresh ``db.json`` load per trajectory would only cost time.
-    """
-    messages: list = [UserMessage(role="user", content=opening)]
-    with _POOL.database(domain) as db:
-        env = environment_constructor(domain)(db=db)
-        for i, (name, args) in enumerate(calls):
-            tc = ToolCall(id=f"call_{i}", name=name, arguments=copy.deepcopy(args), requestor="assistant")
-            messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tc]))
-            messages.append(env.get_response(tc))
-    # What the task requires the agent to tell the user (the COMMUNICATE part of the basis).
-    if told is None:
-        told = load_task_set(domain, version).task(task_id).evaluation_criteria.communicate_info or []
-    messages.append(AssistantMessage(role="assistant", content=" ".join([say, *told])))
-    return SimulationRun(
-        id=f"t-{task_id}", task_id=task_id, start_time="2025-01-01T00:00:00", end_time="2025-01-01T00:05:00",
-        duration=300.0, termination_reason=TerminationReason.AGENT_STOP, messages=messages,
-    )
-
-
-def _score(domain: str, version: str, sim: SimulationRun):
-    task = load_task_set(domain, version).task(sim.task_id)
-    return score_trajectory(sim, task, engine_for(domain), variants=variants_for(domain, version, sim.task_id))
 
 
 def _predicate_calls(variant) -> list[tuple[str, dict]]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 
 import pandas as pd
@@ -12,9 +10,9 @@ from analysis import variance_by_agent
 from envs import DatabasePool, load_task_set
 from gold_variants import fixed_policy, policy_fixes, readings_offered
 from harness.config import load_config
-from harness.sweep import run_trial, trial_specs
+from harness.sweeping import run_trial, trial_specs
 from harness.trials import expand
-from tests.conftest import ROOT
+from tests.conftest import ROOT, harness
 
 FIXED_TASKS = {"2", "13", "27", "29", "32", "45"}  # L3/L4, L6, L16 (task 5 is L5: no fix)
 
@@ -35,8 +33,7 @@ def test_fixes_apply_verbatim_and_keep_one_offered_reading():
 
 
 def test_variants_check_policy_fix_cli():
-    run = lambda *a: subprocess.run([sys.executable, "-m", "harness.cli.main", "variants", "check", *a],  # noqa: E731
-                                    capture_output=True, text=True, timeout=300)
+    run = lambda *a: harness("variants", "check", *a, timeout=300)  # noqa: E731
     ok = run("--policy-fix", "L3L4", "--policy-fix", "L6", "--policy-fix", "L16")
     assert ok.returncode == 0, ok.stderr
     assert "ruled out" in ok.stdout and "not offered" not in ok.stdout

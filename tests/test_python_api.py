@@ -15,7 +15,8 @@ def test_rescore_returns_what_the_cli_writes(tmp_path):
     from harness import rescore
     from loophole_store import open_run
 
-    run = rescore([real_run(AIDE)], tmp_path / "api")
+    result = rescore([real_run(AIDE)], tmp_path / "api")
+    run = result.run
     proc = harness("rescore", str(real_run(AIDE)), "--out", str(tmp_path / "cli"))
     assert proc.returncode == 0, proc.stderr
     cli = open_run(tmp_path / "cli")
@@ -26,6 +27,7 @@ def test_rescore_returns_what_the_cli_writes(tmp_path):
     )
     assert len(run.scores) == len(cli.scores) > len(run.trials)  # the gold and its variants
     assert run.info is not None and run.info["kind"] == "rescore"
+    assert [s.count for s in result.summaries] == [len(cli.trials)]  # the summary the CLI prints
     recorded = run.trials.dropna(subset=["reward", "recorded_reward"])
     assert len(recorded) > 0 and (recorded.reward == recorded.recorded_reward).mean() > 0.9
 

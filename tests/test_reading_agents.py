@@ -9,7 +9,7 @@ import pytest
 from envs import DatabasePool
 from harness.agents._reading import choose_plan
 from harness.config import SweepConfig
-from harness.sweep import run_trial, trial_specs
+from harness.sweeping import run_trial, trial_specs
 from harness.trials import expand
 
 LOOPHOLE = ["2", "5", "13", "27", "29", "32", "45"]
@@ -78,7 +78,7 @@ def test_scripted_user_opens_with_reason_and_stops():
 
 
 def test_scoring_failure_keeps_the_trajectory_as_an_error_row(monkeypatch):
-    import harness.sweep.worker as worker
+    import harness.sweeping.worker as worker
 
     def broken(*args, **kwargs):
         raise RuntimeError("scoring exploded")

@@ -82,7 +82,9 @@ def test_tau3_retail_without_judge_scores_what_needs_none():
     rows = list(_scored("whissle_retail_tau3_5sims.json"))
     assert len(rows) == 5
     by_task = {r[3].id: r for r in rows}
-    assert by_task["0"][4].single_gold.reward is not None and by_task["1"][4].single_gold.reward is not None
+    for task_id in ("0", "1"):  # scored offline, as tau2 scored them when the run was recorded
+        _run, item, _sim, _task, ours = by_task[task_id]
+        assert ours.single_gold.reward == item.raw["reward_info"]["reward"] in (0.0, 1.0)
     for _run, item, _sim, _task, ours in rows:
         gold = ours.single_gold
         assert "NL_ASSERTION" in gold.reward_basis and gold.db_match is not None

@@ -3,47 +3,20 @@ that must not, built where possible by editing real trajectories of ../shared/re
 
 from __future__ import annotations
 
-import copy
 import json
-from functools import lru_cache
 
 import pytest
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun
 
-from envs import engine_for, load_task_set
-from gold_variants import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, explain, variants_for
-from loophole_scoring import ScoringInvariantError, TrajectoryScore, score_trajectory
-from tests.conftest import real_run
-from tests.test_gold_variants import _trajectory
-
-WHISSLE = "whissle_airline_tau3_1trial.json"
-AIDE = "aide_claude-sonnet-4-5_airline_tau2_1trial.json"
-
-
-@lru_cache(maxsize=2)
-def _raw(name: str) -> dict:
-    return json.loads(real_run(name).read_text())
-
-
-def _real(name: str, task_id: str) -> SimulationRun:
-    raw = next(s for s in _raw(name)["simulations"] if s["task_id"] == task_id)
-    return SimulationRun.model_validate(copy.deepcopy(raw))
-
-
-def _score(sim: SimulationRun, version: str):
-    task = load_task_set("airline", version).task(sim.task_id)
-    return score_trajectory(
-        sim, task, engine_for("airline"), variants=variants_for("airline", version, sim.task_id)
-    )
-
-
-def _row(result, gold_id: str):
-    return next(s for s in result.scores if s.gold_id == gold_id)
-
-
-def _variant(version: str, task_id: str, gold_id: str):
-    return next(v for v in variants_for("airline", version, task_id) if v.gold_id == gold_id)
+from gold_variants import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, explain
+from loophole_scoring import ScoringInvariantError, TrajectoryScore
+from tests.conftest import AIDE, WHISSLE
+from tests.conftest import airline_variant as _variant
+from tests.conftest import enacted as _trajectory
+from tests.conftest import reading_row as _row
+from tests.conftest import real_simulation as _real
+from tests.conftest import score_airline as _score
 
 
 def _say(sim: SimulationRun, index: int, text: str) -> SimulationRun:

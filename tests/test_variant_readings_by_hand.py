@@ -15,7 +15,8 @@ import pytest
 
 from envs import environment_constructor
 from gold_variants import variants_for
-from tests.test_gold_variants import _score, _trajectory
+from tests.conftest import enacted as _trajectory
+from tests.conftest import score_in as _score
 
 ASK_COMPENSATION = "My flight was delayed and that was really stressful. Can I get some compensation for that?"
 

@@ -4,15 +4,13 @@ detection from embedded tasks, and the clause rules' variants on Verified's task
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from itertools import combinations
 
 import pytest
 
 from envs import TASK_VERSIONS, diff_versions, load_task_set
 from envs._pinned import download_url
-from tests.conftest import ROOT, real_run
+from tests.conftest import ROOT, harness, real_run
 
 
 def _independent_counts(domain: str, old: str, new: str) -> tuple[int, int, list[str]]:
@@ -63,8 +61,7 @@ def test_the_issues_verified_figures():
 
 
 def test_the_three_way_count_table_and_any_pair():
-    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "versions", "counts", "--domain", "airline"],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    proc = harness("versions", "counts", "--domain", "airline", timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     rows = {tuple(c.strip() for c in line.split("│")[1:3]): [c.strip() for c in line.split("│")[3:-1]]
             for line in proc.stdout.splitlines() if line.startswith("│")}
@@ -72,11 +69,9 @@ def test_the_three_way_count_table_and_any_pair():
         edited, n_actions, ids = _independent_counts("airline", old, new)
         assert rows[(old, new)][:3] == ["50", str(edited), str(n_actions)]
         assert rows[(old, new)][-1].split() == ids
-    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "versions", "diff", "--domain", "retail",
-                           "--from", "tau3", "--to", "verified"], capture_output=True, text=True, timeout=300)
+    proc = harness("versions", "diff", "--domain", "retail", "--from", "tau3", "--to", "verified", timeout=300)
     assert proc.returncode == 0 and f"{_independent_counts('retail', 'tau3', 'verified')[0]} of 114 tasks changed from tau3 to verified" in proc.stdout
-    bad = subprocess.run([sys.executable, "-m", "harness.cli.main", "versions", "diff", "--domain", "retail",
-                          "--from", "tau9"], capture_output=True, text=True, timeout=300)
+    bad = harness("versions", "diff", "--domain", "retail", "--from", "tau9", timeout=300)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "'tau9' is not one of" in bad.stderr
 
 
@@ -149,8 +144,7 @@ def test_the_readings_table_follows_each_versions_gold_actions():
     disagree = {t for t, r in rows.items() if not r["agree"]}
     assert disagree == {"2", "27", "29", "38"}  # τ² against τ³ and Verified, which converge
     assert all(rows[t]["tau3"] == rows[t]["verified"] for t in rows)
-    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "versions", "readings", "--domain", "airline"],
-                          capture_output=True, text=True, timeout=300)
+    proc = harness("versions", "readings", "--domain", "airline", timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "disagree on 4 (2, 27, 29, 38)" in proc.stdout
 

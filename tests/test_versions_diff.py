@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pandas as pd
 
 from envs import diff_versions
+from tests.conftest import harness
 
 LOOPHOLE_TASKS = {"2", "5", "13", "27", "29", "32", "45"}
 
@@ -31,10 +29,7 @@ def test_retail_diff_figures():
 
 def test_cli_prints_figures_and_writes_parquet(tmp_path):
     out = tmp_path / "diff.parquet"
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", "versions", "diff", "--domain", "airline", "--out", str(out)],
-        capture_output=True, text=True, timeout=300,
-    )
+    proc = harness("versions", "diff", "--domain", "airline", "--out", str(out), timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "29 of 50 tasks changed" in proc.stdout
     changed_line = next(line for line in proc.stdout.splitlines() if line.startswith("changed ids:"))
@@ -46,10 +41,7 @@ def test_cli_prints_figures_and_writes_parquet(tmp_path):
 
 
 def test_cli_rejects_bad_domain():
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", "versions", "diff", "--domain", "telecom"],
-        capture_output=True, text=True, timeout=300,
-    )
+    proc = harness("versions", "diff", "--domain", "telecom", timeout=300)
     assert proc.returncode != 0
     assert "unknown domain 'telecom'" in proc.stderr
 

@@ -79,8 +79,8 @@ def traces(
     from rich.table import Table
 
     from analysis import audit_traces
+    from harness.app._analyze import load_trials
     from harness.cli._console import output_console
-    from harness.cli.analyze import load_trials
     from loophole_base import atomic_write_table
 
     console = output_console(180)

@@ -61,8 +61,8 @@ def explain(
     from rich.markup import escape
 
     import loophole_store as store
+    from harness.app._analyze import load_trials
     from harness.cli._console import output_console
-    from harness.cli.analyze import load_trials
 
     console = output_console(160)
     trial = _find(load_trials(run_dir), trajectory_id, run_dir)

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import typer
 
-from harness.execution import check_workers
-
 
 def register(app: typer.Typer) -> None:
     app.command("rescore")(rescore)
@@ -22,7 +20,7 @@ def rescore(
     domain: str | None = typer.Option(
         None, "--domain", help="airline or retail: the environment of a custom domain name."
     ),
-    workers: int = typer.Option(1, "--workers", min=1, callback=check_workers, help="Ray workers (1: in-process)."),
+    workers: int = typer.Option(1, "--workers", help="Ray workers (1: in-process)."),
     skip_bad: bool = typer.Option(False, "--skip-bad", help="Keep a bad simulation as an error row."),
     judge: str | None = typer.Option(
         None, "--judge", help="litellm model for NL assertions, or 'recorded' (the file's own verdicts)."
@@ -38,65 +36,45 @@ def rescore(
 ) -> None:
     """Score results files single-gold (tau2's own evaluator) and multi-gold (the gold variants, with the upper
     bound counting uncertain credits) into a run directory; print per-file agreement with the recorded rewards."""
-    from harness.cli._console import output_console
-    from loophole_store import check_out_dir, remove_created
+    from harness import rescore as rescore_files
+    from harness.cli._console import output_console, progress_bar
+    from loophole_base import cut
 
     console = output_console(200)
-    created = check_out_dir(out)
+
+    def note(line: str) -> None:
+        console.print(f"note: {cut(line, 1000)}", soft_wrap=True, markup=False, highlight=False)
+
+    progress = progress_bar("rescoring", transient=True)
+    bar = None
+
+    def advance(n: int, total: int | None) -> None:
+        nonlocal bar
+        if bar is None:  # shown once scoring starts: a refused input prints its one line alone
+            progress.start()
+            bar = progress.add_task("rescore", total=total)
+        progress.advance(bar, n)
+
     try:
-        _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env,
-                 against_version)
-    except BaseException as exc:
-        remove_created(created)
-        from loophole_base import DiskFull
-
-        if isinstance(exc, OSError) and DiskFull.matches(exc):
-            kept = (f"the partly written run folder {out} was removed" if created is not None else
-                    f"each table already in {out} stays whole (tables are replaced atomically)")
-            raise DiskFull.of(exc, f"the run folder {out}", kept) from None
-        raise
+        result = rescore_files(
+            paths, out, task_version=task_version, domain=domain, workers=workers, skip_bad=skip_bad,
+            judge=judge, judge_api_base=judge_api_base, judge_api_key_env=judge_api_key_env,
+            against_version=against_version, on_note=note, on_progress=advance,
+        )
+    finally:
+        if bar is not None:
+            progress.stop()
+    print_summaries(console, result)
 
 
-def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge, judge_api_base, judge_api_key_env,
-             against_version=()) -> None:
+def print_summaries(console, result) -> None:  # result: harness.RescoreResult
     from rich.table import Table
 
-    from harness.cli._console import progress_bar
-    from harness.rescoring import import_sources, rescore_runs
+    from harness.app._rescore import short_name as _name
     from loophole_base import cut
     from loophole_ingest import FLAGS
-    from loophole_scoring import JudgeSpec
 
-    runs, notes = import_sources(paths, task_version, skip_bad, domain)
-    runs += _against(runs, against_version)
-    notes += [n for r in runs if r.recorded_version is not None for n in r.notes]
-    for note in notes:
-        console.print(f"note: {cut(note, 1000)}", soft_wrap=True, markup=False)
-    spec = None
-    if judge:
-        args = (("api_base", judge_api_base),) if judge_api_base else ()
-        spec = JudgeSpec(judge, args, judge_api_key_env)
-    counts = [r.n_simulations for r in runs]
-    total = None if None in counts else sum(counts)  # type: ignore[arg-type]
-    with progress_bar("rescoring", transient=True) as progress:
-        bar = progress.add_task("rescore", total=total)
-        summaries = rescore_runs(
-            runs, out, workers=workers, judge=spec, on_progress=lambda n: progress.advance(bar, n)
-        )
-    from harness.rescoring import rescore_provenance
-    from loophole_store import record_run
-
-    for note in record_run(out, rescore_provenance(runs, spec)):  # another catalog or judge than last time: said, not silently merged
-        console.print(f"note: {cut(note, 1000)}", soft_wrap=True, markup=False)
-    for s in summaries:  # one line per file, not one divergence per simulation
-        if s.custom_tool_simulations:
-            tools = ", ".join(f"{cut(t)} ({n})" for t, n in sorted(s.custom_tools.items()))
-            console.print(
-                f"note: {_name(s.path)}: the agent called tools the {s.domain} domain does not have: {tools}, in "
-                f"{s.custom_tool_simulations} of {s.count} simulations; the run used its own tool set, so tau2 "
-                "cannot replay them (their rows are kept; each row's reason names the tools)",
-                soft_wrap=True, markup=False,
-            )
+    out, summaries = result.out, result.summaries
     table = Table(
         "file", "domain", "version", "agent", "count", "recorded mean", "single-gold mean",
         "multi-gold mean", "upper (with uncertain)", "disagreements",
@@ -146,27 +124,6 @@ def _rescore(console, paths, out, task_version, domain, workers, skip_bad, judge
             )
     console.print(f"wrote {out}/trials.parquet, scores.parquet, disagreements.parquet", soft_wrap=True, markup=False)
 
-
-def _against(runs, versions: list[str]) -> list:
-    """Copies of the pinned runs scored against each ``--against-version`` other than their own."""
-    from envs import CUSTOM, TASK_VERSIONS
-    from loophole_base import HarnessInputError
-
-    for version in versions:
-        if version not in TASK_VERSIONS:
-            raise HarnessInputError(f"--against-version: {version!r} is not one of {list(TASK_VERSIONS)}")
-    return [run.against_version(v) for v in dict.fromkeys(versions) for run in runs
-            if run.task_version not in (v, CUSTOM)]
-
-
-def _name(path: Path) -> str:
-    """A run's short name: the file, or ``<run>/results.json`` for a run folder."""
-    from loophole_base import shown
-
-    if path.is_dir() or path.name == "results.json":
-        folder = path if path.is_dir() else path.parent
-        return shown(f"{folder.name}/results.json")
-    return shown(path.name)
 
 
 def _fmt(x: float | None) -> str:

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import typer
 
-from harness.execution import check_workers
-
 
 def register(app: typer.Typer) -> None:
     app.command("sweep")(sweep)
@@ -16,13 +14,13 @@ def register(app: typer.Typer) -> None:
 def sweep(
     config_path: Path = typer.Argument(..., help="A sweep config (YAML)."),
     workers: int | None = typer.Option(
-        None, "--workers", min=1, callback=check_workers, help="Ray worker actors (default: from cores)."
+        None, "--workers", help="Ray worker actors (default: from cores)."
     ),
 ) -> None:
     """Run (or resume) the trials of a sweep config; the output directory is its Parquet store."""
+    from harness import sweep as run_sweep
+    from harness.app._sweep import load_config
     from harness.cli._console import output_console, progress_bar
-    from harness.sweep import run_sweep
-    from harness.trials import load_sweep as load_config
 
     config = load_config(config_path)
     console = output_console(160)
@@ -44,16 +42,9 @@ def sweep(
                 task = bar.add_task(desc, total=p.total, completed=done)
             bar.update(task, completed=done, description=desc)
 
-        try:
-            out, progress = run_sweep(config, on_progress=update, workers=workers, on_note=note)
-        except OSError as exc:
-            from loophole_base import DiskFull
-
-            if not DiskFull.matches(exc):
-                raise
-            raise DiskFull.of(exc, f"the sweep's output {config.output_dir()}",
-                              _kept(config.output_dir())) from None
-    print_summary(console, out)
+        result = run_sweep(config_path, workers=workers, on_progress=update, on_note=note, config=config)
+    progress = result.progress
+    print_summary(console, result.out)
     if progress.stopped:
         left = progress.total - progress.done_before - progress.statuses.total()
         console.print(
@@ -61,17 +52,6 @@ def sweep(
             f"{left} trials not run; raise max_cost_usd and run the sweep again to continue", soft_wrap=True,
         )
         raise typer.Exit(4)
-
-
-def _kept(out: Path) -> str:
-    """What a sweep stopped by a full disk keeps: its finished trials, which a resume skips."""
-    import loophole_store as store
-
-    try:
-        n = len(store.finished_keys(out))
-    except Exception:  # the run cannot even be read back: say what is true of every sweep
-        return "the trials finished before are kept"
-    return f"the {n} finished trials are kept" if n else "no trial had finished yet"
 
 
 def _pace(p) -> str:

@@ -23,17 +23,14 @@ def view(
 ) -> None:
     """An index of trials (filters: agent, domain, task version, task, status, verdicts, flips, loophole
     tasks) and one page per trajectory: conversation, verdict per gold, why a gold fails, evidence."""
-    from harness.cli.analyze import load_trials
-    from loophole_report import build_site, check_site_out
+    from harness import view as build_viewer
     from loophole_report import serve as serve_site
 
-    load_trials(run_dir)  # a run directory or a one-line error; folds a sweep's parts in
-    site = out if out is not None else run_dir.resolve().with_name(f"{run_dir.resolve().name}_viewer")
-    check_site_out(run_dir, site, "--out" if out is not None else "the default viewer folder")
-    stats = build_site(run_dir, site, "--out" if out is not None else "the default viewer folder")
+    result = build_viewer(run_dir, out=out)
+    stats = result.stats
     print(
-        f"wrote {site}/index.html and {stats.trials} trial pages "
-        f"({stats.bytes / 1e6:.1f} MB, {stats.seconds:.1f} s); open {(site / 'index.html').resolve().as_uri()}"
+        f"wrote {result.index} and {stats.trials} trial pages "
+        f"({stats.bytes / 1e6:.1f} MB, {stats.seconds:.1f} s); open {result.index.resolve().as_uri()}"
     )
     if serve:
-        serve_site(site, port)
+        serve_site(result.site, port)

@@ -4,14 +4,12 @@ no Ray log lines on stderr unless ``-v``."""
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, harness
 
 
 def _demo(tmp_path, trials: int):
@@ -27,8 +25,7 @@ def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(tmp_path, after_s):
     """SIGINT to the process at 0.3 s (imports), 2 s and 6 s (Ray starting) and 10 s (workers or trials):
     40 trials per task keep the sweep running well past 10 s."""
     config = _demo(tmp_path, trials=40)
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli.main", "sweep", str(config)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = harness("sweep", str(config), background=True)
     time.sleep(after_s)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
@@ -40,13 +37,11 @@ def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(tmp_path, after_s):
 
 def test_a_sweep_prints_no_ray_log_lines_unless_verbose(tmp_path):
     config = _demo(tmp_path, trials=1)
-    quiet = subprocess.run([sys.executable, "-m", "harness.cli.main", "sweep", str(config)],
-                           capture_output=True, text=True, timeout=600)
+    quiet = harness("sweep", str(config), timeout=600)
     assert quiet.returncode == 0, quiet.stderr[-3000:]
     assert "core_worker" not in quiet.stderr and "Token authentication" not in quiet.stderr, quiet.stderr
     assert [line for line in quiet.stderr.splitlines() if "trials/min" not in line and line.strip()] == []
     (tmp_path / "demo").rename(tmp_path / "first")
-    verbose = subprocess.run([sys.executable, "-m", "harness.cli.main", "-v", "sweep", str(config)],
-                             capture_output=True, text=True, timeout=600)
+    verbose = harness("-v", "sweep", str(config), timeout=600)
     assert verbose.returncode == 0, verbose.stderr[-3000:]
     assert "core_worker" in verbose.stderr  # the same run with -v shows what the quiet one hid

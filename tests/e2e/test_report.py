@@ -11,8 +11,6 @@ import html
 import json
 import re
 import shutil
-import subprocess
-import sys
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -27,6 +25,7 @@ from loophole_report._report import SECTIONS
 from tests.conftest import ROOT, harness, real_run
 
 SHOTS = ROOT / "runs" / "screenshots"
+AIRLINE_LOOPHOLE_TASKS = {"2", "5", "13", "27", "29", "32", "45"}  # the paper's Table 1, written by hand
 HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 
 
@@ -138,54 +137,6 @@ def built(real_run_dir, offline_run_dir, tmp_path_factory) -> dict[str, tuple[Pa
     return out
 
 
-# --- the browser ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser():
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        pytest.fail("headless Chromium is needed: install Debian's chromium package (.ci/run does)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=exe,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    """A fresh page that records console errors, page errors and any request leaving file://."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
-    pg.problems = []
-    pg.on(
-        "console",
-        lambda m: pg.problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
-    )
-    pg.on("pageerror", lambda e: pg.problems.append(f"page error: {e}"))
-    pg.on(
-        "request",
-        lambda r: (
-            None if r.url.startswith(("file:", "data:")) else pg.problems.append(f"fetch {r.url}")
-        ),
-    )
-    yield pg
-    context.close()
-
-
 def _shot(pg, name: str, full_page: bool = False) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     pg.screenshot(path=str(SHOTS / name), full_page=full_page)
@@ -257,10 +208,65 @@ def test_analyze_real_run_degrades_gracefully(real_run_dir, tmp_path):
     assert (tmp_path / "tables" / "success.csv").exists()
 
 
-def test_analyze_offline_sweep(offline_run_dir):
-    proc = harness("analyze", str(offline_run_dir))
+def _printed(stdout: str, title: str) -> list[list[str]]:
+    """The body rows of the table ``harness analyze`` printed under ``title`` (rich's box drawing)."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == title)
+    rows = []
+    for line in lines[start + 1:]:
+        if line.startswith("└"):
+            return rows
+        if line.startswith("│"):
+            rows.append([cell.strip() for cell in line.strip("│").split("│")])
+    raise AssertionError(f"table {title} not closed")
+
+
+def test_analyze_offline_sweep(offline_run_dir, tmp_path):
+    """The figures ``harness analyze`` prints and writes, against the same figures counted by hand from the
+    run's trials.parquet (pyarrow rows, the paper's loophole tasks, tau2's pass^k estimator C(c,k)/C(n,k))."""
+    from math import comb
+
+    proc = harness("analyze", str(offline_run_dir), "--out", str(tmp_path / "tables"))
     assert proc.returncode == 0, proc.stderr
-    assert "pass_k" in proc.stdout and "versions" in proc.stdout and "ci_low" in proc.stdout
+    rows = pq.read_table(offline_run_dir / "trials.parquet").to_pylist()
+    assert {r["domain"] for r in rows} == {"airline"} and not any(r["flags"] for r in rows)
+    agents = sorted({r["agent_name"] for r in rows})
+    assert len(agents) == 3
+
+    def rate(rs: list[dict], column: str) -> float:
+        return sum(r[column] for r in rs) / len(rs)
+
+    expected = []
+    for agent in agents:
+        mine = [r for r in rows if r["agent_name"] == agent and r["reward"] is not None]
+        lo = [r for r in mine if r["task_id"] in AIRLINE_LOOPHOLE_TASKS]
+        non = [r for r in mine if r["task_id"] not in AIRLINE_LOOPHOLE_TASKS]
+        unscored = sum(r["agent_name"] == agent and r["reward"] is None for r in rows)
+        expected.append([agent, len(mine), rate(mine, "reward"), rate(mine, "multi_gold_reward"), len(lo),
+                         rate(lo, "reward"), rate(lo, "multi_gold_reward"), rate(non, "reward"),
+                         rate(non, "multi_gold_reward"), unscored])
+    assert len(expected) == 3 and all(e[1] > e[4] > 0 for e in expected)
+    shown = [[v if isinstance(v, str) else f"{v:.3f}" if isinstance(v, float) else str(v) for v in e]
+             for e in expected]
+    assert _printed(proc.stdout, "success") == shown
+    written = pd.read_csv(tmp_path / "tables" / "success.csv")
+    assert list(written.agent) == agents
+    assert written.drop(columns="agent").values.tolist() == [pytest.approx(e[1:]) for e in expected]
+
+    # pass^k per agent and task version, for k up to the fewest trials of a task
+    expected_k = []
+    for agent in agents:
+        for version in sorted({r["task_version"] for r in rows}):
+            cells: dict[str, list[float]] = {}
+            for r in rows:
+                if r["agent_name"] == agent and r["task_version"] == version and r["reward"] is not None:
+                    cells.setdefault(r["task_id"], []).append(r["reward"])
+            for k in range(1, min(map(len, cells.values())) + 1):
+                hat = [comb(int(sum(c)), k) / comb(len(c), k) for c in cells.values()]
+                expected_k.append([agent, "airline", version, str(k), str(len(cells)), f"{sum(hat) / len(hat):.3f}"])
+    assert len(expected_k) == 3 * 2 * 2  # three agents, two task versions, two trials per task
+    assert [row[:6] for row in _printed(proc.stdout, "pass_k")] == expected_k
+    assert "versions" in proc.stdout and "ci_low" in proc.stdout
 
 
 def test_analyze_bad_dir(tmp_path):
@@ -311,10 +317,18 @@ def test_report_provenance_from_run_json(real_run_dir, built, page, tmp_path):
     report, _ = built["real"]
     page.goto(report.as_uri())
     provenance = page.inner_text("#provenance")
-    from loophole_report._report import labelled
-
-    for key in labelled(json.loads((real_run_dir / "run.json").read_text())):
-        assert key in provenance
+    # each field a rescore records, under the label a reader sees (written here, not by the report's code)
+    labels = {
+        "kind": "kind", "harness_version": "harness version", "git_revision": "git revision",
+        "tau2_version": "tau2 version", "task_versions": "task versions (commits)",
+        "task_data_sha256": "task data (sha256)", "catalog_sha256": "gold-variant catalog (sha256)",
+        "judge": "judge", "source_sha256": "source files (sha256)", "custom_tasks_sha256": "custom tasks (sha256)",
+        "written_at": "written at", "history": "earlier provenance",
+    }
+    recorded = json.loads((real_run_dir / "run.json").read_text())
+    assert set(recorded) == set(labels)
+    for key, label in labels.items():
+        assert label in provenance, key
     for raw, label in (("git_revision", "git revision"), ("harness_version", "harness version"),
                        ("written_at", "written at")):  # readable labels, not run.json's keys
         assert label in provenance and raw not in provenance
@@ -403,12 +417,11 @@ def test_index_filters_change_visible_rows(built, offline_run_dir, page):
     )
     page.click("#f-clear")
     page.check("#f-loophole")
-    from analysis import loophole_mask
-
-    assert _shown(page) == loophole_mask(trials).sum() < len(trials)
+    on_loophole_tasks = (trials.task_id.isin(AIRLINE_LOOPHOLE_TASKS) & (trials.domain == "airline")).sum()
+    assert _shown(page) == on_loophole_tasks < len(trials)
     _shot(page, "index.png")
     page.reload()  # the filters live in the hash: a reload (or a link) restores them
-    assert page.is_checked("#f-loophole") and _shown(page) == loophole_mask(trials).sum()
+    assert page.is_checked("#f-loophole") and _shown(page) == on_loophole_tasks
     assert page.problems == []
 
 
@@ -468,26 +481,40 @@ def test_every_viewer_page_loads_clean_and_fast(which, built, page):
     assert page.problems == []
 
 
+def _airline_db_after(calls: list[tuple[str, dict]]) -> dict:
+    """tau2's own airline environment on a fresh database after ``calls``: the database as plain data."""
+    from tau2.data_model.message import ToolCall
+    from tau2.domains.airline.environment import get_environment
+
+    env = get_environment()
+    for i, (name, arguments) in enumerate(calls):
+        env.get_response(ToolCall(id=f"c{i}", name=name, arguments=arguments, requestor="assistant"))
+    return env.tools.db.model_dump()
+
+
 def test_failing_gold_shows_the_records_that_differ(real_run_dir, built):
-    """The records listed for a failing single gold are exactly those the replay engine finds differing."""
-    from envs import ReplayEngine, load_task_set, tool_call_pairs
+    """The records listed for a failing single gold are exactly those that differ between tau2's own
+    environment after the gold's actions and after the agent's tool calls (not our replay engine)."""
+    from envs import load_task_set
     from loophole_report._links import page_name
-    from loophole_scoring import tau2_messages
 
     _, viewer = built["real"]
     trials = pd.read_parquet(real_run_dir / "trials.parquet")
     scores = pd.read_parquet(real_run_dir / "scores.parquet")
     failing = scores[(scores.gold_id == "gold") & (scores.db_match == False)]  # noqa: E712
-    engine = ReplayEngine("airline")
+    assert len(failing) >= 3
     for s in failing.head(3).itertuples():
         row = trials.set_index("trajectory_id").loc[s.trajectory_id]
         task = load_task_set("airline", "tau2").task(s.task_id)
-        mine = engine.replay_trajectory(
-            tool_call_pairs(tau2_messages(json.loads(row.messages_json)))
-        ).state
-        expected = engine.differing_records(
-            engine.gold_outcome(task.evaluation_criteria.actions).state, mine
+        gold = _airline_db_after([(a.name, a.arguments) for a in task.evaluation_criteria.actions])
+        calls = [(c["name"], c["arguments"]) for m in json.loads(row.messages_json)
+                 if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+        mine = _airline_db_after(calls)
+        expected = sorted(
+            f"{table}/{key}" for table in gold for key in gold[table].keys() | mine[table].keys()
+            if gold[table].get(key) != mine[table].get(key)
         )
+        assert expected, s.trajectory_id
         text = (viewer / page_name(s.trajectory_id)).read_text()
         section = text.split('id="gold-gold"', 1)[1].split("</section>", 1)[0]
         assert re.findall(r"Record <code>([^<]+)</code> differs", section) == expected
@@ -509,21 +536,9 @@ def test_view_cli(real_run_dir, tmp_path):
         and proc.stderr.startswith("error:")
         and "no trials.parquet" in proc.stderr
     )
-    served = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "harness.cli.main",
-            "view",
-            str(real_run_dir),
-            "--out",
-            str(tmp_path / "site"),
-            "--serve",
-            "--port",
-            "0",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
+    served = harness(
+        "view", str(real_run_dir), "--out", str(tmp_path / "site"), "--serve", "--port", "0",
+        background=True, stderr=None,
     )
     try:
         line = ""

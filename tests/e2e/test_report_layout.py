@@ -6,10 +6,9 @@ from __future__ import annotations
 import pandas as pd
 
 from tests.conftest import harness
-from tests.e2e.test_report import browser, page  # noqa: F401  (the browser fixtures)
 
 
-def test_report_layout_in_chromium(offline_demo_run, tmp_path, page):  # noqa: F811
+def test_report_layout_in_chromium(offline_demo_run, tmp_path, page):
     run_dir, _ = offline_demo_run
     out = tmp_path / "report.html"
     proc = harness("report", str(run_dir), "--out", str(out))

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from analysis import analyze_trials
 from envs import TASK_VERSIONS
 from gold_variants import readings_by_version
 from loophole_store import read_table
 from tests.conftest import harness, real_run
-from tests.e2e.test_report import browser, page  # noqa: F401 - the module's Chromium fixtures
 
 RUNS = ("aide_claude-sonnet-4-5_airline_tau2_1trial.json", "whissle_airline_tau3_1trial.json")
 
@@ -28,7 +26,7 @@ def across(tmp_path_factory):
     return run, report
 
 
-def test_the_readings_section_shows_each_versions_reading_and_the_claim(across, page):  # noqa: F811
+def test_the_readings_section_shows_each_versions_reading_and_the_claim(across, page):
     _, report = across
     page.goto(report.as_uri())
     section = page.inner_text("#gold_readings")
@@ -41,32 +39,43 @@ def test_the_readings_section_shows_each_versions_reading_and_the_claim(across, 
         assert cells[0] == want["task_id"] and cells[2:5] == [want[v] for v in TASK_VERSIONS]
         assert cells[5] == ("agree" if want["agree"] else "contradict: " + " vs ".join(want["readings"]))
     split = [w["task_id"] for w in expected if not w["agree"]]
+    assert split == ["2", "27", "29", "38"]  # τ² against τ³ and Verified (tests/test_verified.py, by hand)
     assert f"contradict one another on {len(split)} (tasks {', '.join(split)})" in section
     assert page.problems == []
 
 
-def test_the_ranks_section_shows_every_agent_under_every_versions_golds(across, page):  # noqa: F811
+def test_the_ranks_section_shows_every_agent_under_every_versions_golds(across, page):
+    """Each agent's pass^1 and rank under each version's golds, counted here from trials.parquet (rank 1 the
+    higher pass^1, ties sharing the better rank), against the section's table."""
     run, report = across
     trials = read_table(run, "trials")
-    ranks = analyze_trials(trials, reps=100).tables["ranks_across_versions"]
-    # two agents × three versions' golds, every trajectory scored under each
-    assert len(ranks) == 6 and set(ranks.golds) == set(TASK_VERSIONS) and (ranks.trajectories == 50).all()
-    for (_, golds), g in ranks.groupby(["domain", "golds"]):  # rank 1 is the higher pass^1, under each scoring
-        for score, rank in (("single_pass1", "rank_single"), ("multi_pass1", "rank_multi")):
-            best = g[g[score] == g[score].max()]
-            assert (best[rank] == 1).all() and (g[g[score] < g[score].max()][rank] > 1).all(), (golds, score)
-        # the pass^1 is the mean success over the trajectories scored against these golds
+    agents = sorted(set(trials.agent_name))
+    assert len(agents) == 2
+    expected = {}
+    for golds in TASK_VERSIONS:
         rows = trials[(trials.task_version == golds) & trials.reward.notna()]
-        for x in g.itertuples():
-            assert x.single_pass1 == (rows[rows.agent_name == x.agent_name].reward >= 1.0).mean()
+        single = {a: (rows[rows.agent_name == a].reward >= 1.0).mean() for a in agents}
+        multi = {a: (rows[rows.agent_name == a].multi_gold_reward >= 1.0).mean() for a in agents}
+        for a in agents:
+            assert (rows.agent_name == a).sum() == 50  # every trajectory scored against these golds
+            expected[(a, golds)] = (
+                f"{100 * single[a]:.1f}%",
+                str(1 + sum(single[b] > single[a] for b in agents)),
+                str(1 + sum(multi[b] > multi[a] for b in agents)),
+            )
     page.goto(report.as_uri())
     rows = page.locator("#version_ranks table").first.locator("tbody tr").all_inner_texts()
-    assert len(rows) == 6
-    for row, want in zip(rows, ranks.itertuples(index=False), strict=True):
+    named = {"τ²": "tau2", "τ³": "tau3", "Verified": "verified"}  # as the report names the versions
+    shown = {}
+    for row in rows:
         cells = row.split("\t")
-        assert cells[1] == want.agent_name and cells[6:8] == [str(want.rank_single), str(want.rank_multi)]
-        assert cells[4] == f"{100 * want.single_pass1:.1f}%"
+        shown[(cells[1], named[cells[2]])] = (cells[4], cells[6], cells[7])
+    assert len(rows) == 6 and shown == expected
+    spread = max(
+        max(int(expected[(a, g)][1]) for g in TASK_VERSIONS) - min(int(expected[(a, g)][1]) for g in TASK_VERSIONS)
+        for a in agents
+    )
     text = page.inner_text("#version_ranks")
-    assert f"{int(ranks.rank_spread_single.max())} under the single gold" in text
+    assert f"{spread} under the single gold" in text
     assert "Verdicts that move between versions" in text  # Verified's golds move verdicts of the τ² run
     assert page.problems == []

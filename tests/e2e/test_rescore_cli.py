@@ -161,7 +161,7 @@ def test_skip_bad_keeps_an_error_row(tmp_path):
     trials = pd.read_parquet(out / "trials.parquet")
     bad = trials[trials.status == "error"]
     assert len(trials) == 50 and len(bad) == 1 and "unknown task id '777'" in bad.iloc[0].reason
-    assert bad.iloc[0].reward is None or pd.isna(bad.iloc[0].reward)
+    assert pd.isna(bad.iloc[0].reward)
 
 
 def test_bad_task_version_flag(tmp_path):

@@ -164,4 +164,9 @@ def test_a_run_with_its_own_tools_is_one_note_per_file(base, tmp_path):
         assert row.status == "replay_divergence" and pd.isna(row.reward)
         assert row.reason.startswith("custom tools: the agent called list_articles")
     invented = trials.loc[data["simulations"][3]["id"]]
-    assert invented.status == "ok" and invented.reward is not None
+    # scored, as tau2's own evaluator scores the edited simulation (a NaN reward is "not None" too)
+    stock = evaluate_simulation(
+        SimulationRun.model_validate(data["simulations"][3]),
+        load_task_set("airline", "tau2").by_id[invented.task_id], EvaluationType.ALL, False, "airline",
+    ).reward
+    assert invented.status == "ok" and pd.notna(invented.reward) and invented.reward == stock

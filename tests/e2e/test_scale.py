@@ -16,7 +16,7 @@ import pandas as pd
 import yaml
 
 from loophole_scripted_llm import Faults, ScriptedLLMServer
-from tests.conftest import TAU_DATA
+from tests.conftest import TAU_DATA, harness
 
 PRICE = {"input_cost_per_token": 0.001, "output_cost_per_token": 0.002}  # the server bills 1 + 1 tokens
 
@@ -42,10 +42,7 @@ def _config(tmp_path: Path, api_base: str, name: str, **over) -> Path:
 
 
 def _sweep(config: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", "sweep", str(config), "--workers", "1"],
-        capture_output=True, text=True, timeout=600, env=env or dict(os.environ),
-    )
+    return harness("sweep", str(config), "--workers", "1", timeout=600, env=env or dict(os.environ))
 
 
 def test_budget_stops_scheduling_and_a_raised_budget_resumes(tmp_path):
@@ -127,7 +124,7 @@ def test_two_node_cluster_whose_nodes_have_no_task_data(tmp_path, monkeypatch):
 
     import loophole_store as store
     from harness.config import SweepConfig
-    from harness.sweep import run_sweep
+    from harness.sweeping import run_sweep
 
     # the nodes' environment: no $HARNESS_TAU_DATA, an empty cache, offline
     monkeypatch.delenv("HARNESS_TAU_DATA", raising=False)

@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import yaml
 from harness.config import load_config
 from harness.trials import expand
 from loophole_scripted_llm import Faults, ScriptedLLMServer
+from tests.conftest import harness
 
 SECRET = "sk-live-SECRET-0123456789abcdef"
 
@@ -46,12 +46,9 @@ def _config(tmp_path: Path, api_base: str, name: str, **over) -> Path:
     return path
 
 
-def _sweep(config: Path, **kw) -> subprocess.CompletedProcess:
+def _sweep(config: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "HARNESS_TEST_KEY": SECRET}
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", "sweep", str(config), "--workers", "2"],
-        capture_output=True, text=True, timeout=900, env=env, **kw,
-    )
+    return harness("sweep", str(config), "--workers", "2", timeout=900, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -199,8 +196,7 @@ def test_refused_endpoint_stops_the_sweep_and_a_fixed_rerun_runs_every_trial(tmp
 def test_missing_api_key_stops_before_any_trial(tmp_path, server):
     config = _config(tmp_path, server.api_base, "nokey", domains=["airline"], task_versions=["tau2"], tasks=["1"])
     env = {k: v for k, v in os.environ.items() if k != "HARNESS_TEST_KEY"}
-    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "sweep", str(config)],
-                          capture_output=True, text=True, timeout=300, env=env)
+    proc = harness("sweep", str(config), timeout=300, env=env)
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("error: field 'agents.1.api_key_env': environment variable HARNESS_TEST_KEY "
                                    "is not set (model openai/scripted-agent:L6.single_call)")
@@ -209,10 +205,7 @@ def test_missing_api_key_stops_before_any_trial(tmp_path, server):
 
 def _start(config: Path) -> subprocess.Popen:
     env = {**os.environ, "HARNESS_TEST_KEY": SECRET}
-    return subprocess.Popen(
-        [sys.executable, "-m", "harness.cli.main", "sweep", str(config), "--workers", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
-    )
+    return harness("sweep", str(config), "--workers", "1", env=env, background=True, start_new_session=True)
 
 
 def test_analyze_during_a_sweep_sees_every_finished_trial_with_its_scores(tmp_path):
@@ -277,9 +270,9 @@ def test_sigkill_then_resume_gives_each_trial_once(tmp_path):
         config = _config(tmp_path, slow.api_base, "killed", domains=["airline"], task_versions=["tau2"],
                          tasks=["1", "32", "4", "0"], trials=2, flush_every=1, max_concurrency=2)
         env = {**os.environ, "HARNESS_TEST_KEY": SECRET}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "harness.cli.main", "sweep", str(config), "--workers", "1"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True,
+        proc = harness(
+            "sweep", str(config), "--workers", "1", env=env, background=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )
         parts = tmp_path / "killed" / "parts"
         deadline = time.time() + 300
@@ -304,12 +297,10 @@ def test_a_node_with_another_catalog_stops_the_sweep_in_one_line(server, tmp_pat
     config = _config(tmp_path, server.api_base, "mismatch", domains=["airline"], task_versions=["tau2"],
                      tasks=["1"], trials=1, agents=[{"name": "gold", "model": "openai/scripted-agent",
                                                      "args": {"api_base": server.api_base}}])
-    driver = (
-        "import sys, harness.cluster as c; c.catalog_sha256 = lambda: 'f' * 64; "  # only this process differs
-        f"sys.argv = ['harness', 'sweep', {str(config)!r}, '--workers', '1']; "
-        "from harness.cli.main import main; main()"
+    proc = harness(
+        "sweep", str(config), "--workers", "1", timeout=600,
+        patch="import harness.cluster as c; c.catalog_sha256 = lambda: 'f' * 64",  # only this process differs
     )
-    proc = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2, proc.stderr[-3000:]
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("error: this node's gold-variant catalog") and "differs from the driver's" in last

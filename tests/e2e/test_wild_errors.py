@@ -1,13 +1,10 @@
 """What the wild still broke (issue 26): each ends in one ``error:`` line, or in a result that says what it
-skipped and why. Most run the CLI's own ``main()`` in this process (the same path as the console script,
-without paying tau2's import once more per test); inputs are real runs edited in tmp_path."""
+skipped and why. Each runs the CLI as a user does (tests.conftest.harness); inputs are real runs edited in
+tmp_path."""
 
 from __future__ import annotations
 
-import errno
 import json
-import os
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -21,19 +18,21 @@ AIRLINE = "whissle_airline_tau3_1trial.json"  # 50 simulations
 TOO_MANY = str(10**15)  # above Ray's largest resource quantity (1e14)
 
 
+class _Cli:
+    """``harness ARGS`` (tests.conftest.harness): (exit code, stdout, stderr); ``patches`` run in the CLI's
+    process first."""
+
+    def __init__(self) -> None:
+        self.patches: list[str] = []
+
+    def __call__(self, *args: str) -> tuple[int, str, str]:
+        proc = harness(*args, patch="\n".join(self.patches) or None)
+        return proc.returncode, proc.stdout, proc.stderr
+
+
 @pytest.fixture
-def cli(monkeypatch, capsys):
-    """``harness ARGS`` through ``harness.cli.main.main``: (exit code, stdout, stderr)."""
-    from harness.cli.main import main
-
-    def run(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "argv", ["harness", *args])
-        with pytest.raises(SystemExit) as exit_:
-            main()
-        out = capsys.readouterr()
-        return exit_.value.code, out.out, out.err
-
-    return run
+def cli() -> _Cli:
+    return _Cli()
 
 
 def _one_error_line(err: str) -> str:
@@ -97,17 +96,22 @@ def test_sweep_output_that_cannot_be_created_is_one_line(cli, tmp_path):
 # --- a full disk ----------------------------------------------------------------------------------------
 
 
+FULL_DISK = """
+import errno, os
+
+
+def _full(fd):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+os.fsync = _full
+"""
+
+
 @pytest.fixture
-def disk_full(monkeypatch):
-    """From now on every atomic write fails as on a full disk: at its fsync, with ENOSPC."""
-
-    def arm() -> None:
-        def full(fd: int) -> None:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-        monkeypatch.setattr(os, "fsync", full)
-
-    return arm
+def disk_full(cli):
+    """From now on every atomic write of the CLI fails as on a full disk: at its fsync, with ENOSPC."""
+    return lambda: cli.patches.append(FULL_DISK)
 
 
 def test_rescore_on_a_full_disk_removes_its_new_folder(cli, disk_full, tmp_path):
@@ -172,7 +176,7 @@ def test_invalid_yaml_manifest_is_one_line_with_line_and_column(cli, tmp_path):
 
 @pytest.fixture(scope="module")
 def retail_run(tmp_path_factory) -> Path:
-    from harness.api import rescore
+    from harness import rescore
 
     out = tmp_path_factory.mktemp("retail") / "run"
     rescore([real_run(RETAIL)], out)
@@ -223,10 +227,6 @@ def _diverged(path: Path) -> None:
 def wild_board(tmp_path_factory):
     """Two real runs, a run whose every trajectory diverges, a truncated file and a file that is no
     results file, ranked in one leaderboard."""
-    from typer.testing import CliRunner
-
-    from harness.cli.main import app
-
     d = tmp_path_factory.mktemp("wild")
     inputs = d / "inputs"
     inputs.mkdir()
@@ -235,24 +235,23 @@ def wild_board(tmp_path_factory):
     (inputs / "notes.json").write_text(json.dumps({"hello": "not a results file"}))
     _diverged(inputs / "diverged.json")
     paths = [str(real_run(RETAIL)), str(real_run(AIRLINE)), str(inputs)]
-    result = CliRunner().invoke(app, ["leaderboard", *paths, "--out", str(d / "lb")])
-    return d, inputs, result
+    return d, inputs, harness("leaderboard", *paths, "--out", str(d / "lb"))
 
 
 def test_leaderboard_ranks_what_it_can_read_and_lists_the_rest(wild_board):
     d, inputs, result = wild_board
-    assert result.exit_code == 0, result.output
+    assert result.returncode == 0, result.stderr
     board = pd.read_parquet(d / "lb" / "leaderboard.parquet")
     assert sorted(Path(f).name for f in board.source_file) == sorted([RETAIL, AIRLINE, "diverged.json"])
     assert board[board.scored > 0].ranked.all()
     md = (d / "lb" / "leaderboard.md").read_text()
-    for out in (result.output, md):
+    for out in (result.stdout, md):
         skipped = [line for line in out.splitlines() if "truncated.json" in line or "notes.json" in line]
         assert len(skipped) == 2, skipped
         assert any("truncated.json: not valid JSON" in line for line in skipped)
         assert any("notes.json: missing field 'info'" in line for line in skipped)
     assert "## Skipped files" in md
-    assert result.output.count("skipped: ") == 2
+    assert result.stdout.count("skipped: ") == 2
 
 
 def test_leaderboard_labels_a_diverged_run_by_its_cause(wild_board):
@@ -261,8 +260,8 @@ def test_leaderboard_labels_a_diverged_run_by_its_cause(wild_board):
     diverged = board[board.source_file.str.endswith("diverged.json")].iloc[0]
     assert diverged.scored == 0 and not diverged.ranked
     assert diverged.unscored == "replay divergence (5)"
-    assert "unscored: diverged-model (diverged.json): no trajectory has a reward: replay divergence (5)" in result.output
-    assert "no judge" not in result.output
+    assert "unscored: diverged-model (diverged.json): no trajectory has a reward: replay divergence (5)" in result.stdout
+    assert "no judge" not in result.stdout
     assert (board[board.scored > 0].unscored == "").all()
 
 

@@ -24,8 +24,8 @@ from harness.config import SweepConfig
 from harness.costs import CostMeter
 from harness.errors import EndpointError, SweepInterrupted
 from harness.simulation import TrialSpec
-from harness.sweep.preflight import check_keys, probe_endpoints, with_scripted_server
-from harness.sweep.worker import TrialOutcome, TrialWorker, spec_row
+from harness.sweeping.preflight import check_keys, probe_endpoints, with_scripted_server
+from harness.sweeping.worker import TrialOutcome, TrialWorker, spec_row
 from harness.trials import expand, longest_first
 from loophole_base import cut
 from loophole_scoring import Status

@@ -1,0 +1,114 @@
+"""``leaderboard``: rescore many public runs under multi-gold into one run folder and rank them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.app._checks import check_workers
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from loophole_ingest import ImportedRun
+
+
+@dataclass
+class LeaderboardResult:
+    """The board (one row per run × domain × task group, as ``leaderboard.parquet``), the files skipped
+    with their one-line reasons, and the notes to show."""
+
+    out: Path
+    board: pd.DataFrame
+    skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def leaderboard(
+    paths: Sequence[str | Path],
+    out: str | Path,
+    *,
+    manifest: str | Path | None = None,
+    include_flagged: bool = False,
+    workers: int = 1,
+    domain: str | None = None,
+    strict: bool = False,
+    on_note: Callable[[str], None] | None = None,
+) -> LeaderboardResult:
+    """Rescore every results file into ``out`` and write ``leaderboard.parquet``, ``leaderboard.md`` and
+    ``run.json``. An unreadable file is skipped and listed (``strict``: it stops the call); the call fails
+    only when nothing can be ranked. ``manifest``: YAML of display names, organisations and notes."""
+    from analysis import load_manifest
+    from loophole_store import check_out_dir, remove_created
+
+    check_workers(workers)
+    spec = load_manifest(Path(manifest)) if manifest else None
+    out = Path(out)
+    created = check_out_dir(out)
+    try:
+        return _build([str(p) for p in paths], out, spec, include_flagged, workers, domain, strict, on_note)
+    except BaseException:
+        remove_created(created)
+        raise
+
+
+def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note) -> LeaderboardResult:
+    import pyarrow as pa
+
+    import loophole_store as store
+    from analysis import leaderboard_table as build
+    from analysis import to_markdown
+    from envs import CUSTOM, load_task_set
+    from harness.rescoring import import_sources, rescore_provenance
+    from loophole_base import HarnessInputError, atomic_write_table, atomic_write_text
+
+    skipped: list[str] = []
+    notes: list[str] = []
+
+    def note(line: str) -> None:
+        notes.append(line)
+        if on_note is not None:
+            on_note(line)
+
+    runs, found = import_sources(paths, None, False, domain, skipped=None if strict else skipped)
+    for line in found:
+        note(line)
+    runs = _rescore_readable(runs, out, workers, strict, skipped)
+    if not runs:
+        raise HarnessInputError(f"no run to rank: all {len(skipped)} files skipped; first: {skipped[0]}"
+                                if skipped else "no results file to rank")
+    trials = store.read_table(out, "trials")
+    pinned = trials[trials.task_version != CUSTOM][["domain", "task_version"]].drop_duplicates()
+    counts = {(d, v): len(load_task_set(d, v).tasks) for d, v in pinned.itertuples(index=False)}
+    for r in runs:  # a custom run's task group has its own embedded tasks
+        if r.task_version == CUSTOM:
+            counts[(r.domain, f"custom:{(r.tasks_sha256 or 'unknown')[:12]}")] = len(r.tasks)
+    board = build(trials, counts, spec, include_flagged)
+    if board.empty:
+        raise HarnessInputError(f"--out: {out}: no trajectories to rank")
+    ranks = {"rank_single": "Int64", "rank_multi": "Int64", "rank_change": "Int64"}
+    atomic_write_table(pa.Table.from_pandas(board.astype(ranks), preserve_index=False), out / "leaderboard.parquet")
+    atomic_write_text(out / "leaderboard.md", to_markdown(board, skipped))
+    for line in store.record_run(out, rescore_provenance(runs, None, kind="leaderboard")):
+        note(line)
+    return LeaderboardResult(out, board, skipped, notes)
+
+
+def _rescore_readable(runs: list[ImportedRun], out: Path, workers: int, strict: bool,
+                      skipped: list[str]) -> list[ImportedRun]:
+    """Rescore the runs; one that turns out unreadable part way (a truncated file) is left out, its reason
+    kept in ``skipped``, and the rest rescored (nothing is written before every run is scored)."""
+    from harness.rescoring import UnreadableRun, rescore_runs
+
+    while runs:
+        try:
+            rescore_runs(runs, out, workers=workers)
+            return runs
+        except UnreadableRun as exc:
+            if strict:
+                raise
+            skipped.append(str(exc))
+            runs = [r for r in runs if r.path != exc.path]
+    return runs

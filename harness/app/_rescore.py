@@ -1,0 +1,134 @@
+"""``rescore``: results files → a run folder of Parquet rows, single- and multi-gold, with tau2's semantics."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.app._checks import check_versions, check_workers
+
+if TYPE_CHECKING:
+    from harness.rescoring import FileSummary
+    from loophole_ingest import ImportedRun
+    from loophole_store import Run
+
+Progress = Callable[[int, "int | None"], None]
+"""``(trajectories just scored, total or None when unknown)``."""
+
+
+@dataclass
+class RescoreResult:
+    """What a rescore did: one summary per results file (and per ``against_version`` copy) and the notes
+    to show; ``run`` opens the tables it wrote (read on first use)."""
+
+    out: Path
+    summaries: list[FileSummary]
+    notes: list[str] = field(default_factory=list)
+
+    @cached_property
+    def run(self) -> Run:
+        from loophole_store import open_run
+
+        return open_run(self.out)
+
+
+def rescore(
+    paths: Sequence[str | Path],
+    out: str | Path,
+    *,
+    task_version: str | None = None,
+    domain: str | None = None,
+    workers: int = 1,
+    skip_bad: bool = False,
+    judge: str | None = None,
+    judge_api_base: str | None = None,
+    judge_api_key_env: str | None = None,
+    against_version: Sequence[str] = (),
+    on_note: Callable[[str], None] | None = None,
+    on_progress: Progress | None = None,
+) -> RescoreResult:
+    """Rescore results files (paths, folders searched recursively, or globs) into the run folder ``out``.
+
+    ``judge`` is a litellm model for NL assertions, or ``"recorded"`` (the file's own verdicts);
+    ``workers`` > 1 scores on Ray; ``against_version`` also scores every run against those task versions'
+    golds (rows marked). Bad input raises ``HarnessInputError`` with a one-line message, and a failed call
+    leaves no folder it made. ``on_note`` sees each note as it arises (they are also in the result)."""
+    from loophole_base import DiskFull
+    from loophole_store import check_out_dir, remove_created
+
+    check_workers(workers)
+    versions = check_versions("--against-version", against_version)
+    out = Path(out)
+    created = check_out_dir(out)
+    try:
+        return _rescore([str(p) for p in paths], out, task_version, domain, workers, skip_bad,
+                        _judge_spec(judge, judge_api_base, judge_api_key_env), versions, on_note, on_progress)
+    except BaseException as exc:
+        remove_created(created)
+        if isinstance(exc, OSError) and DiskFull.matches(exc):
+            kept = (f"the partly written run folder {out} was removed" if created is not None else
+                    f"each table already in {out} stays whole (tables are replaced atomically)")
+            raise DiskFull.of(exc, f"the run folder {out}", kept) from None
+        raise
+
+
+def _judge_spec(judge: str | None, api_base: str | None, api_key_env: str | None):  # -> JudgeSpec | None
+    from loophole_base import HarnessInputError
+    from loophole_scoring import JudgeSpec
+
+    if not judge:
+        if api_base or api_key_env:
+            raise HarnessInputError("--judge-api-base and --judge-api-key-env need --judge")
+        return None
+    return JudgeSpec(judge, (("api_base", api_base),) if api_base else (), api_key_env)
+
+
+def _rescore(paths, out, task_version, domain, workers, skip_bad, spec, versions, on_note, on_progress):
+    from harness.rescoring import import_sources, rescore_provenance, rescore_runs
+    from loophole_base import cut
+    from loophole_store import record_run
+
+    notes: list[str] = []
+
+    def note(line: str) -> None:
+        notes.append(line)
+        if on_note is not None:
+            on_note(line)
+
+    runs, found = import_sources(paths, task_version, skip_bad, domain)
+    runs += against_versions(runs, versions)
+    for line in [*found, *(n for r in runs if r.recorded_version is not None for n in r.notes)]:
+        note(line)
+    counts = [r.n_simulations for r in runs]
+    total = None if None in counts else sum(c for c in counts if c is not None)
+    advance = (lambda n: on_progress(n, total)) if on_progress else None
+    summaries = rescore_runs(runs, out, workers=workers, judge=spec, on_progress=advance)
+    for line in record_run(out, rescore_provenance(runs, spec)):  # another catalog or judge than last time
+        note(line)
+    for s in summaries:  # one line per file, not one divergence per simulation
+        if s.custom_tool_simulations:
+            tools = ", ".join(f"{cut(t)} ({n})" for t, n in sorted(s.custom_tools.items()))
+            note(f"{short_name(s.path)}: the agent called tools the {s.domain} domain does not have: {tools}, in "
+                 f"{s.custom_tool_simulations} of {s.count} simulations; the run used its own tool set, so tau2 "
+                 "cannot replay them (their rows are kept; each row's reason names the tools)")
+    return RescoreResult(out, summaries, notes)
+
+
+def against_versions(runs: list[ImportedRun], versions: Sequence[str]) -> list[ImportedRun]:
+    """Copies of the pinned runs scored against each version other than their own."""
+    from envs import CUSTOM
+
+    return [run.against_version(v) for v in versions for run in runs if run.task_version not in (v, CUSTOM)]
+
+
+def short_name(path: Path) -> str:
+    """A run's short name: the file, or ``<run>/results.json`` for a run folder."""
+    from loophole_base import shown
+
+    if path.is_dir() or path.name == "results.json":
+        folder = path if path.is_dir() else path.parent
+        return shown(f"{folder.name}/results.json")
+    return shown(path.name)
