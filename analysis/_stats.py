@@ -136,20 +136,24 @@ def cell_variance(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:
 
 
 def counterfactual(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:
-    """Each agent's overall rate and its rate with the loophole tasks removed, and the lead of each agent
-    over the next one in the ranking, both ways."""
+    """Per domain, each agent's overall rate and its rate with the loophole tasks removed, and the lead of
+    each agent over the next one in that domain's ranking, both ways (agents are never ranked across
+    domains: their tasks differ)."""
     df = scored(trials)
     rows = []
-    for agent, g in df.groupby("agent_name", sort=True):
+    for (domain, agent), g in df.groupby(["domain", "agent_name"], sort=True):
         s = _success(g[reward])
-        rows.append({"agent": agent, "overall": s.mean(), "without_loophole": s[~g.loophole].mean()})
+        rows.append({"domain": domain, "agent": agent, "overall": s.mean(), "without_loophole": s[~g.loophole].mean()})
+    columns = ["domain", "agent", "overall", "without_loophole", "lead_over_next", "lead_over_next_without_loophole"]
     if not rows:
-        return pd.DataFrame(columns=["agent", "overall", "without_loophole", "lead_over_next",
-                                     "lead_over_next_without_loophole"])
-    out = pd.DataFrame(rows).sort_values("overall", ascending=False).reset_index(drop=True)
-    out["lead_over_next"] = out["overall"] - out["overall"].shift(-1)
-    out["lead_over_next_without_loophole"] = out["without_loophole"] - out["without_loophole"].shift(-1)
-    return out
+        return pd.DataFrame(columns=columns)
+    parts = []
+    for _domain, g in pd.DataFrame(rows).groupby("domain", sort=True):
+        g = g.sort_values("overall", ascending=False).reset_index(drop=True)
+        g["lead_over_next"] = g["overall"] - g["overall"].shift(-1)
+        g["lead_over_next_without_loophole"] = g["without_loophole"] - g["without_loophole"].shift(-1)
+        parts.append(g)
+    return pd.concat(parts, ignore_index=True)[columns]
 
 
 def model_split(trials: pd.DataFrame, reward: str = "reward", loophole_only: bool = True) -> pd.DataFrame:
@@ -207,22 +211,26 @@ def overlap_test(population: int, changed: int, drawn: int, overlap: int) -> flo
 
 
 def cross_version_moves(trials_a: pd.DataFrame, trials_b: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:
-    """The same trajectories scored against two task versions' golds (``rescore --task-version``): per task,
-    how many verdicts stay, rise (0 → 1) or fall (1 → 0) from run A's version to run B's."""
+    """The same trajectories scored against two task versions' golds (``rescore --task-version``): per domain
+    and task, how many verdicts stay, rise (0 → 1) or fall (1 → 0) from run A's version to run B's. Airline
+    and retail tasks share ids ("5" is in both): the domain is part of the key, never pooled."""
     key = ["source_sha256", "simulation_id"]
-    a = trials_a[[*key, "task_id", "task_version", reward]].rename(columns={reward: "a", "task_version": "version_a"})
+    a = trials_a[[*key, "domain", "task_id", "task_version", reward]].rename(
+        columns={reward: "a", "task_version": "version_a"})
     b = trials_b[[*key, "task_version", reward]].rename(columns={reward: "b", "task_version": "version_b"})
     both = a.merge(b, on=key).dropna(subset=["a", "b"])
     if both.empty:
-        return pd.DataFrame(columns=["task_id", "version_a", "version_b", "trajectories", "rise", "fall", "same"])
+        return pd.DataFrame(columns=["domain", "task_id", "version_a", "version_b", "trajectories", "rise", "fall",
+                                     "same"])
     both = both.assign(
         rise=(_success(both.b) & ~_success(both.a)), fall=(_success(both.a) & ~_success(both.b))
     )
-    out = both.groupby(["task_id", "version_a", "version_b"]).agg(
+    out = both.groupby(["domain", "task_id", "version_a", "version_b"]).agg(
         trajectories=("a", "size"), rise=("rise", "sum"), fall=("fall", "sum")
     ).reset_index()
     out["same"] = out.trajectories - out.rise - out.fall
-    return out.sort_values("task_id", key=lambda s: s.map(lambda t: (int(t), "") if str(t).isdigit() else (1 << 30, t)))
+    order = out.task_id.map(lambda t: (int(t), "") if str(t).isdigit() else (1 << 30, str(t)))
+    return out.assign(_order=order).sort_values(["domain", "_order"]).drop(columns="_order").reset_index(drop=True)
 
 
 def variance_by_agent(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:

@@ -22,12 +22,12 @@ def native(trials: pd.DataFrame) -> pd.DataFrame:
 
 
 def moves_across_versions(trials: pd.DataFrame) -> pd.DataFrame:
-    """Per task, the verdicts that stay, rise or fall from the recorded version to each other version, under
+    """Per domain and task, the verdicts that stay, rise or fall from the recorded version to each other version, under
     the single gold and under multi-gold."""
     mask = against_mask(trials)
     if not mask.any():
-        return pd.DataFrame(columns=["scoring", "task_id", "version_a", "version_b", "trajectories", "rise", "fall",
-                                     "same"])
+        return pd.DataFrame(columns=["scoring", "domain", "task_id", "version_a", "version_b", "trajectories", "rise",
+                                     "fall", "same"])
     recorded, other = trials[~mask], trials[mask]
     parts = []
     for _version, rows in other.groupby("task_version"):

@@ -31,18 +31,22 @@ def _gold_comparable(task: Task) -> str:
     return json.dumps(criteria.model_dump(mode="json") if criteria else None, sort_keys=True)
 
 
-def _match_counts(embedded: list[Task | None], ids: list[str]) -> dict[tuple[str, str], int]:
-    """How many embedded tasks equal the pinned task of the same id, per (domain, version)."""
+_SHOWN = {"tau2": "τ²", "tau3": "τ³", "verified": "Verified"}
+
+
+def _match_counts(embedded: list[Task | None], ids: list[str]) -> dict[tuple[str, str], int | None]:
+    """How many embedded tasks equal the pinned task of the same id, per (domain, version); None where that
+    version's data is not available here (offline, not in $HARNESS_TAU_DATA): never a false 0."""
     theirs = [
         (tid, _comparable(t) if t is not None else "") for tid, t in zip(ids, embedded, strict=True)
     ]
-    counts: dict[tuple[str, str], int] = {}
+    counts: dict[tuple[str, str], int | None] = {}
     for domain in DOMAINS:
         for version in TASK_VERSIONS:
             try:
                 pinned = _pinned_comparables(domain, version)
             except TauDataError:
-                counts[(domain, version)] = 0  # unavailable here; detection says so if it matters
+                counts[(domain, version)] = None  # unavailable here: detection says so
                 continue
             counts[(domain, version)] = sum(1 for tid, text in theirs if pinned.get(tid) == text)
     return counts
@@ -81,9 +85,13 @@ def detect_task_version(
     Embedded tasks that match neither pinned version make a ``custom`` run, scored against them (as tau2's
     ``evaluate-trajs`` does). Also refuses a file whose embedded tasks belong to the other domain.
     """
-    counts = _match_counts(embedded, ids) if embedded else {}
+    available = _match_counts(embedded, ids) if embedded else {}
+    counts = {k: c or 0 for k, c in available.items()}
     n = len(embedded)
-    summary = ", ".join(f"{v} {counts[(domain, v)]}/{n}" for v in TASK_VERSIONS) if counts else ""
+    summary = ", ".join(
+        f"{v} {counts[(domain, v)]}/{n}" if available[(domain, v)] is not None else f"{_SHOWN[v]} data not available"
+        for v in TASK_VERSIONS
+    ) if counts else ""
     if counts and not any(counts[(domain, v)] for v in TASK_VERSIONS):
         other = [(d, v) for (d, v), c in counts.items() if d != domain and c]
         if other:
@@ -107,10 +115,10 @@ def detect_task_version(
     full = [v for v in TASK_VERSIONS if counts[(domain, v)] == n]
     if len(full) == 1:
         # Many tasks are identical across versions; the decision rests on the ones that differ.
-        others = [v for v in TASK_VERSIONS if v != full[0]]
+        others = [v for v in TASK_VERSIONS if v != full[0] and available[(domain, v)] is not None]
         deciding = {v: n - counts[(domain, v)] for v in others}
         told = ", ".join(f"{k} embedded tasks differ from {v}" for v, k in deciding.items())
-        return full[0], f"detected from embedded tasks ({summary}; {told})"
+        return full[0], f"detected from embedded tasks ({summary}" + (f"; {told})" if told else ")")
     if len(full) > 1:
         # Every embedded task is one these versions share: their golds are the same, the earliest is named.
         return (

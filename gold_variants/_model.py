@@ -73,7 +73,8 @@ class CatalogEntry(BaseModel):
     readings: list[NamedReading]
     observed_effect: Literal["direct", "indirect", "borderline", "untested", "conflict"]
     discovery: Literal["S1", "S1+S2"] | None
-    tasks: list[str]
+    tasks: list[str]  # the tasks the paper reports
+    also_tasks: list[str] = Field(default_factory=list)  # the clause rules find it there too; the paper does not list them
     note: str | None = None
     evidence: dict[str, EvidenceVocabulary] = Field(default_factory=dict)
     workaround_offers: list[WorkaroundOffer] = Field(default_factory=list)
@@ -89,7 +90,12 @@ class Catalog(BaseModel):
         return next(e for e in self.entries if e.id == entry_id)
 
     def loophole_tasks(self, domain: str) -> set[str]:
-        """Tasks the paper reports as loophole-affected (annotation conflicts excluded)."""
+        """THE loophole tasks of a domain, the one definition everything uses: the tasks a loophole entry lists,
+        those the paper reports and those the clause rules also find it in (annotation conflicts excluded)."""
+        return {t for e in self.entries if e.domain == domain and e.kind == "loophole" for t in (*e.tasks, *e.also_tasks)}
+
+    def paper_tasks(self, domain: str) -> set[str]:
+        """The loophole tasks the paper reports (its Table 1): a subset of ``loophole_tasks``."""
         return {t for e in self.entries if e.domain == domain and e.kind == "loophole" for t in e.tasks}
 
 

@@ -14,8 +14,27 @@ def quiet_imports() -> None:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
+_verbose = [False]
+
+
 def set_log_level(verbose: bool) -> None:
+    """tau2's loguru at DEBUG with ``-v``, else ERROR; Ray's Python loggers follow in ``quiet_ray``."""
     from loguru import logger
+
+    _verbose[0] = verbose
 
     logger.remove()
     logger.add(sys.stderr, level="DEBUG" if verbose else "ERROR")
+
+
+def quiet_ray() -> None:
+    """After ``import ray`` (which sets up its loggers): its Python warnings only with ``-v``."""
+    import logging
+
+    if not _verbose[0]:
+        for name in ("ray", "ray._private", "ray.util"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def is_verbose() -> bool:
+    return _verbose[0]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
+from collections.abc import Iterator
 
 # Ray refuses a resource quantity above ray_constants.MAX_RESOURCE_QUANTITY (100e12) with a ValueError;
 # workers are capped at it (harness.app checks every entry point's --workers before any work).
@@ -11,6 +14,10 @@ MAX_WORKERS = 100_000_000_000_000
 
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
     import ray
+
+    from harness._quiet import quiet_ray
+
+    quiet_ray()
 
     if ray.is_initialized():
         return
@@ -42,3 +49,22 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
             _node_ip_address="127.0.0.1",
             configure_logging=False,
         )
+
+
+@contextlib.contextmanager
+def ray_stderr_quiet() -> Iterator[None]:
+    """File descriptor 2 to /dev/null around a Ray call whose C++ side logs to it (not with ``-v``)."""
+    from harness._quiet import is_verbose
+
+    if is_verbose():
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

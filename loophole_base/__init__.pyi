@@ -14,6 +14,7 @@ from ._errors import (
     DiskFull,
     HarnessError,
     HarnessInputError,
+    cut,
     shown,
 )
 
@@ -24,6 +25,7 @@ __all__ = [
     "atomic_write_table",
     "atomic_write_text",
     "check_replaceable",
+    "cut",
     "DiskFull",
     "HarnessError",
     "HarnessInputError",

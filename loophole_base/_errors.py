@@ -22,9 +22,20 @@ class HarnessInputError(HarnessError, ValueError):
 
 
 def shown(path: object) -> str:
-    """A path as a one-line error shows it: printable as is, else its repr (no control characters)."""
-    text = str(path)
-    return text if text.isprintable() else repr(text)
+    """A path as a one-line error shows it: printable as is, else its repr (no control characters); cut
+    (``cut``) past 1000 characters."""
+    return cut(path, 1000)
+
+
+def cut(value: object, limit: int = 200) -> str:
+    """A user-controlled string as the terminal shows it: at most ``limit`` characters, then ``…`` and the
+    original length; its repr where it holds control characters. Print it with rich's markup and highlighting
+    off: a 1 MB tool name went through rich's highlighter for minutes."""
+    text = str(value)
+    head = text if len(text) <= limit else text[:limit]
+    if not head.isprintable():
+        head = repr(head)
+    return head if len(text) <= limit else f"{head}… ({len(text):,} characters)"
 
 
 class DiskFull(HarnessError):

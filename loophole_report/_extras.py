@@ -62,9 +62,25 @@ _BOARD: list[tuple[str, str, Callable[[Any], str]]] = [
     ("upper_pass1", "pass^1, counting uncertain credits", pct),
     ("band", "Band: single ≤ multi ≤ upper", plain),
     ("gain_points", "Gain (points)", lambda v: "n/a" if pd.isna(v) else f"{v:+.1f}"),
-    ("flagged", "Flagged (recorded rewards disagree)", _yes),
+    ("flagged", "Flagged: why", plain),
     ("partial", "Partial (fewer tasks)", _yes),
 ]
+
+
+def _flag_reason(r: Any) -> str:
+    """Why a run is flagged: its recorded rewards disagree with tau2's evaluator ("" where not flagged)."""
+    if not _yes(getattr(r, "flagged", False)):
+        return ""
+    n = getattr(r, "disagreements", None)
+    recorded, ours = getattr(r, "recorded_pass1", None), getattr(r, "single_pass1", None)
+    why = f"{plain(n)} recorded rewards disagree with tau2's evaluator" if n is not None else (
+        "recorded rewards disagree with tau2's evaluator")
+    if recorded is not None and ours is not None and not pd.isna(recorded) and not pd.isna(ours):
+        why += f" (recorded pass^1 {pct(recorded)}, ours {pct(ours)})"
+    ranked = getattr(r, "ranked", None)
+    if ranked is not None:
+        why += "; ranked (--include-flagged)" if _yes(bool(ranked)) else "; not ranked"
+    return why
 
 
 def leaderboard(run_dir: Path) -> list[Block]:
@@ -76,6 +92,8 @@ def leaderboard(run_dir: Path) -> list[Block]:
     shown = board[board.single_pass1.notna()]
     if len(shown):
         blocks.append(figures.leaderboard_figure(shown))
+    if "flagged" in board.columns:  # a flag always says why, never a bare "yes"
+        board = board.assign(flagged=[_flag_reason(r) for r in board.itertuples(index=False)])
     cols = [(c, h, f) for c, h, f in _BOARD if c in board.columns]
     blocks.append(
         table(

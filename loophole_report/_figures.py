@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 CI_LABEL = "95% CI, bootstrap clustered by task"
+WIDTH_IN = 12  # inches at 100 dpi: 1200 px, the width a figure is drawn at on a 1280 px page
 
 
 def _figure(fig: Figure, caption: str) -> dict[str, str]:
@@ -23,7 +24,7 @@ def _figure(fig: Figure, caption: str) -> dict[str, str]:
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
     return {"kind": "figure", "caption": caption, "png": base64.b64encode(buf.getvalue()).decode()}
 
@@ -47,7 +48,7 @@ def success_figure(scored: pd.DataFrame) -> dict[str, str]:
     import matplotlib.pyplot as plt
 
     agents = sorted(scored.agent_name.unique())
-    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(agents)), 3.4))
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 4.2), layout="constrained")
     x = np.arange(len(agents))
     for offset, (col, label) in zip(
         (-0.2, 0.2), (("reward", "single gold"), ("multi_gold_reward", "multi-gold")), strict=True
@@ -62,20 +63,47 @@ def success_figure(scored: pd.DataFrame) -> dict[str, str]:
             errs[0].append(m - ci[0] if ci else 0)
             errs[1].append(ci[1] - m if ci else 0)
         ax.bar(x + offset, means, 0.4, yerr=errs, capsize=3, label=label)
-    uppers = [float(success(upper_reward(scored[scored.agent_name == a])).mean()) for a in agents]
-    ax.scatter(x + 0.2, uppers, marker="v", color="black", s=36, zorder=3,
-               label="upper: counting uncertain credits")
-    ax.set_xticks(x, agents, rotation=20, ha="right")
-    ax.set_ylim(0, 1.25)  # headroom for the legend above the bars
+    ax.set_xticks(x, agents, rotation=20 if len(agents) > 6 else 0, ha="right" if len(agents) > 6 else "center")
+    ax.set_ylim(0, 1.3)  # headroom for the legend, inside the axes, above the bars
     ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
-    ax.set_ylabel(f"success rate ({CI_LABEL})", fontsize=8)
-    ax.legend(loc="upper left", ncol=3, fontsize=8)
+    ax.set_ylabel(f"success rate ({CI_LABEL})", fontsize=9)
+    ax.legend(loc="upper center", ncol=2, fontsize=9, frameon=True)
     return _figure(
         fig,
         "Each agent's success rate under the single gold (left bar) and under multi-gold (right bar); "
         f"the whiskers are the {CI_LABEL}, and a taller right bar means readings credit trials "
-        "the single gold fails. The black triangle over the right bar is the upper bound, counting "
-        "the credits scored uncertain too: the band is single ≤ multi ≤ upper.",
+        "the single gold fails. The band, up to the upper bound, is drawn in the next figure.",
+    )
+
+
+def band_figure(scored: pd.DataFrame) -> dict[str, str]:
+    """Each agent's band as a range: single gold → multi-gold → upper (counting uncertain credits)."""
+    import matplotlib.pyplot as plt
+
+    agents = sorted(scored.agent_name.unique())
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.55 * len(agents) + 1.4), layout="constrained")
+    for y, a in enumerate(agents):
+        g = scored[scored.agent_name == a]
+        single, multi = float(success(g.reward).mean()), float(success(g.multi_gold_reward).mean())
+        upper = float(success(upper_reward(g)).mean())
+        ax.plot([single, upper], [y, y], color="#888", lw=6, solid_capstyle="butt", zorder=1)
+        ax.plot([single, multi], [y, y], color="#1f77b4", lw=6, solid_capstyle="butt", zorder=2)
+        ax.scatter([single], [y], marker="o", color="#d62728", s=50, zorder=3, label="single gold" if y == 0 else None)
+        ax.scatter([multi], [y], marker="s", color="#1f77b4", s=50, zorder=3, label="multi-gold" if y == 0 else None)
+        ax.scatter([upper], [y], marker="^", color="black", s=60, zorder=3,
+                   label="upper: counting uncertain credits" if y == 0 else None)
+        ax.annotate(f"{100 * single:.1f} → {100 * multi:.1f} → {100 * upper:.1f}%", (upper, y), fontsize=9,
+                    xytext=(8, -3), textcoords="offset points")
+    ax.set_yticks(range(len(agents)), agents)
+    ax.set_ylim(-0.7, len(agents) - 0.3 + 0.6)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.15)
+    ax.set_xlabel("success rate")
+    ax.legend(loc="lower right", ncol=3, fontsize=9, frameon=True)
+    return _figure(
+        fig,
+        "The band per agent as a range: from single-gold success (circle) to multi-gold success (square, "
+        "blue: what readings credit) to the upper bound (triangle, grey: credits scored uncertain too).",
     )
 
 
@@ -91,7 +119,7 @@ def heatmap_figure(lt: pd.DataFrame) -> dict[str, str]:
     where = {k: i for i, k in enumerate(rows)}
     for r in lt.itertuples(index=False):
         grid[where[(r.domain, r.task_version, r.task_id)], agents.index(r.agent)] = r.single_rate
-    fig, ax = plt.subplots(figsize=(max(4, 1.4 * len(agents) + 2), 0.4 * len(rows) + 1.5))
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.4 * len(rows) + 1.5), layout="constrained")
     im = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
     ax.set_xticks(range(len(agents)), agents, rotation=20, ha="right")
     ax.set_yticks(range(len(rows)), [f"{d} {v} task {t}" for d, v, t in rows])
@@ -112,13 +140,13 @@ def readings_figure(readings: pd.DataFrame) -> dict[str, str]:
     import matplotlib.pyplot as plt
 
     counts = readings.groupby(["agent", "reading"]).trials.sum().unstack(fill_value=0)
-    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(counts)), 3.4))
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 4), layout="constrained")
     bottom = np.zeros(len(counts))
     for reading in counts.columns:
         ax.bar(counts.index, counts[reading], bottom=bottom, label=reading)
         bottom += counts[reading].to_numpy()
     ax.set_ylabel("trials on loophole tasks")
-    ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
+    ax.legend(fontsize=8, loc="upper right", frameon=True)
     plt.setp(ax.get_xticklabels(), rotation=20, ha="right")
     return _figure(
         fig,
@@ -130,7 +158,7 @@ def readings_figure(readings: pd.DataFrame) -> dict[str, str]:
 def variance_figure(single: pd.DataFrame, multi: pd.DataFrame) -> dict[str, str]:
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5, 3))
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 3.6), layout="constrained")
     x = np.arange(len(single))
     ax.bar(x - 0.2, single.mean_variance.fillna(0), 0.4, label="single gold")
     ax.bar(x + 0.2, multi.mean_variance.fillna(0), 0.4, label="multi-gold")
@@ -153,7 +181,7 @@ def variance_figure(single: pd.DataFrame, multi: pd.DataFrame) -> dict[str, str]
 def leaderboard_figure(shown: pd.DataFrame) -> dict[str, str]:
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 5), layout="constrained")
     for (domain, version), g in shown.groupby(["domain", "task_version"]):
         ax.scatter(g.single_pass1, g.multi_pass1, label=f"{domain} {version}")
         if "upper_pass1" in g:  # boards written before the upper bound lack it

@@ -135,8 +135,20 @@ def render(bundle: AnalysisBundle, run_dir: Path, viewer_href: str | None = None
         versions=", ".join(sorted(frame.task_version.dropna().unique())),
         viewer_index=f"{viewer_href}/{index_link()}" if viewer_href else None,
         notes=list(bundle.notes),
-        sections=[{"id": k, "title": title, "blocks": body[k]()} for k, title in SECTIONS],
+        **_shown_sections([{"id": k, "title": title, "blocks": body[k]()} for k, title in SECTIONS]),
     )
+
+
+def _shown_sections(sections: list[dict[str, Any]]) -> dict[str, Any]:
+    """A section that holds nothing but its reason (one ``undefined`` line: no leaderboard, no audit) is left
+    out of the page and the contents; its title and reason go in one list at the end (``left_out``)."""
+    shown, left_out = [], []
+    for s in sections:
+        if s["blocks"] and all(b.get("kind") == "undefined" for b in s["blocks"]):
+            left_out.append({"title": s["title"], "why": " ".join(b["text"] for b in s["blocks"])})
+        else:
+            shown.append(s)
+    return {"sections": shown, "left_out": left_out}
 
 
 REPORT_MARK = '<meta name="generator" content="tau-loophole-harness report">'

@@ -12,7 +12,7 @@ from analysis import AnalysisBundle
 from loophole_report import _figures as figures
 from loophole_report._figures import CI_LABEL
 from loophole_report._links import Links, task_order
-from loophole_report._trials import explanation
+from loophole_report._trials import explanation, reading_key
 
 Block = dict[str, Any]
 
@@ -89,6 +89,7 @@ def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[B
         )
     blocks = [
         figures.success_figure(scored),
+        figures.band_figure(scored),
         text(
             "The band per agent: single-gold success ≤ multi-gold success ≤ the upper bound, which also "
             "counts the credits scored uncertain (a reading whose evidence is weaker than its rule asks; "
@@ -192,26 +193,27 @@ def counterfactual(bundle: AnalysisBundle) -> list[Block]:
     cf = bundle.tables["counterfactual"]
     if cf.empty:
         return [undefined("No scored trial: nothing to rank.")]
-    if len(cf) < 2:
-        r = cf.iloc[0]
+    if "domain" not in cf:  # a table written before rankings were per domain
+        cf = cf.assign(domain="")
+    if cf.groupby("domain").size().max() < 2:
         return [
             table(
-                ["Agent", "Success", "Success without loophole tasks"],
-                [[r.agent, pct(r.overall), pct(r.without_loophole)]],
+                ["Domain", "Agent", "Success", "Success without loophole tasks"],
+                [[r.domain, r.agent, pct(r.overall), pct(r.without_loophole)] for r in cf.itertuples(index=False)],
             ),
-            undefined("One agent: there is no lead over another agent to compare."),
+            text("One agent per domain: there is no lead over another agent to compare."),
         ]
     rows = [
-        [r.agent, pct(r.overall), pct(r.without_loophole)]
+        [r.domain, r.agent, pct(r.overall), pct(r.without_loophole)]
         + [_pts(r.lead_over_next), _pts(r.lead_over_next_without_loophole)]
         for r in cf.itertuples(index=False)
     ]
-    headers = ["Agent", "Success", "Success without loophole tasks", "Lead over next (points)"]
+    headers = ["Domain", "Agent", "Success", "Success without loophole tasks", "Lead over next (points)"]
     headers += ["Lead without loophole tasks (points)"]
     return [
         text(
-            "Single-gold success ranked, and each agent's lead over the next, with and without the "
-            "loophole tasks."
+            "Single-gold success ranked within each domain (agents are never ranked across domains), and each "
+            "agent's lead over the next in its domain, with and without the loophole tasks."
         ),
         table(headers, rows),
     ]
@@ -283,6 +285,8 @@ def readings(bundle: AnalysisBundle, links: Links) -> list[Block]:
 
 
 def flips(frame: pd.DataFrame, scores: pd.DataFrame, links: Links) -> list[Block]:
+    """Flips grouped by task and by the readings that credit them: one line per group (its count links to
+    its trials in the viewer, the agents with theirs), one quote of evidence, not one line per trial."""
     flipped = frame[frame.flip]
     if flipped.empty:
         return [
@@ -290,31 +294,35 @@ def flips(frame: pd.DataFrame, scores: pd.DataFrame, links: Links) -> list[Block
         ]
     crediting = scores[(scores.gold_id != "gold") & (scores.reward >= 1 - 1e-6)]
     by_traj = {k: g for k, g in crediting.groupby("trajectory_id")}
-    items = []
-    for r in (
-        flipped.assign(_o=flipped.task_id.map(task_order))
-        .sort_values(["agent_name", "domain", "task_version", "_o", "trial"])
-        .itertuples(index=False)
-    ):
+    groups: dict[tuple, dict[str, Any]] = {}
+    for r in flipped.assign(_o=flipped.task_id.map(task_order)).sort_values(
+        ["domain", "task_version", "_o", "agent_name", "trial"]
+    ).itertuples(index=False):
         golds = by_traj.get(r.trajectory_id, crediting.iloc[:0])
-        excerpts = []
-        for g in golds.itertuples(index=False):
-            exp = explanation(g.explanation_json) or {}
-            for ev in exp.get("evidence") or []:
-                if isinstance(ev, dict) and ev.get("excerpt"):
-                    excerpts.append(
-                        {"excerpt": ev.get("excerpt"), "gold_id": g.gold_id, "what": ev.get("what")}
-                    )
+        matched = list(r.matched_gold_ids) if r.matched_gold_ids is not None else []
+        reading = reading_key(matched)  # the viewer's "golds matched" filter: a count opens exactly its trials
+        group = groups.setdefault((r.domain, r.task_version, r.task_id, reading),
+                                  {"trials": 0, "agents": {}, "excerpts": []})
+        group["trials"] += 1
+        group["agents"][r.agent_name] = group["agents"].get(r.agent_name, 0) + 1
+        if not group["excerpts"]:
+            for g in golds.itertuples(index=False):
+                exp = explanation(g.explanation_json) or {}
+                ev = next((e for e in exp.get("evidence") or [] if isinstance(e, dict) and e.get("excerpt")), None)
+                if ev:
+                    group["excerpts"].append({"excerpt": ev.get("excerpt"), "gold_id": g.gold_id, "what": ev.get("what")})
                     break
-        title = f"{r.agent_name} · {r.domain} {r.task_version} task {r.task_id} · trial {r.trial}"
-        items.append(
-            {
-                "link": links.page(title, r.page),
-                "credited": ", ".join(g.gold_id for g in golds.itertuples(index=False)) or "?",
-                "excerpts": excerpts,
-            }
-        )
-    return [{"kind": "flips", "items": items}]
+    items = []
+    for (domain, version, task, reading), group in groups.items():
+        where = {"domain": domain, "version": version, "task": task, "reading": reading, "flips": "1"}
+        items.append({
+            "link": links.count(group["trials"], **where),
+            "title": f"{domain} {version} task {task}",
+            "credited": reading.replace(",", ", "),
+            "agents": [[links.count(n, agent=a, **where), f" {a}"] for a, n in sorted(group["agents"].items())],
+            "excerpts": group["excerpts"],
+        })
+    return [{"kind": "flips", "items": items, "trials": len(flipped)}]
 
 
 def versions(bundle: AnalysisBundle) -> list[Block]:
@@ -323,7 +331,8 @@ def versions(bundle: AnalysisBundle) -> list[Block]:
     if by_version.empty:
         blocks.append(
             undefined(
-                "No agent ran the same task under two task versions: no comparison between versions."
+                "No agent of this run ran the same task under two task versions, so its success is not "
+                "compared across versions here (the golds of the versions are compared below)."
             )
         )
     else:

@@ -17,12 +17,21 @@ CLAIM = (
 
 
 def gold_readings(bundle: AnalysisBundle) -> list[Block]:
-    from envs import TASK_VERSIONS
+    from envs import TASK_VERSIONS, TauDataError
     from gold_variants import readings_by_version
 
     blocks: list[Block] = [text(CLAIM)]
     for domain in sorted(bundle.trials.domain.dropna().unique()):
-        rows = readings_by_version(domain)
+        try:  # every version's tasks: offline, a version whose data is missing is said, not fatal
+            rows = readings_by_version(domain)
+        except TauDataError as exc:
+            first = str(exc).split(" ", 1)[0]  # "tau3 airline/tasks.json is not available: ..."
+            missing = f"{_NAMES[first]} data" if first in _NAMES else "another version's task data"
+            blocks.append(undefined(
+                f"{domain}: {missing} not available here, so the versions' golds are not compared (set "
+                "HARNESS_TAU_DATA to a folder that holds every version's task data to include them)."
+            ))
+            continue
         if not rows:
             blocks.append(undefined(f"{domain}: no task exercises a catalogued loophole, in any version."))
             continue
@@ -68,8 +77,9 @@ def ranks(bundle: AnalysisBundle) -> list[Block]:
         m = moves[(moves.rise > 0) | (moves.fall > 0)]
         blocks.append(heading("Verdicts that move between versions"))
         blocks.append(table(
-            ["Scoring", "Task", "Recorded on", "Scored against", "Trajectories", "Rise (0 → 1)", "Fall (1 → 0)"],
-            [[x.scoring, x.task_id, _NAMES.get(x.version_a, x.version_a), _NAMES.get(x.version_b, x.version_b),
+            ["Scoring", "Domain", "Task", "Recorded on", "Scored against", "Trajectories", "Rise (0 → 1)",
+             "Fall (1 → 0)"],
+            [[x.scoring, x.domain, x.task_id, _NAMES.get(x.version_a, x.version_a), _NAMES.get(x.version_b, x.version_b),
               x.trajectories, x.rise, x.fall] for x in m.itertuples(index=False)],
         ))
     return blocks

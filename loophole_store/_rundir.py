@@ -37,6 +37,12 @@ def check_out_dir(out: Path) -> Path | None:
             raise HarnessInputError(
                 f"{flag} is a folder with other files, not a run directory (no trials.parquet)"
             )
+        made_by = _made_by(resolved)
+        if made_by == "sweep":
+            raise HarnessInputError(
+                f"{flag} is a sweep's run directory (sweep.json): rescored rows would mix into that sweep; "
+                "choose another --out"
+            )
         if not os.access(resolved, os.W_OK | os.X_OK):
             raise HarnessInputError(f"{flag}: no permission to write there")
         return None
@@ -86,6 +92,12 @@ def claim_sweep_output(out: Path, sweep_id: str, redacted_config: dict) -> None:
 
     flag = f"field 'output': {shown(out)}"
     _refuse_system_root(flag, Path(os.path.abspath(out)))
+    made_by = _made_by(out)
+    if made_by not in (None, "sweep"):
+        raise HarnessInputError(
+            f"{flag} holds a {shown(made_by)} run (run.json): a sweep's trials would mix into it; "
+            "set a different 'output'"
+        )
     marker = out / "sweep.json"
     if marker.exists():
         try:
@@ -108,3 +120,17 @@ def claim_sweep_output(out: Path, sweep_id: str, redacted_config: dict) -> None:
         if exc.errno == errno.ENOSPC:
             raise  # the CLI's disk-full line says how to resume
         raise HarnessInputError(f"{flag}: cannot create or write it ({exc.strerror})") from None
+
+
+def _made_by(run_dir: Path) -> str | None:
+    """What wrote a run directory: ``sweep`` (its ``sweep.json``), else ``run.json``'s ``kind``
+    (``rescore``), else None (nothing yet, or an unreadable record, which the commands report themselves)."""
+    import json
+
+    if (run_dir / "sweep.json").exists():
+        return "sweep"
+    try:
+        kind = json.loads((run_dir / "run.json").read_text(encoding="utf-8")).get("kind")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return str(kind) if kind else None

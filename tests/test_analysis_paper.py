@@ -25,6 +25,15 @@ NON_LOOPHOLE_SUCCESSES = (111, 83, 70)  # of 172 trials each
 MODELS = ("GPT-5", "Kimi-K2-Thinking", "Mistral-Large-3")
 
 
+@pytest.fixture(autouse=True)
+def _the_papers_loophole_tasks(monkeypatch):
+    """The paper counts the 7 tasks it reports as loophole tasks (the catalog's ``tasks``); the harness also
+    counts the tasks the clause rules find (``also_tasks``). These tests reproduce the paper's figures."""
+    from gold_variants import Catalog
+
+    monkeypatch.setattr(Catalog, "loophole_tasks", Catalog.paper_tasks)
+
+
 def paper_trials() -> pd.DataFrame:
     loophole = load_catalog().loophole_tasks("airline")
     assert set(TABLE1) == loophole

@@ -9,7 +9,7 @@ import pytest
 import typer
 
 import harness
-from harness.cli.main import app
+from harness.cli._app import app
 from loophole_base import HarnessInputError
 from tests.conftest import harness as run_cli
 from tests.conftest import real_run

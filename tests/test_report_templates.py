@@ -30,13 +30,16 @@ def _report() -> dict:
         {"kind": "heading", "text": EVIL},
         {
             "kind": "flips",
+            "trials": 3,
             "items": [
                 {
                     "link": _link(EVIL, "t/x.html"),
+                    "title": EVIL,
                     "credited": EVIL,
+                    "agents": [[_link("2"), EVIL]],
                     "excerpts": [{"excerpt": EVIL, "gold_id": "v1", "what": EVIL}],
                 },
-                {"link": _link("plain", None), "credited": "?", "excerpts": []},
+                {"link": _link("plain", None), "title": "t", "credited": "?", "agents": [], "excerpts": []},
             ],
         },
         {"kind": "key_values", "value": {EVIL: [EVIL, {}, []], "n": None}},
@@ -50,6 +53,7 @@ def _report() -> dict:
         "viewer_index": "viewer/index.html",
         "notes": [EVIL],
         "sections": [{"id": "success", "title": EVIL, "blocks": blocks}],
+        "left_out": [{"title": EVIL, "why": EVIL}],
     }
 
 

@@ -88,6 +88,7 @@ def _judge_spec(judge: str | None, api_base: str | None, api_key_env: str | None
 
 def _rescore(paths, out, task_version, domain, workers, skip_bad, spec, versions, on_note, on_progress):
     from harness.rescoring import import_sources, rescore_provenance, rescore_runs
+    from loophole_base import cut
     from loophole_store import record_run
 
     notes: list[str] = []
@@ -109,7 +110,7 @@ def _rescore(paths, out, task_version, domain, workers, skip_bad, spec, versions
         note(line)
     for s in summaries:  # one line per file, not one divergence per simulation
         if s.custom_tool_simulations:
-            tools = ", ".join(f"{t} ({n})" for t, n in sorted(s.custom_tools.items()))
+            tools = ", ".join(f"{cut(t)} ({n})" for t, n in sorted(s.custom_tools.items()))
             note(f"{short_name(s.path)}: the agent called tools the {s.domain} domain does not have: {tools}, in "
                  f"{s.custom_tool_simulations} of {s.count} simulations; the run used its own tool set, so tau2 "
                  "cannot replay them (their rows are kept; each row's reason names the tools)")

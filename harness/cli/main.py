@@ -1,97 +1,39 @@
 """Entry point of the ``harness`` console script.
 
-Verb modules import tau2 lazily inside their commands, so ``harness --help`` stays fast.
+Light on purpose: Ctrl-C is handled from the first line of ``main`` on, before typer, the verbs or Ray are
+imported (``harness._interrupt``); the app itself is in ``harness.cli._app``.
 """
 
 from __future__ import annotations
 
 import sys
-
-import typer
-
-from harness._quiet import quiet_imports, set_log_level
-from harness.cli import analyze as analyze_cmd
-from harness.cli import audit as audit_cmd
-from harness.cli import explain as explain_cmd
-from harness.cli import leaderboard as leaderboard_cmd
-from harness.cli import report as report_cmd
-from harness.cli import rescore as rescore_cmd
-from harness.cli import sweep as sweep_cmd
-from harness.cli import variants as variants_cmd
-from harness.cli import versions as versions_cmd
-from harness.cli import view as view_cmd
-
-quiet_imports()
-
-app = typer.Typer(
-    name="harness",
-    help="Run and score tau2-bench agents single-gold and multi-gold (policy loopholes).",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-
-
-@app.callback()
-def _root(
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show tau2's DEBUG logging."),
-) -> None:
-    set_log_level(verbose)
-
-
-app.add_typer(versions_cmd.app, name="versions")
-app.add_typer(variants_cmd.app, name="variants")
-app.add_typer(audit_cmd.app, name="audit")
-rescore_cmd.register(app)
-analyze_cmd.register(app)
-report_cmd.register(app)
-leaderboard_cmd.register(app)
-sweep_cmd.register(app)
-explain_cmd.register(app)
-view_cmd.register(app)
+from typing import Any
 
 
 def main() -> None:
-    # Before anything imports tau2: its import-time warnings go through loguru.
-    set_log_level(any(a in ("-v", "--verbose") for a in sys.argv[1:]))
-    from envs import TauDataError, UnknownTaskError
-    from loophole_base import HarnessError
+    from harness._interrupt import interrupt_line, interrupts_raise
 
-    try:  # typer >= 0.26 vendors click; older typer uses click itself
-        from typer._click import exceptions as cx
-    except ImportError:
-        from click import exceptions as cx  # type: ignore[no-redef]  # the same module, unvendored
+    with interrupts_raise():
+        try:
+            from harness.cli._app import run
 
-    try:
-        # Not standalone: a bad flag is our one-line error, not click's usage box; help and exit codes as usual.
-        code = app(standalone_mode=False, prog_name="harness")
-    except cx.NoArgsIsHelpError:
-        app([*sys.argv[1:], "--help"], prog_name="harness")
-    except cx.UsageError as exc:
-        where = exc.ctx.command_path if exc.ctx else "harness"
-        print(f"error: {where}: {exc.format_message()}", file=sys.stderr)
-        sys.exit(2)
-    except cx.ClickException as exc:
-        print(f"error: {exc.format_message()}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        print("aborted", file=sys.stderr)
-        sys.exit(130)
-    except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-    except (TauDataError, UnknownTaskError) as exc:  # envs' own errors (envs does not import harness)
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
-    except OSError as exc:  # a full disk in a command that does not say more (rescore and sweep do)
-        from loophole_base import DiskFull
-
-        if not DiskFull.matches(exc):
+            run()
+        except SystemExit:
             raise
-        full = DiskFull.of(exc, "the output", "a file being replaced keeps its old content (writes are atomic)")
-        print(f"error: {full}", file=sys.stderr)
-        sys.exit(full.exit_code)
-    sys.exit(code if isinstance(code, int) else 0)
+        except BaseException as exc:
+            line = interrupt_line(exc)
+            if line is None:
+                raise
+            print(f"error: {line}", file=sys.stderr)
+            sys.exit(130)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the typer app, for tests and the generated CLI reference
+        from harness.cli._app import app
+
+        return app
+    raise AttributeError(name)
 
 
 if __name__ == "__main__":

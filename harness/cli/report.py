@@ -22,8 +22,10 @@ def report(
         help="Where to build the trial viewer the counts link to (default: OUT without .html, plus _viewer).",
     ),
 ) -> None:
-    """Sections in the paper's order (success, loophole gap, variance, counterfactual, per-task split, readings,
-    flips, τ² vs τ³, audit, leaderboard), figures with captions, provenance; counts link to the viewer."""
+    """Write a self-contained HTML report of a run (sweep or rescore) and its trial viewer: sections in the
+    paper's order (success, loophole gap, variance, counterfactual, per-task split, readings, flips, the three
+    task versions τ², τ³ and Verified, audit, leaderboard), figures with captions, provenance; counts link to
+    the viewer."""
     from harness import report as write_report
 
     result = write_report(run_dir, out, viewer=viewer)

@@ -34,14 +34,16 @@ def rescore(
         help="Also score every run against this task version's golds (tau2, tau3, verified): rows marked.",
     ),
 ) -> None:
-    """Rescore results files with tau2's semantics, single-gold and multi-gold; print per-file agreement."""
+    """Score results files single-gold (tau2's own evaluator) and multi-gold (the gold variants, with the upper
+    bound counting uncertain credits) into a run directory; print per-file agreement with the recorded rewards."""
     from harness import rescore as rescore_files
     from harness.cli._console import output_console, progress_bar
+    from loophole_base import cut
 
     console = output_console(200)
 
     def note(line: str) -> None:
-        console.print(f"note: {line}", soft_wrap=True, markup=False, highlight=False)
+        console.print(f"note: {cut(line, 1000)}", soft_wrap=True, markup=False, highlight=False)
 
     progress = progress_bar("rescoring", transient=True)
     bar = None
@@ -69,6 +71,7 @@ def print_summaries(console, result) -> None:  # result: harness.RescoreResult
     from rich.table import Table
 
     from harness.app._rescore import short_name as _name
+    from loophole_base import cut
     from loophole_ingest import FLAGS
 
     out, summaries = result.out, result.summaries
@@ -78,8 +81,8 @@ def print_summaries(console, result) -> None:  # result: harness.RescoreResult
     )
     for s in summaries:
         table.add_row(
-            _name(s.path), s.recorded_domain if s.recorded_domain != s.domain else s.domain,
-            s.task_version, str(s.agent_model), str(s.count),
+            _name(s.path), cut(s.recorded_domain if s.recorded_domain != s.domain else s.domain),
+            s.task_version, cut(s.agent_model), str(s.count),
             _fmt(s.recorded_mean), _fmt(s.recomputed_mean) + (f" (of {s.n_recomputed})" if s.n_recomputed != s.count else ""),
             _fmt(s.multi_gold_mean), _fmt(s.multi_gold_upper_mean), str(len(s.disagreement_task_ids)),
         )
@@ -87,10 +90,10 @@ def print_summaries(console, result) -> None:  # result: harness.RescoreResult
     for s in summaries:
         line = f"{_name(s.path)}: {s.task_version} ({s.version_note}); {len(s.disagreement_task_ids)} disagreements"
         if s.disagreement_task_ids:
-            line += f" on tasks {' '.join(s.disagreement_task_ids)}"
+            line += f" on tasks {cut(' '.join(s.disagreement_task_ids), 1000)}"
         console.print(line, soft_wrap=True, markup=False)
         if s.recorded_domain and s.recorded_domain != s.domain:
-            console.print(f"  custom domain {s.recorded_domain!r} scored in the {s.domain} environment",
+            console.print(f"  custom domain {cut(repr(s.recorded_domain))} scored in the {s.domain} environment",
                           soft_wrap=True, markup=False)
         if s.custom_tasks_without_variants:
             console.print(f"  {s.custom_tasks_without_variants} trajectories: no variants (custom task: gold "

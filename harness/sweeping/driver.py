@@ -27,6 +27,7 @@ from harness.simulation import TrialSpec
 from harness.sweeping.preflight import check_keys, probe_endpoints, with_scripted_server
 from harness.sweeping.worker import TrialOutcome, TrialWorker, spec_row
 from harness.trials import expand, longest_first
+from loophole_base import cut
 from loophole_scoring import Status
 
 
@@ -117,7 +118,7 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     import ray
 
     from harness.cluster import ClusterMismatchError, build_payload, placements, worker_count
-    from harness.execution import init_ray
+    from harness.execution import init_ray, ray_stderr_quiet
 
     store.claim_sweep_output(out, sweep_id, config.redacted())
     pairs = {(d, v) for d in config.domains for v in config.task_versions}
@@ -155,8 +156,11 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
         TrialWorker
     )
     payload = ray.put(build_payload(pairs))  # once into the object store: workers read no task data from disk
-    actors = [actor_cls.options(**where).remote(config.judge, payload, config.prices)
-              for where in placements(n_workers)]
+    # An actor that takes an object-store argument and may restart makes Ray's C++ core worker print an
+    # error-level warning on the driver's stderr (``E core_worker.cc:…``): silenced unless -v.
+    with ray_stderr_quiet():
+        actors = [actor_cls.options(**where).remote(config.judge, payload, config.prices)
+                  for where in placements(n_workers)]
     meter = CostMeter.from_rows(store.read_table(out, "trials").to_dict("records"), config.max_cost_usd)
     progress.cost_usd = meter.spent
     loop = SweepLoop(config, out, actors, meter, trial_specs(config, longest_first(todo)), progress,
@@ -270,7 +274,7 @@ class SweepLoop:
         self.progress.retries += trial.get("retries") or 0
         if status is not None and status not in (Status.OK, Status.NO_JUDGE) and status not in self.seen_kinds:
             self.seen_kinds.add(status)
-            self.on_note(f"first {status}: {spec.key}: {trial.get('reason')}")
+            self.on_note(f"first {status}: {spec.key}: {cut(str(trial.get('reason')), 500)}")
 
     def flush(self) -> None:
         if self.buffer_trials:
@@ -305,6 +309,9 @@ def _signals_raise():
         return
 
     def handler(signum: int, frame: object) -> None:
+        from harness._interrupt import record
+
+        record(signum)  # an interrupt inside Ray's compiled code still ends as the CLI's one line
         raise SweepInterrupted(
             f"interrupted by {signal.Signals(signum).name}: finished trials were written; run the sweep again to resume"
         )

@@ -204,7 +204,7 @@ def test_analyze_real_run_degrades_gracefully(real_run_dir, tmp_path):
     assert set(pd.read_parquet(tmp_path / "tables" / "pass_k.parquet").k) == {1}
     # the gap CI resamples trials (50 per agent here), so it exists; counts are reported with it
     gap = pd.read_parquet(tmp_path / "tables" / "loophole_gap_single.parquet")
-    assert (gap.loophole_trials == 7).all() and (gap.non_loophole_trials == 43).all()
+    assert (gap.loophole_trials == 9).all() and (gap.non_loophole_trials == 41).all()  # 2 5 13 14 27 29 32 38 45
     assert (tmp_path / "tables" / "success.csv").exists()
 
 
@@ -285,7 +285,11 @@ def test_report_in_chromium(which, built, page):
     page.goto(report.as_uri())
     page.wait_for_function("document.body.hasAttribute('data-images')")
     headings = page.locator("section > h2").all_inner_texts()
-    assert headings == [title for _, title in SECTIONS]  # every section, in the paper's order
+    left_out = page.locator("#left-out li").all_inner_texts()
+    # every section in the paper's order; one with nothing but its reason is listed, with it, at the end
+    assert [h for h in headings if h != "Sections left out of this report"] == [
+        title for _, title in SECTIONS if not any(x.startswith(f"{title}: ") for x in left_out)]
+    assert len(headings) - ("Sections left out of this report" in headings) + len(left_out) == len(SECTIONS)
     images = int(page.get_attribute("body", "data-images"))
     assert images >= 2 and page.get_attribute("body", "data-broken-images") == "0"
     assert page.locator("figure figcaption").count() == images  # a caption under every figure
@@ -295,7 +299,7 @@ def test_report_in_chromium(which, built, page):
     if (
         which == "real"
     ):  # one trial per task: undefined statistics are one line each, not empty tables
-        undefined = page.locator("p.undefined").all_inner_texts()
+        undefined = page.locator("p.undefined").all_inner_texts() + page.locator("#left-out li").all_inner_texts()
         assert any("variance is undefined" in u for u in undefined)
         assert any("pass^k for k ≥ 2 is undefined" in u for u in undefined)
         assert page.locator("#variance table").count() == 0
