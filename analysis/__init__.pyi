@@ -1,5 +1,12 @@
 """Numbers and tables from the Parquet store (read through ``loophole_store``): pure functions on DataFrames."""
 
+from ._audit_golds import (
+    CONFLICTS_SCHEMA,
+    GOLDS_SCHEMA,
+    GoldsAudit,
+    audit_golds,
+    version_conflicts,
+)
 from ._audit_policy import (
     PAPER_PROFILE,
     llm_audit,
@@ -51,6 +58,11 @@ from ._versions import (
 )
 
 __all__ = [
+    "audit_golds",
+    "CONFLICTS_SCHEMA",
+    "GOLDS_SCHEMA",
+    "GoldsAudit",
+    "version_conflicts",
     "against_mask",
     "AnalysisBundle",
     "analyze_trials",
