@@ -40,6 +40,12 @@ from ._status import (
     Status,
     Verdict,
 )
+from ._strict import (
+    BROKEN_GOLD,
+    StrictVerdict,
+    governing_evidence,
+    strict_verdict,
+)
 from ._trajectory import (
     ScoringInvariantError,
     TrajectoryScore,
@@ -53,6 +59,10 @@ from ._why import (
 )
 
 __all__ = [
+    "BROKEN_GOLD",
+    "governing_evidence",
+    "strict_verdict",
+    "StrictVerdict",
     "do_nothing_simulation",
     "do_nothing_verdict",
     "DO_NOTHING_GOODBYE",

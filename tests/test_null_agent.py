@@ -34,6 +34,15 @@ def test_null_agent_calls_no_tool_and_user_stops(null_run):
     assert set(trials.agent_implementation) == {"null_agent"}
     assert not trials.messages_json.str.contains('"tool_calls": \\[\\{', regex=True).any()
     assert set(trials.termination_reason) == {"user_stop"}
+    # 0% strict on every version and domain; null only on a broken gold's task (marked), or where the
+    # single gold itself waits for a judge (τ³ retail 24)
+    assert trials.strict_reward.fillna(0.0).eq(0.0).all()
+    unknown = trials[trials.strict_reward.isna()]
+    broken = unknown[unknown.strict_reason.str.startswith("broken gold")]
+    assert set(zip(broken.task_version, broken.domain, broken.task_id, strict=True)) == {
+        ("tau2", "retail", "12"), ("verified", "retail", "18")}
+    judge = unknown.drop(broken.index)
+    assert set(zip(judge.task_version, judge.task_id, strict=True)) == {("tau3", "24")} and judge.reward.isna().all()
 
 
 def test_null_agent_single_gold_equals_audit_do_nothing(null_run):
