@@ -21,6 +21,12 @@ from ._bundle import (
     analyze_trials,
     write_tables,
 )
+from ._contract import (
+    band4,
+    band4_by_agent,
+    contract_marks,
+    do_nothing_tasks,
+)
 from ._leaderboard import (
     leaderboard,
     load_manifest,
@@ -58,6 +64,10 @@ from ._versions import (
 )
 
 __all__ = [
+    "band4",
+    "band4_by_agent",
+    "contract_marks",
+    "do_nothing_tasks",
     "audit_golds",
     "CONFLICTS_SCHEMA",
     "GOLDS_SCHEMA",

@@ -1,0 +1,68 @@
+"""Where a reader sees the reward contract: the four-point band and the do-nothing ceiling (``analysis.band4_by_agent``)
+and the report's section "The reward contract, version by version", on rescored real runs."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from html import unescape
+
+import pyarrow.parquet as pq
+import pytest
+
+import loophole_store as store
+from analysis import band4_by_agent, contract_marks
+from tests.conftest import REAL_RUNS, harness
+
+FILES = ["aide_claude-sonnet-4-5_airline_tau2_1trial.json", "toolorchestra_retail_tau2_1trial.json"]
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("contract") / "run"
+    proc = harness("rescore", *(str(REAL_RUNS / f) for f in FILES), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out
+
+
+def test_band4_holds_and_the_ceiling_is_the_audit_s(run_dir):
+    trials = store.open_run(run_dir).trials
+    band = band4_by_agent(trials).set_index(["task_version", "domain"])
+    for r in band.itertuples():
+        assert r.strict <= r.single <= r.multi <= r.upper
+        assert r.band.count("≤") == 3
+    airline, retail = band.loc[("tau2", "airline")], band.loc[("tau2", "retail")]
+    assert airline.do_nothing_ceiling == pytest.approx(19 / 50)  # all 50 tasks; ABC's 38%
+    assert retail.do_nothing_ceiling == pytest.approx(7 / 114)
+    # retail τ²'s broken golds (12, 13, 64, 105): one trial each, marked, not strict passes
+    assert retail.broken_gold_trials == 4
+    marks = contract_marks(trials)
+    on_broken = set(trials.task_id[marks.broken_gold & trials.domain.eq("retail")])
+    assert on_broken == {"12", "13", "64", "105"}
+    passable = set(trials.task_id[marks.do_nothing_passes & trials.domain.eq("airline")])
+    assert passable == {"0", "1", "4", "5", "6", "10", "13", "26", "28", "31", "34", "36", "41", "43", "45", "46",
+                        "47", "48", "49"}
+
+
+def test_old_run_band_says_strict_unknown(run_dir, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(run_dir, old)
+    path = old / "trials.parquet"
+    pq.write_table(pq.read_table(path).drop_columns(["strict_reward", "strict_reason"]), path)
+    band = band4_by_agent(store.open_run(old).trials)
+    assert band.band.str.startswith("n/a ≤ ").all() and band.strict.isna().all()
+
+
+def test_report_has_the_reward_contract_section(run_dir, tmp_path):
+    out = tmp_path / "report.html"
+    proc = harness("report", str(run_dir), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    page = unescape(re.sub(r"\s+", " ", out.read_text()))
+    start = page.index('id="reward_contract"')
+    section = re.sub(r"<[^>]+>", " ", page[start:page.index("</section>", start)])
+    section = re.sub(r"\s+", " ", section)
+    assert "The reward contract, version by version" in section
+    assert "τ² retail 114 12, 13, 64, 105 7: 10, 12, 25, 50, 57, 65, 105" in section
+    assert "τ² airline 50 none 19: 0, 1, 4, 5, 6" in section
+    assert "sierra-research/tau2-bench#495" in section and "T495.other_flights_only" in section
+    assert "defensible alternative" in section and "rejected" in section
