@@ -90,3 +90,24 @@ def test_viewer_marks_broken_gold_and_do_nothing_passable_trials(run_dir, tmp_pa
     # τ² airline 19 tasks and retail 7 (the audit's lines; tau2's evaluator agrees, tests/test_audit_golds.py)
     assert len(passable) == 19 + 7
     assert all("strict reward" in _page_text(p) for p in list((site / "t").glob("*.html"))[:5])
+
+
+def test_leaderboard_shows_strict_and_the_do_nothing_ceiling(tmp_path):
+    out = tmp_path / "lb"
+    proc = harness("leaderboard", str(REAL_RUNS / FILES[0]), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (row,) = pq.read_table(out / "leaderboard.parquet").to_pylist()
+    trials = pq.read_table(out / "trials.parquet").to_pandas()
+    strict = (trials.strict_reward == 1.0).sum() / trials.reward.notna().sum()
+    assert row["strict_pass1"] == pytest.approx(strict) and row["strict_pass1"] <= row["single_pass1"]
+    assert row["do_nothing_ceiling"] == pytest.approx(19 / 50)
+    assert row["band4"] == f"{strict:.1%} ≤ {row['single_pass1']:.1%} ≤ {row['multi_pass1']:.1%} ≤ {row['upper_pass1']:.1%}"
+    assert "band4" in (out / "leaderboard.md").read_text()
+
+
+def test_analyze_writes_the_four_point_band(run_dir, tmp_path):
+    proc = harness("analyze", str(run_dir), "--out", str(tmp_path / "tables"), "--bootstrap", "100")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    band = pq.read_table(tmp_path / "tables" / "band4.parquet").to_pandas()
+    assert set(band.domain) == {"airline", "retail"}
+    assert (band.strict <= band.single).all() and (band.single <= band.multi).all()
