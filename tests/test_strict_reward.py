@@ -178,3 +178,14 @@ def test_old_run_without_the_column_reads_unknown(rescored, tmp_path):
     trials = store.open_run(old).trials
     assert "strict_reward" in trials.columns and trials.strict_reward.isna().all()
     assert trials.reward.notna().sum() > 0  # the rest of the run still reads
+
+
+def test_python_api_rescore_returns_the_strict_column(tmp_path):
+    from harness import rescore
+
+    run = rescore([SHARED / "real-runs" / "whissle_retail_tau3_5sims.json"], tmp_path / "run")
+    trials = run.trials
+    assert {"strict_reward", "strict_reason"} <= set(trials.columns)
+    scored = trials[trials.reward.notna()]
+    assert len(scored) == 5 and (scored.strict_reward <= scored.reward).all()
+    assert scored.strict_reward.notna().all()  # τ³ retail 0-4: no broken gold among them
