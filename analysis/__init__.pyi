@@ -1,5 +1,12 @@
 """Numbers and tables from the Parquet store (read through ``loophole_store``): pure functions on DataFrames."""
 
+from ._audit_golds import (
+    CONFLICTS_SCHEMA,
+    GOLDS_SCHEMA,
+    GoldsAudit,
+    audit_golds,
+    version_conflicts,
+)
 from ._audit_policy import (
     PAPER_PROFILE,
     llm_audit,
@@ -13,6 +20,12 @@ from ._bundle import (
     AnalysisBundle,
     analyze_trials,
     write_tables,
+)
+from ._contract import (
+    band4,
+    band4_by_agent,
+    contract_marks,
+    do_nothing_tasks,
 )
 from ._leaderboard import (
     leaderboard_table,
@@ -52,6 +65,15 @@ from ._versions import (
 )
 
 __all__ = [
+    "band4",
+    "band4_by_agent",
+    "contract_marks",
+    "do_nothing_tasks",
+    "audit_golds",
+    "CONFLICTS_SCHEMA",
+    "GOLDS_SCHEMA",
+    "GoldsAudit",
+    "version_conflicts",
     "against_mask",
     "AnalysisBundle",
     "analyze_trials",

@@ -67,9 +67,11 @@ def audit_traces(trials: pd.DataFrame) -> pd.DataFrame:
     rows = []
     failing = trials[(trials.reward == 0.0)]
     for _, row in failing.iterrows():
-        variants = variants_for(row.domain, row.task_version, row.task_id)
+        every = variants_for(row.domain, row.task_version, row.task_id)
+        variants = [v for v in every if load_catalog().report(v.loophole_id) is None]  # loophole readings
         clauses = sorted({v.loophole_id for v in variants})
         matched = [g for g in (list(row.matched_gold_ids) if row.matched_gold_ids is not None else []) if g != "gold"]
+        reported = [v.loophole_id for v in every if v not in variants and v.gold_id in matched]
         took = [v for v in variants if v.gold_id in matched]
         messages = json.loads(row.messages_json or "[]")
         excluded = _exclusion(row, messages)
@@ -77,7 +79,9 @@ def audit_traces(trials: pd.DataFrame) -> pd.DataFrame:
         relied = clause is not None and _engages(messages, clause)
         ambiguous = clause is not None and all(load_catalog().get(p).kind == "loophole" for p in clause.split("/"))
         credited = bool(took)
-        if excluded and not credited:
+        if reported and not credited:  # credited by a task report's alternative: the gold itself is contested
+            attribution = f"task report:{reported[0]}"
+        elif excluded and not credited:
             attribution = f"excluded: {excluded}"
         elif credited and ambiguous and relied:
             attribution = f"loophole:{clause}"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis._contract import band4_by_agent
 from analysis._stats import (
     cell_variance,
     counterfactual,
@@ -61,6 +62,7 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
     t = bundle.tables
     t["success"] = success_by_agent(trials)
     t["band"] = band_by_agent(trials)
+    t["band4"] = band4_by_agent(trials)  # strict ≤ single ≤ multi ≤ upper and the do-nothing ceiling (#35)
     t["pass_k"] = pass_k(trials)
     t["loophole_gap_single"] = loophole_gap(trials, reps, seed, "reward")
     t["loophole_gap_multi"] = loophole_gap(trials, reps, seed, "multi_gold_reward")

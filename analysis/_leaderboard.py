@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tau2.metrics.agent_metrics import is_successful, pass_hat_k
 
+from analysis._contract import band4
 from analysis._stats import bootstrap_ci, task_clusters
 from analysis._tables import band, loophole_mask, with_upper
 from envs import CUSTOM
@@ -95,6 +96,8 @@ def leaderboard_table(trials: pd.DataFrame, task_counts: dict[tuple[str, str], i
                 include_flagged: bool = False, reps: int = 10_000, seed: int = 42) -> pd.DataFrame:
     """One row per (run, domain, task version); ``task_counts`` is the number of tasks per (domain, version)."""
     df = with_upper(trials).assign(loophole=loophole_mask(trials), task_group=task_groups(trials))
+    ceilings = _do_nothing_passes(df)  # the reward contract (#35): tasks a do-nothing trajectory passes
+    strict_known = "strict_reward" in df and bool(df["strict_reward"].notna().any())
     rows = []
     keys = ["source_file", "source_sha256", "domain", "task_group"]
     for (source, sha, domain, group), g in df.groupby(keys, dropna=False):
@@ -127,6 +130,12 @@ def leaderboard_table(trials: pd.DataFrame, task_counts: dict[tuple[str, str], i
             "single_pass1": single.mean() if len(single) else np.nan,
             "multi_pass1": multi.mean() if len(multi) else np.nan,
             "upper_pass1": upper.mean() if len(upper) else np.nan,
+            # strict: earned passes over the same scored trials (a broken gold's row is not one); n/a: unknown
+            "strict_pass1": float((scored.strict_reward == 1.0).mean()) if strict_known and len(scored) else np.nan,
+            "do_nothing_ceiling": (
+                float(np.mean([(version, domain, t) in ceilings for t in g.task_id.unique()]))
+                if version != CUSTOM else np.nan
+            ),
             "uncertain": int((upper > multi).sum()),
             "loophole_single": _success(lo.reward).mean() if len(lo) else np.nan,
             "loophole_multi": _success(lo.multi_gold_reward).mean() if len(lo) else np.nan,
@@ -164,8 +173,19 @@ def leaderboard_table(trials: pd.DataFrame, task_counts: dict[tuple[str, str], i
     board = board.drop(columns="_task_set")
     board["band"] = [band(s, m, u, "{:.1%}") for s, m, u in zip(board.single_pass1, board.multi_pass1,
                                                                 board.upper_pass1, strict=True)]
+    board["band4"] = [band4(t, s, m, u, "{:.1%}") for t, s, m, u in zip(
+        board.strict_pass1, board.single_pass1, board.multi_pass1, board.upper_pass1, strict=True)]
     return board.sort_values(["domain", "task_group", "ranked", "rank_group", "rank_multi", "name"],
                              ascending=[True, True, False, True, True, True], na_position="last").reset_index(drop=True)
+
+
+def _do_nothing_passes(df: pd.DataFrame) -> set[tuple[str, str, str]]:
+    from analysis._contract import do_nothing_tasks
+
+    pairs = [(v, d) for v, d in zip(df.task_version, df.domain, strict=True) if v != CUSTOM]
+    audit = do_nothing_tasks(pairs)
+    hit = audit[audit.passes_doing_nothing.eq(True)]
+    return set(zip(hit.task_version, hit.domain, hit.task_id, strict=True))
 
 
 _CAUSES = {"no_judge": "no judge", "replay_divergence": "replay divergence", "infra_error": "infra errors",
@@ -204,7 +224,8 @@ def to_markdown(board: pd.DataFrame, skipped: list[str] | tuple[str, ...] = ()) 
     reasons, listed at the end."""
     lines = ["# Loophole-adjusted leaderboard", ""]
     cols = ["rank_multi", "rank_single", "rank_change", "name", "trajectories", "tasks", "trials", "single_pass1",
-            "multi_pass1", "upper_pass1", "band", "uncertain", "gain_points", "loophole_single",
+            "multi_pass1", "upper_pass1", "band", "strict_pass1", "band4", "do_nothing_ceiling", "uncertain",
+            "gain_points", "loophole_single",
             "non_loophole_single", "explained_failures", "flagged", "partial", "judge", "unscored", "source_sha256"]
     for (domain, group), g in board.groupby(["domain", "task_group"]):
         lines += [f"## {domain} {group}", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]

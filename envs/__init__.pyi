@@ -34,6 +34,11 @@ from ._replay import (
     engine_for,
     tool_call_pairs,
 )
+from ._steps import (
+    GoldStep,
+    replay_steps,
+    tool_kind,
+)
 from ._tasks import (
     TaskRef,
     TaskSet,
@@ -62,6 +67,7 @@ __all__ = [
     "DOMAINS",
     "engine_for",
     "environment_constructor",
+    "GoldStep",
     "load_task_set",
     "locked_cache",
     "pinned_gold_version",
@@ -69,6 +75,7 @@ __all__ = [
     "provide_task_data",
     "ReplayEngine",
     "ReplayResult",
+    "replay_steps",
     "REPOSITORIES",
     "resolve_file",
     "sha256_file",
@@ -79,6 +86,7 @@ __all__ = [
     "TaskVersion",
     "TauDataError",
     "tool_call_pairs",
+    "tool_kind",
     "TrajectoryStructureError",
     "UnknownTaskError",
     "VersionDiff",

@@ -65,7 +65,12 @@ def _check_task(report, engine: ReplayEngine, catalog, task, variants: list[Gold
         report.applies.setdefault((v.loophole_id, v.reading), {}).setdefault(v.task_version, []).append(
             f"{v.domain}:{task.id}"
         )
-        for cid in _catalog_ids(v.loophole_id):
+        task_report = catalog.report(v.loophole_id)
+        if task_report is not None:  # a task report's alternative: its one reading, on the versions it names
+            alt = task_report.alternative
+            if alt is None or v.reading != alt.reading or v.task_version not in alt.versions:
+                report.problems.append(f"{where}: not the alternative of task report {task_report.id}")
+        for cid in _catalog_ids(v.loophole_id) if task_report is None else []:
             entry = next((e for e in catalog.entries if e.id == cid), None)
             if entry is None or v.reading not in {r.name for r in entry.readings}:
                 report.problems.append(f"{where}: reading {v.reading!r} is not in catalog entry {cid}")
@@ -74,8 +79,11 @@ def _check_task(report, engine: ReplayEngine, catalog, task, variants: list[Gold
             if replay.errors:
                 report.problems.append(f"{where}: replay error: {'; '.join(replay.errors)[:200]}")
             same = [name for name, state in outcomes if isinstance(state, dict) and engine.states_equal(state, replay.state)]
-            if same and v.evidence is None:
+            if same and v.evidence is None and v.communicate_info is None:
                 report.problems.append(f"{where}: redundant, same outcome as {', '.join(same)}")
+            elif same and v.evidence is None:
+                report.notes.append(f"{where}: same database as {', '.join(same)}; told apart by what the agent "
+                                    f"tells the user ({', '.join(v.communicate_info or [])})")
             elif same:
                 report.notes.append(f"{where}: same database as {', '.join(same)}; told apart by its evidence ({v.evidence})")
             outcomes.append((v.gold_id, replay.state))

@@ -10,7 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 from tau2.data_model.tasks import Action
 
-from envs import Domain
+from envs import Domain, TaskVersion
 
 LoopholeType = Literal[
     "scope_gap", "silent_on_edge", "conflicting_clauses", "implicit_precondition", "compositional_ambiguity"
@@ -80,11 +80,47 @@ class CatalogEntry(BaseModel):
     workaround_offers: list[WorkaroundOffer] = Field(default_factory=list)
 
 
+class ReportAlternative(BaseModel):
+    """The outcome a report or a cross-version conflict shows to be defensible (or right), as a gold variant of
+    the task: another version's gold actions (``gold_from``), or this version's with what the agent must tell
+    the user replaced (``communicate_info``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    reading: str
+    description: str
+    versions: list[TaskVersion]  # the versions whose task gets the variant
+    tasks: list[str] | None = None  # the report's tasks that get it (None: all of them)
+    gold_from: TaskVersion | None = None  # None: the task's own gold actions
+    communicate_info: list[str] | None = None  # None: the task's own
+
+
+class TaskReport(BaseModel):
+    """A public report of a wrong or contestable gold, or a conflict between two versions' golds of one task,
+    and our decision on it, taken by reading the policy text (``policy`` quotes it verbatim)."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str  # e.g. "T495" (a tracker report) or "C35" (a conflict between versions)
+    kind: Literal["task_report", "version_conflict"]
+    tracker: str | None = None  # "sierra-research/tau2-bench#495"; None for a conflict we found
+    domain: Domain
+    tasks: list[str]
+    versions: list[TaskVersion]
+    claim: str
+    status: Literal["confirmed", "defensible_alternative", "rejected"]
+    reason: str
+    policy: list[str] = Field(default_factory=list)  # verbatim policy.md quotes the decision rests on
+    alternative: ReportAlternative | None = None
+
+
 class Catalog(BaseModel):
     model_config = ConfigDict(extra="forbid")
     vocabulary: Vocabulary
     requests: dict[str, list[str]]  # write tool -> what a user says asking for it
     entries: list[CatalogEntry]
+    reports: list[TaskReport] = Field(default_factory=list)
+
+    def report(self, report_id: str) -> TaskReport | None:
+        return next((r for r in self.reports if r.id == report_id), None)
 
     def get(self, entry_id: str) -> CatalogEntry:
         return next(e for e in self.entries if e.id == entry_id)

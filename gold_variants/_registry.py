@@ -44,11 +44,13 @@ def gold_reading(domain: str, version: str, task_id: str) -> tuple[str, str] | N
     from gold_variants._model import load_catalog
     from gold_variants.readings._base import TaskContext
 
-    variants = variants_for(domain, version, task_id)
+    catalog = load_catalog()
+    # a task report's alternative is not a loophole reading: the gold's own reading is the catalog's
+    variants = [v for v in variants_for(domain, version, task_id) if catalog.report(v.loophole_id) is None]
     if not variants:
         return None
     loophole = variants[0].loophole_id
-    entry = load_catalog().get(loophole.split("/")[0])
+    entry = catalog.get(loophole.split("/")[0])
     taken = {v.reading for v in variants if v.loophole_id == loophole}
     left = [r.name for r in entry.readings if r.name not in taken]
     if len(left) > 1 and "refuse" in left:

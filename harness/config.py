@@ -97,10 +97,11 @@ class ModelSpec(BaseModel):
 
 
 class AgentSpec(ModelSpec):
-    """An LLM agent (``llm_agent``: tau2's LLMAgent) or a policy-reading agent (``reading_agent``: no LLM)."""
+    """An LLM agent (``llm_agent``: tau2's LLMAgent), a policy-reading agent (``reading_agent``: no LLM), or the
+    ``null_agent`` (no LLM, no tool call, a polite goodbye: what doing nothing earns)."""
 
     name: str
-    implementation: Literal["llm_agent", "reading_agent"] = "llm_agent"
+    implementation: Literal["llm_agent", "reading_agent", "null_agent"] = "llm_agent"
     profile: Literal["conservative", "creative", "inconsistent"] | None = None
     procedural_error_rate: float = Field(0.0, ge=0.0, le=1.0)
     policy_fixes: list[str] = Field(default_factory=list)  # gold_variants/policy_fixes/<NAME>.yaml
@@ -121,6 +122,8 @@ class AgentSpec(ModelSpec):
             raise ValueError("an llm_agent needs a model")
         if self.implementation == "reading_agent" and self.profile is None:
             raise ValueError("a reading_agent needs a profile (conservative, creative or inconsistent)")
+        if self.implementation == "null_agent" and (self.model or self.profile or self.policy_fixes):
+            raise ValueError("a null_agent takes no model, profile or policy_fixes: it does nothing")
         return self
 
     @field_validator("name")

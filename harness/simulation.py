@@ -6,11 +6,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from tau2.agent.llm_agent import LLMAgent
 from tau2.data_model.simulation import SimulationRun
 from tau2.orchestrator.orchestrator import Orchestrator
 
 from envs import DatabasePool, environment_constructor, load_task_set, locked_cache
 from harness.agents import RetryCounter, RetryingLLMAgent, RetryingUserSimulator, RetryPolicy
+from harness.agents._null import NullAgent
 from harness.agents._reading import ReadingAgent, ScriptedUser, choose_plan
 from harness.config import AgentSpec, ModelSpec, UserSpec
 
@@ -103,7 +105,9 @@ def simulate(spec: TrialSpec, pool: DatabasePool, counter: RetryCounter) -> tupl
     with pool.database(spec.domain) as db:
         environment = environment_constructor(spec.domain, policy)(db=db)
         tools = list(_agent_tools(spec.domain))
-        if spec.agent.implementation == "reading_agent":
+        if spec.agent.implementation == "null_agent":
+            agent: LLMAgent = NullAgent(tools, environment.get_policy())
+        elif spec.agent.implementation == "reading_agent":
             assert spec.agent.profile is not None  # AgentSpec's validator: a reading agent names its profile
             plan = choose_plan(
                 spec.domain, spec.version, spec.task_id, spec.agent.profile, spec.seed, spec.agent.procedural_error_rate,

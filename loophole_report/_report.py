@@ -19,6 +19,7 @@ import pandas as pd
 
 from analysis import AnalysisBundle
 from loophole_base import atomic_write_text
+from loophole_report import _contract_section as contract_section
 from loophole_report import _extras as extras
 from loophole_report import _sections as sections
 from loophole_report import _version_sections as version_sections
@@ -37,6 +38,7 @@ SECTIONS = [
     ("versions", "Task versions compared (τ², τ³, Verified)"),
     ("gold_readings", "Which reading each version's gold takes"),
     ("version_ranks", "Ranks across task versions"),
+    ("reward_contract", "The reward contract, version by version"),
     ("audit", "Audit of failing trials"),
     ("leaderboard", "Leaderboard"),
     ("provenance", "Provenance"),
@@ -122,6 +124,7 @@ def render(bundle: AnalysisBundle, run_dir: Path, viewer_href: str | None = None
         "versions": lambda: sections.versions(bundle),
         "gold_readings": lambda: version_sections.gold_readings(bundle),
         "version_ranks": lambda: version_sections.ranks(bundle),
+        "reward_contract": lambda: contract_section.reward_contract(bundle),
         "audit": lambda: extras.audit(run_dir),
         "leaderboard": lambda: extras.leaderboard(run_dir),
         "provenance": lambda: [{"kind": "key_values", "value": labelled(provenance(run_dir, bundle.trials))}],

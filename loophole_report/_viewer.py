@@ -72,12 +72,14 @@ def build_site(run_dir: Path, out: Path, label: str = "--out") -> SiteStats:
     for r in records:
         by_task.setdefault((r.domain, r.task_id), []).append(r)
     why = WhyGoldFails()
+    contract = _contract_notes(trials)
     largest = 0
     with atomic_folder(out, made_by=VIEWER_MADE_BY, label=label, inputs=[run_dir]) as tmp:
         (tmp / "t").mkdir()
         for row in records:
             golds = by_traj.get(row.trajectory_id, [])
             context = _trial_page(row, golds, by_task[(row.domain, row.task_id)], why)
+            context["meta"] += contract.get(row.trajectory_id, [])
             text = render("trial.html", run_name=run_dir.name, **context)
             (tmp / row.page).write_text(text, encoding="utf-8")
             largest = max(largest, len(text.encode()))
@@ -85,6 +87,31 @@ def build_site(run_dir: Path, out: Path, label: str = "--out") -> SiteStats:
         (tmp / "index.html").write_text(index, encoding="utf-8")
     size = sum(p.stat().st_size for p in out.rglob("*.html"))
     return SiteStats(len(trials), len(trials) + 1, size, time.perf_counter() - started, largest)
+
+
+def _contract_notes(trials: Any) -> dict[str, list[tuple[str, str]]]:
+    """Per trajectory, the reward contract's marks for its trial page: the strict reward, a broken gold
+    (a gold write raises on replay), a task that doing nothing passes under the single gold."""
+    from analysis import contract_marks
+
+    if trials.empty:
+        return {}
+    marks = contract_marks(trials)
+    strict = trials["strict_reward"] if "strict_reward" in trials else None
+    reason = trials["strict_reason"] if "strict_reason" in trials else None
+    notes: dict[str, list[tuple[str, str]]] = {}
+    for i, m in zip(trials.index, marks.itertuples(index=False), strict=True):
+        out: list[tuple[str, str]] = []
+        value = strict[i] if strict is not None else None
+        out.append(("strict reward", "unknown (run written before strict_reward)" if strict is None else _num(value)))
+        if m.broken_gold:
+            why = reason[i] if reason is not None and isinstance(reason[i], str) else "a gold write raises on replay"
+            why = why.removeprefix("broken gold: ")
+            out.append(("reward contract", f"BROKEN GOLD: {why}; tau2 compares against a state without that write"))
+        if m.do_nothing_passes:
+            out.append(("reward contract", "DO-NOTHING PASSABLE: a greeting and a goodbye pass this task under the single gold"))
+        notes[m.trajectory_id] = out
+    return notes
 
 
 def _num(value: Any) -> str:

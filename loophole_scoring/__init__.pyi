@@ -1,6 +1,16 @@
 """Scoring: one trajectory × its golds (the single gold and its variants) → a ``TrajectoryScore``; one path
 for sweeps and rescoring. Knows nothing of Ray, files or the CLI."""
 
+from ._contract import (
+    DO_NOTHING_GOODBYE,
+    DO_NOTHING_GREETING,
+    DO_NOTHING_USER_DONE,
+    GoldContract,
+    do_nothing_simulation,
+    do_nothing_verdict,
+    gold_contract,
+    opening_request,
+)
 from ._judge import (
     RECORDED,
     Judge,
@@ -30,6 +40,12 @@ from ._status import (
     Status,
     Verdict,
 )
+from ._strict import (
+    BROKEN_GOLD,
+    StrictVerdict,
+    governing_evidence,
+    strict_verdict,
+)
 from ._trajectory import (
     ScoringInvariantError,
     TrajectoryScore,
@@ -43,6 +59,18 @@ from ._why import (
 )
 
 __all__ = [
+    "BROKEN_GOLD",
+    "governing_evidence",
+    "strict_verdict",
+    "StrictVerdict",
+    "do_nothing_simulation",
+    "do_nothing_verdict",
+    "DO_NOTHING_GOODBYE",
+    "DO_NOTHING_GREETING",
+    "DO_NOTHING_USER_DONE",
+    "gold_contract",
+    "GoldContract",
+    "opening_request",
     "GOLD_ID",
     "GoldFailure",
     "golds_for",

@@ -14,6 +14,7 @@ from tau2.data_model.tasks import Task
 from envs import CUSTOM, ReplayEngine, load_task_set, pinned_gold_version
 from gold_variants import GoldVariant, variants_for
 from loophole_scoring._judge import Judge, OncePerTrajectory
+from loophole_scoring._strict import StrictVerdict, strict_verdict
 from loophole_scoring._trajectory import TrajectoryScore, score_trajectory
 
 NO_VARIANTS_CUSTOM = "no variants: custom task"
@@ -28,6 +29,7 @@ class ScoredSimulation:
     variants_note: str | None
     judge_name: str  # "none" when no judge was asked
     judge_cost: float
+    strict: StrictVerdict | None = None  # the band's lower end (``_strict``)
 
 
 def golds_for(domain: str, task_version: str, task: Task) -> tuple[list[GoldVariant], str | None]:
@@ -56,4 +58,5 @@ def score_simulation(
     once = OncePerTrajectory(judge) if judge is not None else None
     result = score_trajectory(sim, task, engine, once, variants)
     name = once.name if once is not None and once.cache else "none"
-    return ScoredSimulation(sim.task_id, result, note, name, once.cost if once is not None else 0.0)
+    strict = strict_verdict(result.single_gold.reward, sim.messages, domain, task_version, task, engine)
+    return ScoredSimulation(sim.task_id, result, note, name, once.cost if once is not None else 0.0, strict)

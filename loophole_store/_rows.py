@@ -58,6 +58,8 @@ def reward_rows(scored: ScoredSimulation, *, run_id: str, trajectory_id: str) ->
         "reward": gold.reward,
         "multi_gold_reward": result.multi_gold_reward,
         "multi_gold_upper": result.multi_gold_upper,
+        "strict_reward": scored.strict.reward if scored.strict is not None else None,
+        "strict_reason": scored.strict.reason if scored.strict is not None else None,
         "matched_gold_ids": result.matched_gold_ids,
         "status": gold.status,
         "reason": gold.reason if gold.reason or not scored.variants_note else scored.variants_note,

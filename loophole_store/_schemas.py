@@ -30,6 +30,8 @@ TRIALS_SCHEMA = pa.schema(
         ("reward", pa.float64()),  # single-gold reward we computed; null when it cannot be
         ("multi_gold_reward", pa.float64()),  # max over gold and its variants (certain credits only)
         ("multi_gold_upper", pa.float64()),  # the same, counting uncertain credits: single <= multi <= upper
+        ("strict_reward", pa.float64()),  # earned single-gold passes: strict <= single (null: broken gold, unknown)
+        ("strict_reason", pa.string()),  # why strict is 0 or null ("broken gold: ..." marks a broken gold)
         ("matched_gold_ids", pa.list_(pa.string())),  # golds under which the reward is 1
         ("status", pa.string()),  # harness.errors.Status: ok | no_judge | judge_error | ... (README)
         ("reason", pa.string()),

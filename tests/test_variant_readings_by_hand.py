@@ -153,6 +153,30 @@ READINGS: dict[tuple[str, str, str], tuple[list[tuple[str, dict]], str, bool]] =
         ("update_reservation_flights", {**PEP4E0, "flights": [{"flight_number": "HAT024", "date": "2024-05-22"},
                                                               {"flight_number": "HAT002", "date": "2024-05-22"}]}),
     ], "Done.", False) for v in ("tau2", "tau3")},
+    # Task reports (catalog `reports`). T495, task 7: the same writes; "other upcoming flights" are the two
+    # reservations the user keeps, 7WPL39 ($402 paid) and 3EMQJ6 ($306): $708, not all four ($1,628).
+    **{(v, "7", "T495.other_flights_only"): ([
+        ("update_reservation_flights", {"reservation_id": "XEHM4B", "cabin": cabin, "flights": [
+            {"flight_number": "HAT005", "date": "2024-05-20"}, {"flight_number": "HAT178", "date": "2024-05-30"}],
+            "payment_id": "credit_card_2408938"}),
+        ("cancel_reservation", {"reservation_id": "XEHM4B"}),
+        ("cancel_reservation", {"reservation_id": "59XX6W"}),
+    ], "Your other upcoming flights total $708.", False) for v, cabin in (("tau2", "economy"), ("tau3", "business"))},
+    # TB85, task 33: yara_garcia_1905 is a gold member in economy, 3 free bags each: her 2 added bags cost nothing.
+    ("tau2", "33", "TB85.free_bags"): ([
+        ("update_reservation_flights", {"reservation_id": "HXDUBJ", "cabin": "economy", "flights": [
+            {"flight_number": "HAT072", "date": "2024-05-19"}, {"flight_number": "HAT278", "date": "2024-05-23"}],
+            "payment_id": "gift_card_6941833"}),
+        ("update_reservation_baggages", {"reservation_id": "HXDUBJ", "total_baggages": 2, "nonfree_baggages": 0,
+                                         "payment_id": "gift_card_6941833"}),
+    ], "Done.", False),
+    # C35, task 35: the passenger's birth date as aarav_ahmed_6699's profile gives it (1981-05-26).
+    ("tau2", "35", "C35.profile_birth_date"): ([
+        _book("aarav_ahmed_6699", "JFK", "SFO", "one_way", [{"flight_number": "HAT069", "date": "2024-05-24"},
+                                                           {"flight_number": "HAT258", "date": "2024-05-24"}],
+              [{"first_name": "Aarav", "last_name": "Ahmed", "dob": "1981-05-26"}],
+              [{"payment_id": "credit_card_9074831", "amount": 290}]),
+    ], "Done.", False),
 }
 
 

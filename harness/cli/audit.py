@@ -93,3 +93,45 @@ def traces(
         t.add_row(str(r.agent), str(r.attribution), str(r._2))
     console.print(t)
     console.print(f"{len(table)} failing trials; wrote {dest}", soft_wrap=True)
+
+
+@app.command("golds")
+def golds(
+    domain: list[str] = typer.Option([], "--domain", help="airline or retail (repeat; default both)."),
+    task_version: list[str] = typer.Option([], "--task-version", help="tau2, tau3 or verified (repeat; default all)."),
+    out: Path | None = typer.Option(None, "--out", help="Write golds.parquet and version_conflicts.parquet here."),
+    judge: str | None = typer.Option(None, "--judge", help="litellm model for NL assertions (else: 'needs judge')."),
+    judge_api_base: str | None = typer.Option(None, "--judge-api-base", help="api_base for --judge."),
+    judge_api_key_env: str | None = typer.Option(None, "--judge-api-key-env", help="Variable holding the judge's key."),
+) -> None:
+    """The reward contract of every task: gold writes that raise on replay (broken golds), whether doing
+    nothing passes, the reward basis, the gold actions the reward cannot see, and golds that differ
+    between versions on the same instructions."""
+    from analysis import audit_golds
+    from envs import DOMAINS, TASK_VERSIONS, check_domain, check_version
+    from harness.cli._console import output_console
+    from loophole_base import atomic_write_table
+    from loophole_scoring import JudgeSpec
+
+    domains = [check_domain(d) for d in dict.fromkeys(domain)] or list(DOMAINS)
+    versions = [check_version(v) for v in dict.fromkeys(task_version)] or list(TASK_VERSIONS)
+    built = None
+    if judge == "recorded":
+        raise typer.BadParameter("'recorded' needs a results file; name a litellm model", param_hint="--judge")
+    if judge:
+        args = (("api_base", judge_api_base),) if judge_api_base else ()
+        built = JudgeSpec(judge, args, judge_api_key_env).build()
+    console = output_console(200)
+    result = audit_golds(domains, versions, judge=built)
+    for line in result.summary_lines():
+        console.print(line, soft_wrap=True, markup=False, highlight=False)
+    conflicts = result.conflict_lines()
+    console.print(f"{len(conflicts)} tasks whose golds differ between versions on the same instructions",
+                  soft_wrap=True, highlight=False)
+    for line in conflicts:
+        console.print(f"  {line}", soft_wrap=True, markup=False, highlight=False)
+    if out is not None:
+        atomic_write_table(result.golds_table(), out / "golds.parquet")
+        atomic_write_table(result.conflicts_table(), out / "version_conflicts.parquet")
+        console.print(f"wrote {out / 'golds.parquet'} ({len(result.golds)} rows) and {out / 'version_conflicts.parquet'}",
+                      soft_wrap=True, markup=False, highlight=False)

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import loophole_store as store
-from envs import engine_for
+from envs import engine_for, load_task_set
 from harness.agents import AgentFailure, InfraError, RetryCounter
 from harness.config import ModelSpec
 from harness.errors import EndpointError
 from harness.simulation import TrialSpec, resolved_args, simulate, warm_up
-from loophole_scoring import Judge, Status, score_simulation
+from loophole_scoring import Judge, Status, score_simulation, strict_verdict
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,12 @@ def run_trial(spec: TrialSpec, pool, score_lock: threading.Lock, judge: Judge | 
     except EndpointError as exc:
         return TrialOutcome(endpoint_error=str(exc))
     except AgentFailure as exc:
+        with score_lock:  # a crash is never a strict pass; a broken gold's task stays null (marked)
+            task = load_task_set(spec.domain, spec.version).task(spec.task_id)
+            strict = strict_verdict(0.0, [], spec.domain, spec.version, task, engine_for(spec.domain))
         row = spec_row(spec, status=Status.AGENT_ERROR, reason=str(exc)[:500], retries=counter.retries,
                        reward=0.0, multi_gold_reward=0.0, multi_gold_upper=0.0, matched_gold_ids=[],
+                       strict_reward=strict.reward, strict_reason=strict.reason,
                        duration_s=time.perf_counter() - started, **no_messages)
         scores = store.failure_scores(run_id=row["run_id"], trajectory_id=spec.key, domain=spec.domain,
                                       task_version=spec.version, task_id=spec.task_id,

@@ -61,7 +61,7 @@ def _explain_flips(run_dir: Path) -> None:
         return  # the scoring side explains its credits: test what it wrote
     messages = {t.trajectory_id: json.loads(t.messages_json) for t in trials.itertuples()}
     flips = set(trials[(trials.reward == 0) & (trials.multi_gold_reward == 1)].trajectory_id)
-    assert flips, "the real run has flips (tasks 2, 27, 38 credited by L3L4.strict)"
+    assert flips, "the real run has flips (tasks 2, 27, 38 credited by L3L4.strict; 33, 35 by task-report variants)"
     values = []
     for s in scores.itertuples():
         if s.trajectory_id in flips and s.gold_id != "gold" and s.reward == 1:
@@ -429,7 +429,8 @@ def test_flip_page_shows_its_evidence(built, real_run_dir, page):
     _, viewer = built["real"]
     page.goto((viewer / "index.html").as_uri())
     page.check("#f-flips")
-    assert _shown(page) == 3
+    # tasks 2, 27 and 38 (L3L4.strict) and 33 and 35 (the task-report variants TB85.free_bags, C35.profile_birth_date)
+    assert _shown(page) == 5
     page.locator("#trials tbody tr:visible a").first.click()
     page.wait_for_load_state()
     assert "flip" in page.inner_text("h1 + p")

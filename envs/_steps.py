@@ -1,0 +1,86 @@
+"""A gold's actions replayed one by one on the replay engine: what each does, and whether it raises.
+
+tau2's ``EnvironmentEvaluator`` replays a task's gold actions on a fresh environment and swallows every
+exception (``except Exception: logger.warning``), so a gold write that raises silently leaves the expected
+end state without it. ``replay_steps`` keeps, per action, the tool's kind (read or write, from tau2's own
+toolkit annotation), the exception it raised, and whether it changed the database (the records it
+touched, compared with their state before the action).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tau2.data_model.tasks import Action
+
+from envs._replay import _MISSING, ReplayEngine, State, _record_json
+
+
+@dataclass(frozen=True)
+class GoldStep:
+    """One gold action on replay."""
+
+    index: int
+    action_id: str
+    name: str
+    kind: str  # tau2's ToolType value ("read", "write", "think", "generic"), or "unknown" (no such tool)
+    error: str | None  # what the tool raised, None when it ran
+    changed_db: bool  # the database differs before and after this action
+
+    @property
+    def is_write(self) -> bool:
+        """A write by tau2's toolkit annotation. A call to a tool the domain lacks is not one: it raises
+        before it could change anything (listed with the reads' errors)."""
+        return self.kind == "write"
+
+    def describe(self) -> str:
+        return f"{self.action_id} {self.name}: {self.error}" if self.error else f"{self.action_id} {self.name}"
+
+
+def tool_kind(engine: ReplayEngine, name: str) -> str:
+    tools = engine.env.tools
+    if not tools.has_tool(name):
+        return "unknown"
+    return str(tools.tool_type(name).value)
+
+
+def _snapshot(engine: ReplayEngine) -> State:
+    return {
+        (table_name, key): _record_json(dict.get(table, key, _MISSING))
+        for table_name, table in engine.tables.items()
+        for key in table.touched()
+    }
+
+
+def _before(engine: ReplayEngine, before: State, key: tuple[str, str]) -> str | None:
+    """A record's state before the step: as last snapshot, or its original (first touched by this step).
+    Never ``engine.pristine``: mid-replay it would read (and cache) the touched copy."""
+    if key in before:
+        return before[key]
+    table_name, record = key
+    return _record_json(engine.tables[table_name]._undo[record])
+
+
+def replay_steps(engine: ReplayEngine, actions: Sequence[Action]) -> tuple[list[GoldStep], State]:
+    """Replay ``actions`` from the pristine database as tau2's gold replay does (errors not fatal), and
+    return every step and the final state (as ``ReplayEngine.replay_actions`` gives it)."""
+    steps: list[GoldStep] = []
+    try:
+        before = _snapshot(engine)
+        for index, action in enumerate(actions):
+            error = None
+            try:
+                engine.env.make_tool_call(
+                    tool_name=action.name, requestor=action.requestor, **copy.deepcopy(action.arguments)
+                )
+            except Exception as exc:  # noqa: BLE001 - tau2 swallows gold errors; we keep them
+                error = f"{type(exc).__name__}: {exc}"
+            after = _snapshot(engine)
+            changed = any(value != _before(engine, before, key) for key, value in after.items())
+            steps.append(GoldStep(index, action.action_id, action.name, tool_kind(engine, action.name), error, changed))
+            before = after
+    finally:
+        state = engine._collect_and_restore()
+    return steps, state
