@@ -220,16 +220,35 @@ def _first_call(turns: list[_Turn], names: frozenset[str] | set[str] | None) -> 
     return None
 
 
+def asks(unit: str, start: int) -> bool:
+    """The word at ``start`` lies in a question: the sentence ends with "?" and the clause holding the word
+    runs to that end and opens with a question word ("…, or are you only seeking compensation?")."""
+    text = unit.rstrip()
+    if not text.endswith("?"):
+        return False
+    if _CLAUSE_BREAK.search(text, start):
+        return False  # a later clause follows: the word's own clause states, the question comes after
+    clause = _CLAUSE_BREAK.split(text[:start])[-1].split()
+    words = clause or text[start:].split()
+    return bool(words) and bool(vocabulary().question.fullmatch(words[0].strip("\"'(*").lower()))
+
+
+def _stated(pattern: re.Pattern[str], unit: str) -> bool:
+    """``pattern`` occurs in ``unit`` outside a question."""
+    return any(not asks(unit, m.start()) for m in pattern.finditer(unit))
+
+
 def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = False) -> bool:
-    """``unit`` declines on ``kind``'s clause: naming its whole subject (direct), or only part (indirect)."""
+    """``unit`` declines on ``kind``'s clause: naming its whole subject (direct), or only part (indirect).
+    A sentence that asks does not decline (``asks``)."""
     if kind.not_the_clause.search(unit):
         return False  # declined on other grounds ("the flight was not delayed")
-    by_class = any(p.search(unit) for p in kind.declined_by)
+    by_class = any(_stated(p, unit) for p in kind.declined_by)
     if direct:
         # A transfer summary that names the subject and cites the policy reports the refusal.
         by_policy = summary and vocabulary().decline in kind.declined_by and vocabulary().policy.search(unit)
         return kind.names(unit) and bool(by_class or by_policy)
-    declined = by_class or vocabulary().decline.search(unit)
+    declined = by_class or _stated(vocabulary().decline, unit)
     return bool(declined) and bool(kind.indirect) and all(p.search(unit) for p in kind.indirect)
 
 

@@ -60,6 +60,12 @@ class Vocabulary(BaseModel):
     tier_claim: list[str]  # whole regular expressions; group 1 is the tier
     false_cabin_rule: list[str]  # whole regular expressions
     keeps_reservation: list[str]
+    # A clause that opens with one of these and ends the sentence with "?" asks; it never declines (#36).
+    question: list[str] = Field(default_factory=list)
+    # Tool arguments naming the records a conversation concerns (grounding: a refusal credits only a
+    # conversation about the task's user and the records its gold touches).
+    user_arguments: list[str] = Field(default_factory=list)
+    record_arguments: list[str] = Field(default_factory=list)
 
 
 class CatalogEntry(BaseModel):
@@ -161,6 +167,7 @@ Precondition = Literal[
     "no_prior_decline",  # the agent did not first tell the user the contested act is not allowed
     "no_false_policy",  # the decline does not rest on a false statement of the policy
     "request_known",  # the user asked for compensation or said what they want before the decline
+    "grounded",  # the conversation concerns the task's user and the records its gold touches (refusals: always)
 ]
 
 

@@ -246,6 +246,48 @@ def _no_false_policy(turns: list[_Turn]) -> PreconditionResult:
     return PreconditionResult("no_false_policy", True, "no misstatement of the cabin-change rule")
 
 
+def _gold_records(variant: GoldVariant) -> tuple[set[str], set[str]]:
+    """The users and records (catalog ``user_arguments``/``record_arguments``) the task's gold and this
+    variant's actions touch."""
+    from envs import TauDataError, UnknownTaskError, load_task_set
+
+    actions = list(variant.actions or [])
+    try:
+        task = load_task_set(variant.domain, variant.task_version).task(variant.task_id)
+        actions += list((task.evaluation_criteria.actions or []) if task.evaluation_criteria else [])
+    except (TauDataError, UnknownTaskError, KeyError):
+        pass
+    v = vocabulary()
+    users = {str(a.arguments[k]) for a in actions for k in v.user_arguments if a.arguments.get(k)}
+    records = {str(a.arguments[k]) for a in actions for k in v.record_arguments if a.arguments.get(k)}
+    return users, records
+
+
+def _grounded(variant: GoldVariant, turns: list[_Turn]) -> PreconditionResult:
+    """A refusal credits only a conversation about the task's user and a record its gold touches: the user
+    it authenticates (if any) is the gold's, and a gold record is read or named (#36)."""
+    users, records = _gold_records(variant)
+    v = vocabulary()
+    called = [(t.index, c) for t in turns for c in t.calls]
+    authenticated = {str(c.arguments.get(k)) for _, c in called for k in v.user_arguments if c.arguments.get(k)}
+    if users and authenticated and not users & authenticated:
+        return PreconditionResult(
+            "grounded", False, f"the conversation concerns user {', '.join(sorted(authenticated))}, not the task's "
+            f"{', '.join(sorted(users))}"
+        )
+    if not records:
+        return PreconditionResult("grounded", True, "the gold touches no record by id")
+    read = {str(c.arguments.get(k)) for _, c in called for k in v.record_arguments if c.arguments.get(k)}
+    named = {r for r in records for t in turns if r in t.text}
+    touched = records & (read | named)
+    if not touched:
+        return PreconditionResult(
+            "grounded", False, f"the conversation never reads or names {', '.join(sorted(records))}, the record(s) "
+            "the gold touches: the refusal is not about this task's request"
+        )
+    return PreconditionResult("grounded", True, f"concerns {', '.join(sorted(touched))}")
+
+
 def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
     """Check ``variant``'s preconditions and evidence on ``messages``; the result says what held and where."""
     turns = _turns(messages)
@@ -256,13 +298,19 @@ def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
             variant.evidence, turns, variant.loophole_id
         )
         declined_at = min((e.message_index for e in out.evidence), default=None)
-    for name in variant.preconditions:
+    # What the user asked is read up to the decision that matters: the last decline the credit rests on.
+    decided_at = max((e.message_index for e in out.evidence if e.certain), default=declined_at)
+    names = [*variant.preconditions, *(["grounded"] if variant.evidence is not None else [])]
+    for name in dict.fromkeys(names):
+        if name == "grounded":
+            out.preconditions.append(_grounded(variant, turns))
+            continue
         if name == "no_prior_decline":
             out.preconditions.append(_no_prior_decline(variant, turns))
         elif name == "no_false_policy":
             out.preconditions.append(_no_false_policy(turns))
         elif name == "request_known":
-            out.preconditions.append(_request_known(turns, declined_at))
+            out.preconditions.append(_request_known(turns, decided_at))
         elif name == "delay_confirmed":
             out.preconditions.append(_delay_confirmed(turns, messages, _certificate_at(turns) or declined_at))
         else:
