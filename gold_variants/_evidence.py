@@ -41,6 +41,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)\s+")  # "1. Change ..." is a 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{12,}?)[\"\u201d]")
 _CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|\s-+\s|\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
+# The cabin rule stated correctly ("not allowed if any flight has already been flown"): no misstatement.
+_CONDITIONAL_RULE = re.compile(r"\bflown\b|\balready (?:departed|used|taken|travell?ed)\b", re.IGNORECASE)
 _NEGATION_REACH = 5  # words before a term that a negator scopes over
 
 
@@ -72,6 +74,7 @@ class Explanation:
     evidence_required: str | None = None  # the evidence kind, where the reading needs one
     evidence_problem: str | None = None
     doubts: list[str] = field(default_factory=list)  # why the evidence is weaker than the rule asks
+    false_claims: list[Any] = field(default_factory=list)  # _claims.FalseClaim: what the database contradicts
 
     @property
     def holds(self) -> bool:
@@ -103,6 +106,7 @@ class Explanation:
                 "evidence": [asdict(e) for e in self.evidence],
                 "problem": self.evidence_problem,
                 "doubts": self.doubt(),
+                "false_claims": [asdict(c) for c in self.false_claims],
             },
             ensure_ascii=False,
         )

@@ -68,6 +68,20 @@ class Vocabulary(BaseModel):
     record_arguments: list[str] = Field(default_factory=list)
 
 
+class ClaimKind(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    what: str
+    patterns: list[str]  # whole regular expressions over one agent sentence (group 1: a value, if any)
+
+
+class Claims(BaseModel):
+    """Claims of fact checked against the database (``gold_variants._claims`` holds each kind's checker)."""
+
+    model_config = ConfigDict(extra="forbid")
+    now: dict[str, str] = Field(default_factory=dict)  # domain -> its current time (the policy's), ISO
+    kinds: dict[str, ClaimKind] = Field(default_factory=dict)
+
+
 class CatalogEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str
@@ -89,6 +103,7 @@ class Catalog(BaseModel):
     model_config = ConfigDict(extra="forbid")
     vocabulary: Vocabulary
     requests: dict[str, list[str]]  # write tool -> what a user says asking for it
+    claims: Claims = Field(default_factory=Claims)
     entries: list[CatalogEntry]
 
     def get(self, entry_id: str) -> CatalogEntry:
@@ -167,6 +182,7 @@ Precondition = Literal[
     "no_prior_decline",  # the agent did not first tell the user the contested act is not allowed
     "no_false_policy",  # the decline does not rest on a false statement of the policy
     "request_known",  # the user asked for compensation or said what they want before the decline
+    "claims_true",  # no claim of fact the user acted on is false against the database (added where one is)
     "grounded",  # the conversation concerns the task's user and the records its gold touches (refusals: always)
 ]
 

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 
 from tau2.data_model.message import Message, ToolMessage
 
+from gold_variants._claims import false_claims
 from gold_variants._evidence import (
+    _CONDITIONAL_RULE,
     _TRANSFER,
     EvidenceItem,
     Explanation,
@@ -237,7 +239,7 @@ def _no_false_policy(turns: list[_Turn]) -> PreconditionResult:
         if t.role != "assistant":
             continue
         for s in _sentences(t.text):
-            if vocabulary().false_cabin_rule.search(s):
+            if vocabulary().false_cabin_rule.search(s) and not _CONDITIONAL_RULE.search(s):
                 return PreconditionResult(
                     "no_false_policy",
                     False,
@@ -288,6 +290,27 @@ def _grounded(variant: GoldVariant, turns: list[_Turn]) -> PreconditionResult:
     return PreconditionResult("grounded", True, f"concerns {', '.join(sorted(touched))}")
 
 
+def _check_claims(
+    variant: GoldVariant, turns: list[_Turn], messages: Sequence[Message], out: Explanation, decided_at: int | None
+) -> None:
+    """False claims of fact up to the decision (a refusal's last decline; else the last write): one the user
+    acted on voids the credit (``claims_true`` fails); otherwise the credit is uncertain."""
+    until = decided_at
+    if until is None:
+        until = max((t.index for t in turns for c in t.calls if not _is_read(c.name) and c.name != _TRANSFER), default=None)
+    found = false_claims(turns, messages, variant.domain, until)
+    out.false_claims = found
+    acted = [c for c in found if c.acted_on]
+    if acted:
+        c = acted[0]
+        out.preconditions.append(PreconditionResult(
+            "claims_true", False, f"message {c.message_index} claims {c.what} falsely ({c.excerpt[:100]!r}): {c.truth}; "
+            "the user acted on it"))
+    elif found:
+        c = found[0]
+        out.doubts.append(f"message {c.message_index} states {c.what} falsely ({c.truth}); the user's decision did not rest on it")
+
+
 def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
     """Check ``variant``'s preconditions and evidence on ``messages``; the result says what held and where."""
     turns = _turns(messages)
@@ -320,6 +343,7 @@ def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
                 "changes_requested": _changes_requested,
             }[name]
             out.preconditions.append(check(turns, messages))
+    _check_claims(variant, turns, messages, out, decided_at if variant.evidence is not None else None)
     # What the database credit rests on: the agent's writes, where it made any.
     out.evidence += [
         EvidenceItem(t.index, "assistant", "", _call_text(c), "write")

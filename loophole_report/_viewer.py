@@ -273,7 +273,13 @@ def _gold(g: Any, exp: dict | None, failures: dict, rationales: dict[str, str]) 
             | {"weak": e.get("certain") is False}
             for e in evidence
         ],
-        "has_detail": bool(rationale is not None or shown_why or pre or evidence or uncertain),
+        "false_claims": [  # claims of fact the database contradicts (gold_variants._claims), beside the evidence
+            {k: c.get(k) for k in ("message_index", "excerpt", "what", "truth", "acted_on")}
+            for c in (exp or {}).get("false_claims") or []
+            if isinstance(c, dict)
+        ],
+        "has_detail": bool(rationale is not None or shown_why or pre or evidence or uncertain
+                           or (exp or {}).get("false_claims")),
     }
 
 
