@@ -312,7 +312,7 @@ def _contradiction(kind: EvidenceKind, loophole: str | None, turns: list[_Turn])
     found = [(write, "the contested write")] if write is not None else []
     for offer in vocabulary().offers_for(loophole):
         for t in turns:
-            if t.role != "assistant" or not any(_offers(offer, s) for s in _units(t.text)):
+            if t.role != "assistant" or not any(_offers(offer, s) for s in _sentences(t.text)):
                 continue
             if offer.unless_conditioned_in_message and any(_conditions(kind, u) for u in _units(t.text)):
                 continue  # the same message ties the offer to the clause's condition: that is the clause

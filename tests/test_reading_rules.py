@@ -78,18 +78,3 @@ def test_a_refusal_credits_only_a_conversation_about_the_task_and_its_records():
         decline,
     ]
     assert not _pre(explain(variant, other_user), "grounded").held
-
-
-def test_an_l6_refusal_that_offers_to_cancel_and_book_anew_is_contradicted():
-    variant = _variant("32", "L6.refuse")
-    base = [
-        UserMessage(role="user", content="I need to change the flights on reservation OWZ4XL."),
-        *_read("get_reservation_details", {"reservation_id": "OWZ4XL"}, "{}", 1),
-        AssistantMessage(role="assistant", content=(
-            "I'm sorry, but basic economy reservations cannot be modified under our policy.")),
-    ]
-    assert explain(variant, base).holds
-    offer = AssistantMessage(role="assistant", content=(
-        "What I can do instead: 1. Cancel the current reservation 2. Book a new reservation on the flights you want."))
-    out = explain(variant, [*base, offer])
-    assert not out.holds and "cancel and book anew" in (out.failure() or "")
