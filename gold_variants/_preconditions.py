@@ -280,7 +280,10 @@ def _grounded(variant: GoldVariant, turns: list[_Turn]) -> PreconditionResult:
     if not records:
         return PreconditionResult("grounded", True, "the gold touches no record by id")
     read = {str(c.arguments.get(k)) for _, c in called for k in v.record_arguments if c.arguments.get(k)}
-    named = {r for r in records for t in turns if r in t.text}
+    # named by the user or the agent (in words or a call's arguments); a tool result listing it is not enough
+    said = [t.text for t in turns if t.role in ("user", "assistant")]
+    said += [json.dumps(c.arguments, ensure_ascii=False) for _, c in called]
+    named = {r for r in records for text in said if r in text}
     touched = records & (read | named)
     if not touched:
         return PreconditionResult(
