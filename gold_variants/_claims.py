@@ -21,7 +21,14 @@ from typing import Any
 
 from tau2.data_model.message import Message, ToolMessage
 
-from gold_variants._evidence import _CONDITIONAL_RULE, _sentences, _Turn, asserted, mentions
+from gold_variants._evidence import (
+    _CONDITIONAL_RULE,
+    _sentences,
+    _Turn,
+    asserted,
+    mentions,
+    negated,
+)
 from gold_variants._model import load_catalog
 from gold_variants._vocabulary import vocabulary
 
@@ -110,6 +117,8 @@ def _reservation(sentence: str, state: _State) -> dict[str, Any] | None:
 
 
 def _booking_window(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
+    if not asserted(sentence, m.start()):
+        return None  # "if it was booked more than 24 hours ago, ...": the rule, not a claim
     res = _reservation(sentence, state)
     if res is None or state.now is None or not isinstance(res.get("created_at"), str):
         return None
@@ -124,12 +133,17 @@ def _booking_window(sentence: str, m: re.Match[str], text: str, state: _State) -
     return None
 
 
+_ALTERNATIVES = re.compile(r"certificate_\d+[^.\n]{0,60}\b(?:or|either)\b[^.\n]{0,60}certificate_\d+", re.IGNORECASE)
+
+
 def _certificates(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
     ids = set(re.findall(r"\bcertificate_\d+\b", text))
     if state.user is not None:
         methods = state.user.get("payment_methods") or {}
         certs = {k: v for k, v in methods.items() if isinstance(v, dict) and v.get("source") == "certificate"}
         ids |= {k for k in certs if k in text}
+    if _ALTERNATIVES.search(text):
+        return None  # certificates offered as alternatives ("certificate_1 or certificate_2"), not one plan
     if len(ids) > 1:
         return f"the plan uses {len(ids)} travel certificates ({', '.join(sorted(ids))}); the policy allows one per reservation"
     return None
@@ -146,8 +160,8 @@ def _membership(sentence: str, m: re.Match[str], text: str, state: _State) -> st
 
 
 def _cabin_rule(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
-    if _CONDITIONAL_RULE.search(sentence):
-        return None  # the rule itself: "not allowed if any flight has already been flown"
+    if _CONDITIONAL_RULE.search(sentence) or negated(sentence, m.start(), vocabulary().hypothetical):
+        return None  # the rule itself ("not allowed if any flight has already been flown"), or a hypothetical
     res = _reservation(sentence, state)
     if res is None or state.now is None:
         return None

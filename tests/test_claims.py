@@ -48,6 +48,9 @@ def test_the_24_hour_window_is_checked_against_created_at():
                     *_says(said))
     assert [(c.kind, c.acted_on) for c in found] == [("booking_window", True)]
     assert "22 h 57 min" in found[0].truth
+    rule = "If a reservation was booked more than 24 hours ago, it cannot be cancelled without insurance."
+    assert _claims(*_read("get_reservation_details", {"reservation_id": "OWZ4XL"}, _reservation(booked), 1),
+                   *_says(rule)) == []
     assert _claims(*_read("get_reservation_details", {"reservation_id": "OWZ4XL"}, _reservation("2024-05-13T10:00:00"), 1),
                    *_says(said)) == []
 
@@ -58,6 +61,7 @@ def test_certificates_tier_cabin_rule_and_total_each_have_a_checker():
     plan = "You can pay for the new flights using certificate_1, certificate_2 and certificate_3."
     assert [c.kind for c in _claims(*user, *_says(plan))] == ["certificates_per_reservation"]
     assert _claims(*user, *_says("You can pay using certificate_1 and your credit card.")) == []
+    assert _claims(*user, *_says("You can pay using certificate_1 or certificate_2, whichever you prefer.")) == []
     assert [c.kind for c in _claims(*user, *_says("As a gold member, you get two free bags."))] == ["membership_tier"]
     assert _claims(*user, *_says("As a silver member, you get two free bags.")) == []
     wrong_rule = "Cabin upgrades are not allowed for basic economy reservations like this one, I'm afraid."
