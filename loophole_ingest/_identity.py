@@ -180,9 +180,23 @@ def decide(file_task: str | None, ev: Evidence, prints: dict[str, TaskPrint]) ->
             what = "recorded action checks"
         if own is not None and own in fit:
             return Decision("agree", file_task, what)
+        if not fit and ev.check_ids:
+            # Checks recorded against other golds (another task version, ``--task-version``): the task whose
+            # own ids they share most is the one they name.
+            overlap = {p.task_id: len(p.action_ids & ev.check_ids) for p in prints.values()}
+            best = max(overlap.values(), default=0)
+            fit = [p for p in prints.values() if best and overlap[p.task_id] == best]
+            what = "recorded action ids (in part: other golds)"
+            if own is not None and own in fit:
+                return Decision("agree", file_task, what)
         if not fit:
+            # They share no id with any task: the user decides; refused where the user does not back the file.
             shown_ids = ", ".join(sorted(ev.check_ids)[:4]) or "no ids"
-            return Decision("refuse", None, f"its recorded action checks ({shown_ids}) match no task")
+            by_user = decide(file_task, Evidence(users=ev.users, records=ev.records), prints)
+            if by_user.kind in ("agree", "remap"):
+                return by_user
+            reason = by_user.evidence if by_user.kind == "refuse" else "it authenticates no user"
+            return Decision("refuse", None, f"its recorded action checks ({shown_ids}) match no task and {reason}")
     elif ev.no_actions:  # the evaluator found no gold actions: one of the tasks without any
         fit, what = [p for p in prints.values() if not p.action_ids], "no recorded actions"
         if own is not None and own in fit and _user_fits(own, ev):
