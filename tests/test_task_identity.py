@@ -115,3 +115,12 @@ def test_toolorchestra_retail_is_scored_against_the_tasks_it_recorded(tmp_path):
     board = leaderboard(trials, {("retail", "tau2"): len(tasks)}, reps=10)
     assert board.flag_cause.iloc[0] == "task ids remapped: 113"
     assert board.disagreements.iloc[0] == 0
+
+
+def test_checks_recorded_against_another_versions_golds_still_name_their_task():
+    from loophole_ingest import import_results_file
+
+    # whissle recorded on tau3; tau3 changed some golds' actions (task 9: tau3 checks 9_1, tau2 has 9_0 and 9_1)
+    run = import_results_file(real_run("whissle_airline_tau3_1trial.json"), task_version="tau2")
+    assert run.identity is not None and run.identity.refused == {} and run.identity.remapped == {}
+    assert len(run.simulations) == 50 and all(s.sim is not None for s in run.simulations)
