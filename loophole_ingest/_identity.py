@@ -290,15 +290,17 @@ def verify_task_identity(run: _Run, simulations: Iterable[object] | None = None)
     """Read every simulation's evidence once, decide each, and add one note to ``run.notes`` when any
     disagrees (the counts and the evidence)."""
     prints = {tid: task_print(task) for tid, task in run.tasks.items()}
+    known = {tid for tid in prints if not run.embedded_ids or tid in run.embedded_ids}
     identity = TaskIdentity()
     evidence: Counter[str] = Counter()
     total = 0
     for index, raw in enumerate(simulations if simulations is not None else run._raw_simulations()):
-        if not isinstance(raw, dict) or raw.get("_missing"):
-            continue
+        tid = raw.get("task_id") if isinstance(raw, dict) else None
+        if not isinstance(raw, dict) or raw.get("_missing") or not isinstance(tid, str) or tid not in known:
+            continue  # a missing, mistyped or unknown id is bad input, named by the validation: never repaired
         total += 1
-        file_task = raw.get("task_id")
-        decision = decide(str(file_task) if file_task is not None else None, evidence_of(raw), prints)
+        file_task = raw["task_id"]
+        decision = decide(file_task, evidence_of(raw), prints)
         if decision.kind == "remap" and decision.task_id is not None:
             identity.remapped[index] = decision.task_id
             evidence[decision.evidence] += 1

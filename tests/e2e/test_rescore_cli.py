@@ -133,10 +133,8 @@ def _bad(tmp_path: Path, name: str):
         del d["simulations"]
         return _write(tmp_path / "f.json", d), "missing field 'simulations'"
     if name == "unknown_task":
-        # no evidence of its task left (with some, the id would be remapped: tests/test_task_identity.py)
+        # an id no task has is bad input, whatever its evidence (only a known but wrong id is remapped)
         d["simulations"][3]["task_id"] = "777"
-        d["simulations"][3]["messages"] = d["simulations"][3]["messages"][:2]
-        d["simulations"][3]["reward_info"] = None
         return _write(tmp_path / "f.json", d), f"simulation {d['simulations'][3]['id']}: unknown task id '777'"
     if name == "domain_mismatch":
         d["info"]["environment_info"]["domain_name"] = "retail"
