@@ -143,7 +143,7 @@ def leaderboard_table(trials: pd.DataFrame, task_counts: dict[tuple[str, str], i
             "non_loophole_multi": _success(non.multi_gold_reward).mean() if len(non) else np.nan,
             "gain_points": 100 * (multi.mean() - single.mean()) if len(single) else np.nan,
             "disagreements": disagreements,
-            "flagged": disagreements > 0,
+            "flag_cause": flag_cause(g, disagreements),
             "explained_failures": float(((multi == 1) & failures).sum() / failures.sum()) if failures.sum() else np.nan,
         }
         lo_ci, hi_ci = _gain_ci(single, multi, task_clusters(scored), reps, seed)
@@ -153,6 +153,7 @@ def leaderboard_table(trials: pd.DataFrame, task_counts: dict[tuple[str, str], i
                 row[f"{name}_pass{k}"] = float(np.mean([
                     pass_hat_k(len(t), int(_success(t[col]).sum()), k) for _, t in per_task
                 ]))
+        row["flagged"] = bool(row["flag_cause"])  # recorded rewards that disagree, or task ids the file got wrong
         row["_task_set"] = tuple(sorted(g.task_id.unique()))
         rows.append(row)
     board = pd.DataFrame(rows)
@@ -186,6 +187,22 @@ def _do_nothing_passes(df: pd.DataFrame) -> set[tuple[str, str, str]]:
     audit = do_nothing_tasks(pairs)
     hit = audit[audit.passes_doing_nothing.eq(True)]
     return set(zip(hit.task_version, hit.domain, hit.task_id, strict=True))
+
+
+def flag_cause(g: pd.DataFrame, disagreements: int) -> str:
+    """What is wrong with a run's file, named: task ids its evidence contradicts (remapped to the task the
+    evidence names, or refused: ``loophole_ingest._identity``), then recorded rewards that disagree."""
+    causes = []
+    remapped = int(g["file_task_id"].notna().sum()) if "file_task_id" in g else 0
+    if remapped:
+        causes.append(f"task ids remapped: {remapped}")
+    reason = g["reason"].fillna("").astype(str) if "reason" in g else pd.Series("", index=g.index)
+    refused = int(reason.str.startswith("task identity:").sum())
+    if refused:
+        causes.append(f"task ids refused (no task fits): {refused}")
+    if disagreements:
+        causes.append(f"recorded rewards disagree: {disagreements}")
+    return "; ".join(causes)
 
 
 _CAUSES = {"no_judge": "no judge", "replay_divergence": "replay divergence", "infra_error": "infra errors",
@@ -240,9 +257,9 @@ def to_markdown(board: pd.DataFrame, skipped: list[str] | tuple[str, ...] = ()) 
             lines.append("| " + " | ".join(cells) + " |")
         flagged = g[g.flagged]
         for r in flagged.itertuples(index=False):
-            lines.append(f"\nFlagged: {r.name} ({Path(r.source_file).name}): {r.disagreements} recorded rewards "
-                         f"disagree with tau2's evaluator (recorded pass^1 {r.recorded_pass1:.3f}, ours "
-                         f"{r.single_pass1:.3f}); {'ranked' if r.ranked else 'not ranked'}.")
+            cause = getattr(r, "flag_cause", "") or f"recorded rewards disagree: {r.disagreements}"
+            lines.append(f"\nFlagged: {r.name} ({Path(r.source_file).name}): {cause} (recorded pass^1 "
+                         f"{r.recorded_pass1:.3f}, ours {r.single_pass1:.3f}); {'ranked' if r.ranked else 'not ranked'}.")
         lines.append("")
     if skipped:
         lines += ["## Skipped files", "", *(f"- {line}" for line in skipped), ""]

@@ -7,9 +7,13 @@ recall per variant and overall (``unclear`` rows left out; ``uncertain`` verdict
 ``multi_gold_reward``, and the upper bound counts them as credits), then every disagreement with the
 evidence the rule used. The last line is ``precision=… recall=…``.
 
-Labels are data: a new labeled trajectory is a new CSV row, never a code change.
+Labels are data: a new labeled trajectory is a new CSV row, never a code change. ``benchmarks/labels_extra.csv``
+adds the project's own labeled cases (#36): each row names a case file built at run time from a shared run by
+an edit in ``benchmarks/label_cases.py`` (a shuffled task id, unicode text, a question, a generic decline, a
+false claim) and the verdict it deserves; they are scored with the corpus and counted with it, and listed by
+class.
 
-    python benchmarks/credit_quality.py [--corpus DIR]
+    python benchmarks/credit_quality.py [--corpus DIR] [--extra CSV]
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "dev-corpus"
+DEFAULT_EXTRA = ROOT / "benchmarks" / "labels_extra.csv"
 LABELS = ("credit", "no_credit", "unclear")
 
 
@@ -66,9 +71,11 @@ def read_labels(path: Path) -> pd.DataFrame:
     return labels
 
 
-def verdicts(corpus: Path, labels: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Rescore the corpus; return the labels with the scorer's verdict and evidence beside them, and the
-    credits and uncertain credits no label covers."""
+def verdicts(
+    corpus: Path, labels: pd.DataFrame, extra: pd.DataFrame | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rescore the corpus (and the extra labels' case files, built now); return the labels with the scorer's
+    verdict and evidence beside them, and the credits and uncertain credits no label covers."""
     from harness import rescore
 
     named = sorted({corpus / "runs" / f for f in labels["file"]})
@@ -77,6 +84,13 @@ def verdicts(corpus: Path, labels: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataF
         raise SystemExit(f"error: {corpus / 'labels.csv'}: field 'file': {absent[0].name} is not in {corpus / 'runs'}")
     files = sorted(set(named) | set((corpus / "runs").glob("*.json")))  # unlabeled credits are listed too
     with tempfile.TemporaryDirectory() as tmp:
+        if extra is not None and len(extra):
+            sys.path.insert(0, str(ROOT / "benchmarks"))
+            from label_cases import build
+
+            cases = build(extra.to_dict("records"), corpus.parent, Path(tmp) / "cases")
+            files += sorted(cases.values())
+            labels = pd.concat([labels, extra], ignore_index=True)
         run = rescore(files, Path(tmp) / "run").run
         trials, scores = run.trials, run.scores
     trials = trials.assign(file=trials["source_file"].map(lambda p: Path(p).name))
@@ -115,11 +129,13 @@ def _evidence(row: pd.Series) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="folder with runs/ and labels.csv")
+    ap.add_argument("--extra", type=Path, default=DEFAULT_EXTRA, help="the project's labeled cases (built from shared runs)")
     args = ap.parse_args(argv)
     # The pinned task files beside the corpus, as the tests use them (no download on an offline machine).
     os.environ.setdefault("HARNESS_TAU_DATA", str(ROOT.parent / "shared" / "tau-data"))
     labels = read_labels(args.corpus / "labels.csv")
-    rows, unlabeled = verdicts(args.corpus, labels)
+    extra = read_labels(args.extra) if args.extra.is_file() else None
+    rows, unlabeled = verdicts(args.corpus, labels, extra)
     judged = rows[rows["expected"] != "unclear"]
 
     certain: dict[str, Counts] = {}
@@ -141,6 +157,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key:<24}{n:>4}{c.tp:>4}{c.fp:>4}{c.fn:>4}{c.precision:>11.3f}{c.recall:>8.3f}"
               f"{f'{u.precision:.2f}/{u.recall:.2f}':>14}")
     print(f"verdicts: {rows['verdict'].value_counts().to_dict()}")
+    if "class" in rows:
+        by_class = rows[rows["class"].notna() & (rows["class"] != "")]
+        for cls, g in by_class.groupby("class"):
+            agree = sum((r["expected"] == "credit") == (r["verdict"] == "credited") for _, r in g.iterrows())
+            print(f"extra class {cls}: {agree}/{len(g)} agree "
+                  f"({', '.join(f'{r.expected}->{r.verdict}' for r in g.itertuples())})")
 
     def agrees(r: pd.Series) -> bool:
         return r["expected"] == "unclear" or (r["expected"] == "credit") == (r["verdict"] == "credited")

@@ -32,6 +32,7 @@ from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message
 
+from gold_variants._normalise import Normalised, _apply, normalise
 from gold_variants._vocabulary import EvidenceKind, Offer, vocabulary
 
 _TRANSFER = "transfer_to_human_agents"
@@ -39,7 +40,9 @@ _LINE = re.compile(r"\n+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)\s+")  # "1. Change ..." is a list item, not a sentence end
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{12,}?)[\"\u201d]")
-_CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|\s-+\s|\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
+# The cabin rule stated correctly ("not allowed if any flight has already been flown"): no misstatement.
+_CONDITIONAL_RULE = re.compile(r"\bflown\b|\balready (?:departed|used|taken|travell?ed)\b", re.IGNORECASE)
 _NEGATION_REACH = 5  # words before a term that a negator scopes over
 
 
@@ -51,6 +54,8 @@ class EvidenceItem:
     tool_call: str | None
     what: str
     certain: bool = True  # False: weaker than the rule asks (the verdict is uncertain)
+    start: int | None = None  # the excerpt's place in the message's original content (the viewer marks it)
+    end: int | None = None
 
 
 @dataclass
@@ -69,6 +74,7 @@ class Explanation:
     evidence_required: str | None = None  # the evidence kind, where the reading needs one
     evidence_problem: str | None = None
     doubts: list[str] = field(default_factory=list)  # why the evidence is weaker than the rule asks
+    false_claims: list[Any] = field(default_factory=list)  # _claims.FalseClaim: what the database contradicts
 
     @property
     def holds(self) -> bool:
@@ -100,6 +106,7 @@ class Explanation:
                 "evidence": [asdict(e) for e in self.evidence],
                 "problem": self.evidence_problem,
                 "doubts": self.doubt(),
+                "false_claims": [asdict(c) for c in self.false_claims],
             },
             ensure_ascii=False,
         )
@@ -109,8 +116,21 @@ class Explanation:
 class _Turn:
     index: int
     role: str
-    text: str  # an assistant's text without the user's words it quotes
+    text: str  # normalised (``_normalise``); an assistant's without the user's words it quotes
     calls: tuple[Any, ...]
+    raw: str = ""  # the message's content as written
+    origin: tuple[int, ...] = ()  # text[i] came from raw[origin[i]]
+
+    def excerpt(self, unit: str) -> tuple[str, int | None, int | None]:
+        """``unit`` (a sentence of ``text``) as the original text has it, and where: (excerpt, start, end)."""
+        at = self.text.find(unit[:40]) if unit else -1
+        if at < 0 or not self.origin:
+            return _excerpt(unit), None, None
+        tail = unit[-20:]
+        last = self.text.find(tail, at)
+        end = last + len(tail) if last >= 0 else min(at + len(unit), len(self.text))
+        start, stop = Normalised(self.text, self.origin).span(at, end)
+        return _excerpt(self.raw[start:stop]), start, stop
 
 
 def _norm(text: str) -> str:
@@ -121,13 +141,20 @@ def _turns(messages: Sequence[Message]) -> list[_Turn]:
     out = []
     heard = ""  # what the user said so far: an agent quoting it is not speaking for itself
     for i, m in enumerate(messages):
-        text = m.content or ""
+        raw = m.content if isinstance(m.content, str) else ""
+        norm = normalise(raw)
+        text, origin = norm.text, list(norm.origin)
         if m.role == "user":
             heard += " " + _norm(text)
         elif m.role == "assistant" and heard:
-            text = _QUOTED.sub(lambda q, said=heard: "\u2026" if _norm(q.group(1)) in said else q.group(0), text)
+            said = heard
+
+            def unquote(q: re.Match[str], said: str = said) -> str:
+                return "\u2026" if _norm(q.group(1)) in said else q.group(0)
+
+            text, origin = _apply(text, origin, _QUOTED, unquote)
         calls = tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else ()
-        out.append(_Turn(i, m.role, text, calls))
+        out.append(_Turn(i, m.role, text, calls, raw, tuple(origin)))
     return out
 
 
@@ -197,16 +224,35 @@ def _first_call(turns: list[_Turn], names: frozenset[str] | set[str] | None) -> 
     return None
 
 
+def asks(unit: str, start: int) -> bool:
+    """The word at ``start`` lies in a question: the sentence ends with "?" and the clause holding the word
+    runs to that end and opens with a question word ("…, or are you only seeking compensation?")."""
+    text = unit.rstrip()
+    if not text.endswith("?"):
+        return False
+    if _CLAUSE_BREAK.search(text, start):
+        return False  # a later clause follows: the word's own clause states, the question comes after
+    clause = _CLAUSE_BREAK.split(text[:start])[-1].split()
+    words = clause or text[start:].split()
+    return bool(words) and bool(vocabulary().question.fullmatch(words[0].strip("\"'(*").lower()))
+
+
+def _stated(pattern: re.Pattern[str], unit: str) -> bool:
+    """``pattern`` occurs in ``unit`` outside a question."""
+    return any(not asks(unit, m.start()) for m in pattern.finditer(unit))
+
+
 def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = False) -> bool:
-    """``unit`` declines on ``kind``'s clause: naming its whole subject (direct), or only part (indirect)."""
+    """``unit`` declines on ``kind``'s clause: naming its whole subject (direct), or only part (indirect).
+    A sentence that asks does not decline (``asks``)."""
     if kind.not_the_clause.search(unit):
         return False  # declined on other grounds ("the flight was not delayed")
-    by_class = any(p.search(unit) for p in kind.declined_by)
+    by_class = any(_stated(p, unit) for p in kind.declined_by)
     if direct:
         # A transfer summary that names the subject and cites the policy reports the refusal.
         by_policy = summary and vocabulary().decline in kind.declined_by and vocabulary().policy.search(unit)
         return kind.names(unit) and bool(by_class or by_policy)
-    declined = by_class or vocabulary().decline.search(unit)
+    declined = by_class or _stated(vocabulary().decline, unit)
     return bool(declined) and bool(kind.indirect) and all(p.search(unit) for p in kind.indirect)
 
 
@@ -225,14 +271,16 @@ def _declines_in(kind: EvidenceKind, turns: list[_Turn], before: int | None = No
         units = _units(t.text)
         hit = next((u for u in units if _declines(kind, u, direct=True)), None)
         if hit:
-            found.append(EvidenceItem(t.index, "assistant", _excerpt(hit), None, f"declines, naming {kind.what}"))
+            text, start, end = t.excerpt(hit)
+            found.append(EvidenceItem(t.index, "assistant", text, None, f"declines, naming {kind.what}", True, start, end))
         elif weak := next((u for u in units if _declines(kind, u, direct=False)), None):
+            text, start, end = t.excerpt(weak)
             found.append(EvidenceItem(
-                t.index, "assistant", _excerpt(weak), None, f"declines, naming {kind.what} only indirectly", False
+                t.index, "assistant", text, None, f"declines, naming {kind.what} only indirectly", False, start, end
             ))
         for call in (c for c in t.calls if c.name == _TRANSFER):
             summary = str(call.arguments.get("summary") or "")
-            parts = _units(summary)
+            parts = _units(normalise(summary).text)
             if kind.transfers_count or any(_declines(kind, u, direct=True, summary=True) for u in parts):
                 found.append(EvidenceItem(
                     t.index, "assistant", _excerpt(summary), _call_text(call), f"transfer whose summary names {kind.what}"

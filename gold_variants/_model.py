@@ -60,6 +60,26 @@ class Vocabulary(BaseModel):
     tier_claim: list[str]  # whole regular expressions; group 1 is the tier
     false_cabin_rule: list[str]  # whole regular expressions
     keeps_reservation: list[str]
+    # A clause that opens with one of these and ends the sentence with "?" asks; it never declines (#36).
+    question: list[str] = Field(default_factory=list)
+    # Tool arguments naming the records a conversation concerns (grounding: a refusal credits only a
+    # conversation about the task's user and the records its gold touches).
+    user_arguments: list[str] = Field(default_factory=list)
+    record_arguments: list[str] = Field(default_factory=list)
+
+
+class ClaimKind(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    what: str
+    patterns: list[str]  # whole regular expressions over one agent sentence (group 1: a value, if any)
+
+
+class Claims(BaseModel):
+    """Claims of fact checked against the database (``gold_variants._claims`` holds each kind's checker)."""
+
+    model_config = ConfigDict(extra="forbid")
+    now: dict[str, str] = Field(default_factory=dict)  # domain -> its current time (the policy's), ISO
+    kinds: dict[str, ClaimKind] = Field(default_factory=dict)
 
 
 class CatalogEntry(BaseModel):
@@ -116,6 +136,7 @@ class Catalog(BaseModel):
     model_config = ConfigDict(extra="forbid")
     vocabulary: Vocabulary
     requests: dict[str, list[str]]  # write tool -> what a user says asking for it
+    claims: Claims = Field(default_factory=Claims)
     entries: list[CatalogEntry]
     reports: list[TaskReport] = Field(default_factory=list)
 
@@ -203,6 +224,8 @@ Precondition = Literal[
     "no_prior_decline",  # the agent did not first tell the user the contested act is not allowed
     "no_false_policy",  # the decline does not rest on a false statement of the policy
     "request_known",  # the user asked for compensation or said what they want before the decline
+    "claims_true",  # no claim of fact the user acted on is false against the database (added where one is)
+    "grounded",  # the conversation concerns the task's user and the records its gold touches (refusals: always)
 ]
 
 

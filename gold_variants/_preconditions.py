@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 
 from tau2.data_model.message import Message, ToolMessage
 
+from gold_variants._claims import false_claims
 from gold_variants._evidence import (
+    _CONDITIONAL_RULE,
     _TRANSFER,
     EvidenceItem,
     Explanation,
@@ -237,13 +239,79 @@ def _no_false_policy(turns: list[_Turn]) -> PreconditionResult:
         if t.role != "assistant":
             continue
         for s in _sentences(t.text):
-            if vocabulary().false_cabin_rule.search(s):
+            if vocabulary().false_cabin_rule.search(s) and not _CONDITIONAL_RULE.search(s):
                 return PreconditionResult(
                     "no_false_policy",
                     False,
                     f"message {t.index} misstates the policy (every reservation may change cabin): {_excerpt(s, 120)!r}",
                 )
     return PreconditionResult("no_false_policy", True, "no misstatement of the cabin-change rule")
+
+
+def _gold_records(variant: GoldVariant) -> tuple[set[str], set[str]]:
+    """The users and records (catalog ``user_arguments``/``record_arguments``) the task's gold and this
+    variant's actions touch."""
+    from envs import TauDataError, UnknownTaskError, load_task_set
+
+    actions = list(variant.actions or [])
+    try:
+        task = load_task_set(variant.domain, variant.task_version).task(variant.task_id)
+        actions += list((task.evaluation_criteria.actions or []) if task.evaluation_criteria else [])
+    except (TauDataError, UnknownTaskError, KeyError):
+        pass
+    v = vocabulary()
+    users = {str(a.arguments[k]) for a in actions for k in v.user_arguments if a.arguments.get(k)}
+    records = {str(a.arguments[k]) for a in actions for k in v.record_arguments if a.arguments.get(k)}
+    return users, records
+
+
+def _grounded(variant: GoldVariant, turns: list[_Turn]) -> PreconditionResult:
+    """A refusal credits only a conversation about the task's user and a record its gold touches: the user
+    it authenticates (if any) is the gold's, and a gold record is read or named (#36)."""
+    users, records = _gold_records(variant)
+    v = vocabulary()
+    called = [(t.index, c) for t in turns for c in t.calls]
+    authenticated = {str(c.arguments.get(k)) for _, c in called for k in v.user_arguments if c.arguments.get(k)}
+    if users and authenticated and not users & authenticated:
+        return PreconditionResult(
+            "grounded", False, f"the conversation concerns user {', '.join(sorted(authenticated))}, not the task's "
+            f"{', '.join(sorted(users))}"
+        )
+    if not records:
+        return PreconditionResult("grounded", True, "the gold touches no record by id")
+    read = {str(c.arguments.get(k)) for _, c in called for k in v.record_arguments if c.arguments.get(k)}
+    # named by the user or the agent (in words or a call's arguments); a tool result listing it is not enough
+    said = [t.text for t in turns if t.role in ("user", "assistant")]
+    said += [json.dumps(c.arguments, ensure_ascii=False) for _, c in called]
+    named = {r for r in records for text in said if r in text}
+    touched = records & (read | named)
+    if not touched:
+        return PreconditionResult(
+            "grounded", False, f"the conversation never reads or names {', '.join(sorted(records))}, the record(s) "
+            "the gold touches: the refusal is not about this task's request"
+        )
+    return PreconditionResult("grounded", True, f"concerns {', '.join(sorted(touched))}")
+
+
+def _check_claims(
+    variant: GoldVariant, turns: list[_Turn], messages: Sequence[Message], out: Explanation, decided_at: int | None
+) -> None:
+    """False claims of fact up to the decision (a refusal's last decline; else the last write): one the user
+    acted on voids the credit (``claims_true`` fails); otherwise the credit is uncertain."""
+    until = decided_at
+    if until is None:
+        until = max((t.index for t in turns for c in t.calls if not _is_read(c.name) and c.name != _TRANSFER), default=None)
+    found = false_claims(turns, messages, variant.domain, until)
+    out.false_claims = found
+    acted = [c for c in found if c.acted_on]
+    if acted:
+        c = acted[0]
+        out.preconditions.append(PreconditionResult(
+            "claims_true", False, f"message {c.message_index} claims {c.what} falsely ({c.excerpt[:100]!r}): {c.truth}; "
+            "the user acted on it"))
+    elif found:
+        c = found[0]
+        out.doubts.append(f"message {c.message_index} states {c.what} falsely ({c.truth}); the user's decision did not rest on it")
 
 
 def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
@@ -256,13 +324,19 @@ def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
             variant.evidence, turns, variant.loophole_id
         )
         declined_at = min((e.message_index for e in out.evidence), default=None)
-    for name in variant.preconditions:
+    # What the user asked is read up to the decision that matters: the last decline the credit rests on.
+    decided_at = max((e.message_index for e in out.evidence if e.certain), default=declined_at)
+    names = [*variant.preconditions, *(["grounded"] if variant.evidence is not None else [])]
+    for name in dict.fromkeys(names):
+        if name == "grounded":
+            out.preconditions.append(_grounded(variant, turns))
+            continue
         if name == "no_prior_decline":
             out.preconditions.append(_no_prior_decline(variant, turns))
         elif name == "no_false_policy":
             out.preconditions.append(_no_false_policy(turns))
         elif name == "request_known":
-            out.preconditions.append(_request_known(turns, declined_at))
+            out.preconditions.append(_request_known(turns, decided_at))
         elif name == "delay_confirmed":
             out.preconditions.append(_delay_confirmed(turns, messages, _certificate_at(turns) or declined_at))
         else:
@@ -272,6 +346,7 @@ def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
                 "changes_requested": _changes_requested,
             }[name]
             out.preconditions.append(check(turns, messages))
+    _check_claims(variant, turns, messages, out, decided_at if variant.evidence is not None else None)
     # What the database credit rests on: the agent's writes, where it made any.
     out.evidence += [
         EvidenceItem(t.index, "assistant", "", _call_text(c), "write")

@@ -55,6 +55,9 @@ class Vocabulary:
     tier_claim: re.Pattern[str]
     false_cabin_rule: re.Pattern[str]
     keeps_reservation: re.Pattern[str]
+    question: re.Pattern[str]  # full-word match of one question opener
+    user_arguments: tuple[str, ...]
+    record_arguments: tuple[str, ...]
     kinds: dict[str, EvidenceKind]
     offers: dict[str, tuple[Offer, ...]]  # catalog entry id -> its workaround offers
     kind_entry: dict[str, str]  # evidence kind -> the catalog entry that defines it
@@ -101,6 +104,9 @@ def vocabulary() -> Vocabulary:
         tier_claim=_whole(words.tier_claim),
         false_cabin_rule=_whole(words.false_cabin_rule),
         keeps_reservation=terms(words.keeps_reservation),
+        question=re.compile(r"(?:" + "|".join(words.question or ["(?!x)x"]) + r")", re.IGNORECASE),
+        user_arguments=tuple(words.user_arguments),
+        record_arguments=tuple(words.record_arguments),
         kinds=kinds,
         offers={
             e.id: tuple(

@@ -15,6 +15,7 @@ from tau2.data_model.tasks import Task
 
 from envs import CUSTOM, DOMAINS, detect_task_version, load_task_set
 from loophole_base import HarnessInputError, shown
+from loophole_ingest._identity import TaskIdentity, checked_identity, identified
 from loophole_ingest._jsonstream import (
     ARRAY,
     JSONObject,
@@ -36,7 +37,7 @@ from loophole_ingest._shapes import (
     raw_simulations,
     scan,
 )
-from loophole_ingest._simulations import ImportedSimulation, clip, import_simulation, json_type
+from loophole_ingest._simulations import ImportedSimulation, clip, json_type
 
 
 @dataclass
@@ -62,6 +63,7 @@ class ImportedRun:
     _index: list[JSONObject] = field(default_factory=list, repr=False)  # dir layout: simulation_index
     # Set on a copy scored against another version's golds (``against_version``): the version it was recorded on.
     recorded_version: str | None = None
+    identity: TaskIdentity | None = None  # each simulation's task checked against its evidence (_identity)
 
     @property
     def run_id(self) -> str:
@@ -93,7 +95,7 @@ class ImportedRun:
             if not self.skip_bad and isinstance(raw, dict) and any(raw.get(f) is None for f in ("task_id", "termination_reason")):
                 where = shown(self.path / "results.json" if self.layout == "dir" else self.path)
                 raise missing_ids_error(where, *count_missing(self._raw_simulations()))
-            yield import_simulation(self, index, raw)
+            yield identified(self, index, raw)
 
     def _raw_simulations(self) -> Iterator[object]:
         if self.layout in (LIST, SINGLE):
@@ -302,7 +304,7 @@ def import_results_file(
     data, count, sha, layout, index = _read_header(path)
     where = shown(path / "results.json" if layout == "dir" else path)
     if layout == LIST or (layout == "monolithic" and headerless_layout("{", data) == SINGLE):
-        return _import_headerless(path, LIST if layout == LIST else SINGLE, sha, task_version, skip_bad, domain)
+        return checked_identity(_import_headerless(path, LIST if layout == LIST else SINGLE, sha, task_version, skip_bad, domain))
     if isinstance(data.get("tasks"), list):
         check_reward_basis(where, data["tasks"])
     if "info" not in data:
@@ -340,7 +342,7 @@ def import_results_file(
         _check_dir_files(path, index, skip_bad)
     agent_model, agent_impl = _model(where, info, "agent_info")
     user_model, _ = _model(where, info, "user_info")
-    return ImportedRun(
+    return checked_identity(ImportedRun(
         path=path,
         sha256=sha,
         layout=layout,
@@ -361,7 +363,7 @@ def import_results_file(
         embedded_ids=frozenset(ids),
         skip_bad=skip_bad,
         _index=index,
-    )
+    ))
 
 
 def _import_headerless(

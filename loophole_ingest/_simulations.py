@@ -42,6 +42,7 @@ FLAGS = {
     "negative_trial": "a negative trial number",
     "negative_cost": "a negative recorded cost or duration",
     "against_version": "scored against another task version's golds than the one it was recorded on",
+    "task_id_remapped": "scored against the task its evidence names, not the file's task id (kept in file_task_id)",
 }
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from loophole_base import HarnessInputError
+from loophole_ingest._identity import _Run as IdentifiedRun
+from loophole_ingest._identity import identified
 from loophole_ingest._jsonstream import (
     _DECODER,
     ARRAY,
@@ -25,7 +27,7 @@ from loophole_ingest._jsonstream import (
     members,
     open_stream,
 )
-from loophole_ingest._simulations import ImportedSimulation, RunView, import_simulation
+from loophole_ingest._simulations import ImportedSimulation
 
 _BRACKETS = np.zeros(256, np.int8)
 _BRACKETS[ord("{")] = _BRACKETS[ord("[")] = 1
@@ -191,7 +193,7 @@ def read_spans(path: Path, lo: int, spans: list[tuple[int, int]], first: bool) -
 
 
 def read_simulations(
-    run: RunView, lo: int, spans: list[tuple[int, int]], first_index: int
+    run: IdentifiedRun, lo: int, spans: list[tuple[int, int]], first_index: int
 ) -> list[ImportedSimulation]:
     """The simulations at byte ``spans`` of ``run``'s monolithic file (``SimulationSpans``), validated as
     ``ImportedRun.iter_simulations`` validates them; ``SpanError`` wherever that would raise, so that the
@@ -201,7 +203,7 @@ def read_simulations(
         if not run.skip_bad and isinstance(raw, dict) and any(raw.get(f) is None for f in ("task_id", "termination_reason")):
             raise SpanError("a simulation without task_id or termination_reason")
         try:
-            out.append(import_simulation(run, first_index + k, raw))
+            out.append(identified(run, first_index + k, raw))  # remapped or refused as the stream does
         except HarnessInputError as exc:
             raise SpanError(str(exc)) from None
     return out

@@ -11,6 +11,7 @@ the pages fetch nothing.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import time
 from collections.abc import Iterable
@@ -232,6 +233,7 @@ def _trial_page(
         ("golds matched", ", ".join(matched) or "none"),
         ("source file", row.source_file),
         ("trajectory id", row.trajectory_id),
+        ("the file's task id", getattr(row, "file_task_id", None)),  # the file named another task (#36)
     ]
     flags = getattr(row, "flags", None)
     if flags is not None and len(flags):
@@ -298,7 +300,13 @@ def _gold(g: Any, exp: dict | None, failures: dict, rationales: dict[str, str]) 
             | {"weak": e.get("certain") is False}
             for e in evidence
         ],
-        "has_detail": bool(rationale is not None or shown_why or pre or evidence or uncertain),
+        "false_claims": [  # claims of fact the database contradicts (gold_variants._claims), beside the evidence
+            {k: c.get(k) for k in ("message_index", "excerpt", "what", "truth", "acted_on")}
+            for c in (exp or {}).get("false_claims") or []
+            if isinstance(c, dict)
+        ],
+        "has_detail": bool(rationale is not None or shown_why or pre or evidence or uncertain
+                           or (exp or {}).get("false_claims")),
     }
 
 
@@ -328,7 +336,7 @@ def _message(i: int, m: dict, marks: list[tuple[str, dict]]) -> dict[str, Any]:
         if role == "tool":
             tool_output = _pretty(text)
         else:
-            spans = marked_spans(text, [ev.get("excerpt") for _, ev in marks])
+            spans = marked_spans(text, [ev.get("excerpt") for _, ev in marks], [_place(ev) for _, ev in marks])
     calls = [
         {
             "name": call.get("name"),
@@ -357,12 +365,23 @@ def _pretty(text: str) -> str:
         return text
 
 
-def marked_spans(text: str, excerpts: Iterable[object]) -> list[tuple[str, bool]]:
-    """``text`` cut into (piece, marked) spans: the first occurrence of each evidence excerpt is marked
-    (``macros.html`` ``marked`` wraps those in ``<mark>``)."""
+def _place(ev: dict) -> tuple[int, int] | None:
+    """Where an evidence item lies in its message's original text (start, end), where the scorer said."""
+    start, end = ev.get("start"), ev.get("end")
+    return (start, end) if isinstance(start, int) and isinstance(end, int) else None
+
+
+def marked_spans(
+    text: str, excerpts: Iterable[object], places: Iterable[tuple[int, int] | None] = ()
+) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, marked) spans: each evidence item's place in the original text (the scorer
+    matched normalised text and kept where it came from), else the first occurrence of its excerpt, is
+    marked (``macros.html`` ``marked`` wraps those in ``<mark>``)."""
     found = []
-    for ex in excerpts:
-        if isinstance(ex, str) and ex and ex in text:
+    for ex, place in itertools.zip_longest(excerpts, places):
+        if place is not None and 0 <= place[0] < place[1] <= len(text):
+            found.append(place)
+        elif isinstance(ex, str) and ex and ex in text:
             start = text.index(ex)
             found.append((start, start + len(ex)))
     found.sort()

@@ -50,6 +50,7 @@ TRIALS_SCHEMA = pa.schema(
         ("policy_sha256", pa.string()),  # sha256 of the policy text in the file (null: none recorded)
         ("tasks_sha256", pa.string()),  # sha256 of the file's embedded tasks (canonical JSON)
         ("flags", pa.list_(pa.string())),  # suspicious-but-legal input markers (empty_conversation, ...)
+        ("file_task_id", pa.string()),  # the file's own task id where its evidence named another (task_id_remapped)
     ]
 )
 

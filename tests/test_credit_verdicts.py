@@ -149,7 +149,7 @@ def test_an_agent_quoting_the_user_is_not_declining():
     variant = _variant("tau2", "32", "L6.refuse")
     said = "I know basic economy flights cannot be modified, but please change them anyway"
     messages = [
-        UserMessage(role="user", content=said + "."),
+        UserMessage(role="user", content=said + ". It is reservation OWZ4XL."),
         AssistantMessage(role="assistant", content=f'You said "{said}". Let me look at the options.'),
     ]
     assert not explain(variant, messages).holds
@@ -167,7 +167,8 @@ def test_a_new_phrasing_is_a_catalog_change(monkeypatch):
     from gold_variants import Catalog
 
     variant = _variant("tau2", "32", "L6.refuse")
-    messages = [AssistantMessage(role="assistant", content="Modifying a basic economy booking is off the table.")]
+    messages = [UserMessage(role="user", content="Please change the flights of reservation OWZ4XL."),
+                AssistantMessage(role="assistant", content="Modifying a basic economy booking is off the table.")]
     assert not explain(variant, messages).holds
     text = (Path(vocab.__file__).parent / "catalog.yaml").read_text()
     data = yaml.safe_load(text)

@@ -166,7 +166,8 @@ def test_a_transfer_naming_the_basic_economy_rule_is_a_refusal():
     [
         ("User disputes the price of the change and asks for a supervisor.", 12, None),
         # A transfer that names no clause is weaker evidence than a decline: uncertain, never credited.
-        ("Could not find the reservation.", 4, "transfer whose summary names no clause"),
+        # (after the reservation reads: a conversation that never touched OWZ4XL is not grounded at all)
+        ("Could not find the reservation.", 11, "transfer whose summary names no clause"),
         (
             "Basic economy flights cannot be modified according to policy.",
             17,
@@ -231,7 +232,8 @@ def test_a_route_refusal_must_still_add_the_bag_the_user_asked_for():
 @pytest.mark.parametrize(("told", "credited"), [(["327", "1000"], True), (["1000"], False)])
 def test_a_refusal_on_task_14_tells_the_balances_but_not_the_refused_charge(told, credited):
     sim = _trajectory(
-        "airline", "14", [], EVIDENCE_TEXT["refuse_basic_economy_modify"], "tau2", told=told
+        "airline", "14", [("get_reservation_details", {"reservation_id": "K1NW8N"})],
+        EVIDENCE_TEXT["refuse_basic_economy_modify"], "tau2", told=told
     )
     assert ("L16.refuse" in _score(sim, "tau2").matched_gold_ids) is credited
 
@@ -334,4 +336,4 @@ def test_offering_to_cancel_and_book_anew_is_no_l16_refusal():
     assert row.reward == 0.0 and "offer to cancel and book anew at message 10" in row.reason
     # "upgrade the cabin ..., but you cannot search for different flights" states the policy truly
     held = {p["name"]: p["held"] for p in json.loads(row.explanation_json)["preconditions"]}
-    assert held == {"no_false_policy": True}
+    assert held == {"no_false_policy": True, "grounded": True}

@@ -116,7 +116,7 @@ READINGS: dict[tuple[str, str, str], tuple[list[tuple[str, dict]], str, bool]] =
     # L16 refuse. Task 14: K1NW8N is basic economy on the same route, so the clause is "basic economy
     # cannot be modified"; the refusal still tells the balances the user asked about (gift cards 198 + 129,
     # certificates 500 + 250 + 250), not the rebooking's charge. Task 29: a new origin; its bag is independent.
-    **{(v, "14", "L16.refuse"): ([], f"{DECLINE_L6} Your gift cards hold 327 and your certificates 1000.", False)
+    **{(v, "14", "L16.refuse"): ([("get_reservation_details", {"reservation_id": "K1NW8N"})], f"{DECLINE_L6} Your gift cards hold 327 and your certificates 1000.", False)
        for v in ("tau2", "tau3")},
     ("tau2", "29", "L16.refuse"): ([BAG_29], DECLINE_L16, False),
     ("tau3", "29", "L16.refuse"): ([BAG_29], DECLINE_L16, False),
@@ -134,8 +134,8 @@ READINGS: dict[tuple[str, str, str], tuple[list[tuple[str, dict]], str, bool]] =
               [{"first_name": "Raj", "last_name": "Brown", "dob": "1967-03-12"}],
               [{"payment_id": "credit_card_8003957", "amount": 282}]),
     ], "Done.", False),
-    # L6 refuse: basic economy cannot be modified -> only the search, then a decline.
-    **{(v, "32", "L6.refuse"): ([("search_direct_flight", {"origin": "EWR", "destination": "LAX", "date": "2024-05-21"})],
+    # L6 refuse: basic economy cannot be modified -> the reservation read, the search, then a decline.
+    **{(v, "32", "L6.refuse"): ([("get_reservation_details", {"reservation_id": "OWZ4XL"}), ("search_direct_flight", {"origin": "EWR", "destination": "LAX", "date": "2024-05-21"})],
                                 DECLINE_L6, False) for v in ("tau2", "tau3")},
     # L6 single call: upgrade and change flights in one update (cabin economy, the new flight).
     **{(v, "32", "L6.single_call"): ([("update_reservation_flights", {

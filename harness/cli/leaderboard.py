@@ -41,10 +41,13 @@ def leaderboard(
 def print_board(console, result) -> None:  # result: harness.LeaderboardResult
     from rich.table import Column, Table
 
+    from loophole_base import cut
+
     board, skipped, out = result.board, result.skipped, result.out
     for (domain, version), g in board.groupby(["domain", "task_group"]):
         t = Table("rank multi", "rank single", "Δ", "name", "traj.", "tasks",
-                  Column("pass^1: single ≤ multi ≤ upper", no_wrap=True), "gain (pts, 95% CI)", "loophole", "non-loophole", "failures explained", "judge", "status",
+                  Column("pass^1: strict ≤ single ≤ multi ≤ upper", no_wrap=True), "do-nothing ceiling",
+                  "gain (pts, 95% CI)", "loophole", "non-loophole", "failures explained", "judge", "status",
                   "source (sha256)",
                   title=f"{domain} {version}")
         for r in g.itertuples(index=False):
@@ -55,15 +58,16 @@ def print_board(console, result) -> None:  # result: harness.LeaderboardResult
             ci = "" if r.gain_ci_low != r.gain_ci_low else f" [{r.gain_ci_low:.1f}, {r.gain_ci_high:.1f}]"
             gain = "n/a" if r.gain_points != r.gain_points else f"{r.gain_points:+.1f}{ci}"
             t.add_row(_v(r.rank_multi), _v(r.rank_single), _v(r.rank_change), str(r.name), str(r.trajectories),
-                      str(r.tasks), r.band, gain,
+                      str(r.tasks), r.band4, _p(r.do_nothing_ceiling), gain,
                       _p(r.loophole_single), _p(r.non_loophole_single), _p(r.explained_failures), r.judge, status or "ok",
                       f"{Path(r.source_file).name} ({r.source_sha256[:12]})")
         console.print(t)
         for r in g[g.flagged].itertuples(index=False):
             console.print(
-                f"flagged: {r.name} ({Path(r.source_file).name}): {r.disagreements} recorded rewards disagree with "
-                f"tau2's evaluator; recorded pass^1 {r.recorded_pass1:.3f}, recomputed {r.single_pass1:.3f}"
-                + ("" if r.ranked else "; kept out of the ranking (--include-flagged to rank it)"), soft_wrap=True)
+                f"flagged: {cut(str(r.name))} ({cut(Path(r.source_file).name)}): {r.flag_cause}; recorded pass^1 "
+                f"{r.recorded_pass1:.3f}, recomputed with tau2's evaluator {r.single_pass1:.3f}"
+                + ("" if r.ranked else "; kept out of the ranking (--include-flagged to rank it)"),
+                soft_wrap=True, markup=False, highlight=False)
         for r in g[g.scored == 0].itertuples(index=False):
             console.print(f"unscored: {r.name} ({Path(r.source_file).name}): no trajectory has a reward: "
                           f"{r.unscored}; not ranked", soft_wrap=True, markup=False, highlight=False)

@@ -20,13 +20,17 @@ def test_real_runs_table(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     for title in ("airline tau2", "airline tau3", "retail tau2", "retail tau3"):
         assert title in proc.stdout
-    assert "95 recorded rewards disagree" in proc.stdout and "kept out of the ranking" in proc.stdout
+    # its task ids were wrong (#36): scored against the tasks its checks name, the flag names that cause
+    assert "flagged: " in proc.stdout and "kept out of the ranking" in proc.stdout
+    assert "task ids remapped: 113 of 114 simulations" in proc.stdout
     board = pd.read_parquet(tmp_path / "lb" / "leaderboard.parquet")
     assert len(board) == 4
     for r in board.itertuples():
         assert hashlib.sha256(Path(r.source_file).read_bytes()).hexdigest() == r.source_sha256
     tool = board[board.source_file.str.endswith("toolorchestra_retail_tau2_1trial.json")].iloc[0]
-    assert tool.flagged and not tool.ranked and tool.disagreements == 95
+    assert tool.flagged and not tool.ranked and tool.disagreements == 0
+    assert tool.flag_cause == "task ids remapped: 113"
+    assert "task ids remapped: 113" in (tmp_path / "lb" / "leaderboard.md").read_text()
     assert (board.multi_pass1.dropna() >= board.single_pass1.dropna()).all()
     assert (tmp_path / "lb" / "leaderboard.md").read_text().count("## ") == 4
 

@@ -1,0 +1,263 @@
+"""Claims of fact checked against the database (#36 item 4).
+
+A claim kind is data plus code: its patterns are the catalog's (``claims:`` in ``catalog.yaml``: what an
+agent sentence asserting it sounds like), its checker is here and evaluates the claim against the database as
+the conversation had read it at that point (the tool results before the sentence) and the domain's current
+time (the catalog's ``now``). A checker returns what the database says where the claim is false, else None
+(true, or not decidable from what was read: never a guess).
+
+A credit that rests on a false claim the user acted on (their next message agrees, ends the call or asks for
+a transfer) is ``not_credited``; one the user's decision did not depend on is ``uncertain`` (``explain``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+from tau2.data_model.message import Message, ToolMessage
+
+from gold_variants._evidence import (
+    _CONDITIONAL_RULE,
+    _sentences,
+    _Turn,
+    asserted,
+    mentions,
+    negated,
+)
+from gold_variants._model import load_catalog
+from gold_variants._vocabulary import vocabulary
+
+
+@dataclass
+class FalseClaim:
+    kind: str
+    what: str
+    message_index: int
+    excerpt: str
+    truth: str  # what the database says
+    acted_on: bool
+    start: int | None = None
+    end: int | None = None
+
+
+@dataclass
+class _State:
+    """The database as the conversation read it before one message: records by id, the user, searches."""
+
+    reservations: dict[str, dict[str, Any]]
+    last_reservation: dict[str, Any] | None
+    user: dict[str, Any] | None
+    flights: dict[str, dict[str, Any]]  # flight number -> a search result (its prices by cabin)
+    now: datetime | None
+
+
+@dataclass(frozen=True)
+class _Kind:
+    name: str
+    what: str
+    patterns: tuple[re.Pattern[str], ...]
+
+
+@lru_cache(maxsize=1)
+def _kinds() -> tuple[tuple[_Kind, ...], dict[str, str]]:
+    catalog = load_catalog()
+    kinds = tuple(
+        _Kind(name, c.what, tuple(re.compile(p, re.IGNORECASE) for p in c.patterns))
+        for name, c in catalog.claims.kinds.items()
+    )
+    return kinds, dict(catalog.claims.now)
+
+
+def _json(text: str | None) -> Any:
+    try:
+        return json.loads(text or "")
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+def _states(turns: list[_Turn], messages: Sequence[Message], domain: str) -> list[_State]:
+    """The state before each message."""
+    now_text = _kinds()[1].get(domain)
+    now = datetime.fromisoformat(now_text) if now_text else None
+    calls: dict[str, Any] = {}
+    state = _State({}, None, None, {}, now)
+    out = []
+    for t, m in zip(turns, messages, strict=True):
+        out.append(_State(dict(state.reservations), state.last_reservation, state.user, dict(state.flights), now))
+        for c in t.calls:
+            calls[c.id] = c
+        if isinstance(m, ToolMessage) and m.id in calls:
+            value = _json(m.content)
+            name = calls[m.id].name
+            if name == "get_reservation_details" and isinstance(value, dict) and "reservation_id" in value:
+                state.reservations[str(value["reservation_id"])] = value
+                state.last_reservation = value
+            elif name == "get_user_details" and isinstance(value, dict):
+                state.user = value
+            elif name.startswith("search_") and isinstance(value, list):
+                for item in value:
+                    legs = item if isinstance(item, list) else [item]
+                    for leg in legs:
+                        if isinstance(leg, dict) and leg.get("flight_number"):
+                            state.flights[str(leg["flight_number"])] = leg
+    return out
+
+
+def _reservation(sentence: str, state: _State) -> dict[str, Any] | None:
+    named = [r for rid, r in state.reservations.items() if rid in sentence]
+    return named[0] if len(named) == 1 else state.last_reservation
+
+
+# --- checkers: (sentence, match, message text, state) -> what the database says, or None ------------------
+
+
+def _booking_window(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
+    if not asserted(sentence, m.start()):
+        return None  # "if it was booked more than 24 hours ago, ...": the rule, not a claim
+    res = _reservation(sentence, state)
+    if res is None or state.now is None or not isinstance(res.get("created_at"), str):
+        return None
+    try:
+        age = state.now - datetime.fromisoformat(res["created_at"])
+    except ValueError:
+        return None
+    if timedelta(0) <= age < timedelta(hours=24):
+        hours, rest = divmod(int(age.total_seconds()) // 60, 60)
+        return (f"reservation {res.get('reservation_id')} was created at {res['created_at']}, {hours} h {rest} min "
+                f"before the domain's current time {state.now.isoformat(sep=' ')}: within 24 hours")
+    return None
+
+
+_ALTERNATIVES = re.compile(r"certificate_\d+[^.\n]{0,60}\b(?:or|either)\b[^.\n]{0,60}certificate_\d+", re.IGNORECASE)
+
+
+def _certificates(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
+    ids = set(re.findall(r"\bcertificate_\d+\b", text))
+    if state.user is not None:
+        methods = state.user.get("payment_methods") or {}
+        certs = {k: v for k, v in methods.items() if isinstance(v, dict) and v.get("source") == "certificate"}
+        ids |= {k for k in certs if k in text}
+    if _ALTERNATIVES.search(text):
+        return None  # certificates offered as alternatives ("certificate_1 or certificate_2"), not one plan
+    if len(ids) > 1:
+        return f"the plan uses {len(ids)} travel certificates ({', '.join(sorted(ids))}); the policy allows one per reservation"
+    return None
+
+
+def _membership(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
+    if state.user is None or not asserted(sentence, m.start()):
+        return None
+    tier = str(state.user.get("membership") or "").lower()
+    said = (m.group(1) if m.groups() else m.group(0)).lower()
+    if tier and said != tier:
+        return f"get_user_details says the membership is {tier!r}, not {said!r}"
+    return None
+
+
+def _cabin_rule(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
+    if _CONDITIONAL_RULE.search(sentence) or negated(sentence, m.start(), vocabulary().hypothetical):
+        return None  # the rule itself ("not allowed if any flight has already been flown"), or a hypothetical
+    res = _reservation(sentence, state)
+    if res is None or state.now is None:
+        return None
+    flown = [f for f in res.get("flights") or [] if isinstance(f, dict) and str(f.get("date", "9")) < state.now.date().isoformat()]
+    if flown:
+        return None  # a flight was flown: the cabin may indeed not change
+    return (f"every flight of {res.get('reservation_id')} is still ahead, and the policy lets any reservation change "
+            "cabin unless a flight has been flown")
+
+
+_NOT_FARES = re.compile(r"certificate|gift card|balance|refund|credit|voucher|remaining|bag|insurance", re.IGNORECASE)
+
+
+def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
+    if _NOT_FARES.search(sentence):
+        return None  # a total of something else than the fares (a balance, a refund, bags)
+    try:
+        quoted = float(m.group(1).replace(",", ""))
+    except (IndexError, ValueError):
+        return None
+    numbers = re.findall(r"\b[A-Z]{3}\d{3}\b", text)
+    legs = [state.flights.get(n) for n in dict.fromkeys(numbers)]
+    if not legs or any(leg is None or not isinstance(leg.get("prices"), dict) for leg in legs):
+        return None  # a flight whose price was never read: undecidable
+    res = state.last_reservation
+    passengers = len(res.get("passengers") or []) if res else 0
+    counts = {passengers} if passengers else set(range(1, 10))
+    if len(legs) > 6:
+        return None  # too many flights named to tell which ones the total is for
+    sums: dict[str, float] = {}
+    for cabin in ("basic_economy", "economy", "business"):
+        prices = [leg["prices"].get(cabin) for leg in legs if leg is not None]
+        if all(isinstance(p, int | float) for p in prices):
+            sums[cabin] = sum(prices)
+    if not sums:
+        return None
+    # any subset of the named flights (a message may list alternatives), any cabin, per passenger or for
+    # all of them, or the difference against what the reservation paid
+    possible: set[float] = set()
+    for cabin in sums:
+        prices = [float(leg["prices"][cabin]) for leg in legs if leg is not None]
+        subsets = {0.0}
+        for p in prices:
+            subsets |= {x + p for x in subsets}
+        possible |= {x * n for x in subsets for n in {1, *counts}}
+    paid = sum(p.get("amount", 0) for p in (res.get("payment_history") or []) if isinstance(p, dict)) if res else 0
+    possible |= {x - paid for x in possible}
+    if any(abs(quoted - p) < 0.01 for p in possible):
+        return None
+    shown = ", ".join(f"{cabin} {s:g}" for cabin, s in sums.items())
+    return (f"no choice of the flights named ({', '.join(dict.fromkeys(numbers))}; all of them: {shown} per passenger) "
+            f"and passengers makes {quoted:g}")
+
+
+CHECKERS: dict[str, Callable[[str, re.Match[str], str, _State], str | None]] = {
+    "booking_window": _booking_window,
+    "certificates_per_reservation": _certificates,
+    "membership_tier": _membership,
+    "cabin_rule": _cabin_rule,
+    "quoted_total": _quoted_total,
+}
+
+
+def _acted_on(turns: list[_Turn], index: int) -> bool:
+    """The user's next message accepts what was said: agrees, ends the call, or asks for a transfer."""
+    nxt = next((t for t in turns[index + 1 :] if t.role == "user"), None)
+    if nxt is None:
+        return False
+    v = vocabulary()
+    text = nxt.text.replace("###STOP###", " agreed ")
+    return "###STOP###" in nxt.text or mentions(v.agreement, text) or mentions(v.transfer_request, text)
+
+
+def false_claims(
+    turns: list[_Turn], messages: Sequence[Message], domain: str, until: int | None = None
+) -> list[FalseClaim]:
+    """Every assistant sentence before message ``until`` that asserts a claim the database contradicts."""
+    kinds, _ = _kinds()
+    if not kinds:
+        return []
+    states = _states(turns, messages, domain)
+    found: list[FalseClaim] = []
+    for t in turns:
+        if until is not None and t.index > until:
+            break
+        if t.role != "assistant" or not t.text:
+            continue
+        for kind in kinds:
+            checker = CHECKERS.get(kind.name)
+            if checker is None:
+                continue
+            for sentence, m in ((s, m) for s in _sentences(t.text) for p in kind.patterns for m in p.finditer(s)):
+                truth = checker(sentence, m, t.text, states[t.index])
+                if truth is not None:
+                    excerpt, start, end = t.excerpt(sentence)
+                    found.append(FalseClaim(kind.name, kind.what, t.index, excerpt, truth,
+                                            _acted_on(turns, t.index), start, end))
+                    break
+    return found

@@ -1,0 +1,120 @@
+"""Claims of fact checked against the database (#36 item 4): each claim kind's pattern (catalog) and checker
+(code) on hand-written conversations whose tool results hold the facts; a credit resting on a false claim
+the user acted on is not credited, one the user did not act on is uncertain; the viewer lists them."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
+
+from gold_variants import explain, variants_for
+from gold_variants._claims import false_claims
+from gold_variants._evidence import _turns
+from loophole_report._viewer import _gold
+
+NOW = "2024-05-15T15:00:00"  # the airline policy's current time
+
+
+def _read(name: str, args: dict, result: object, n: int) -> list:
+    call = ToolCall(id=f"c{n}", name=name, arguments=args)
+    return [AssistantMessage(role="assistant", content=None, tool_calls=[call]),
+            ToolMessage(role="tool", id=f"c{n}", content=json.dumps(result))]
+
+
+def _reservation(created_at: str, dates: tuple[str, ...] = ("2024-05-21",), cabin: str = "economy") -> dict:
+    return {"reservation_id": "OWZ4XL", "user_id": "ivan_rossi_8555", "cabin": cabin, "created_at": created_at,
+            "flights": [{"flight_number": f"HAT{i:03d}", "date": d, "price": 100} for i, d in enumerate(dates)],
+            "passengers": [{"first_name": "Ivan", "last_name": "Rossi"}], "payment_history": []}
+
+
+USER = {"user_id": "ivan_rossi_8555", "membership": "silver", "payment_methods": {
+    f"certificate_{n}": {"source": "certificate", "amount": 100, "id": f"certificate_{n}"} for n in (1, 2, 3)}}
+
+
+def _claims(*messages) -> list:
+    return false_claims(_turns(list(messages)), list(messages), "airline")
+
+
+def _says(text: str, reply: str = "Okay, thanks. ###STOP###") -> list:
+    return [AssistantMessage(role="assistant", content=text), UserMessage(role="user", content=reply)]
+
+
+def test_the_24_hour_window_is_checked_against_created_at():
+    booked = "2024-05-14T16:03:00"  # 22 h 57 min before the current time
+    said = "Your reservation was booked more than 24 hours ago, so it cannot be cancelled."
+    found = _claims(*_read("get_reservation_details", {"reservation_id": "OWZ4XL"}, _reservation(booked), 1),
+                    *_says(said))
+    assert [(c.kind, c.acted_on) for c in found] == [("booking_window", True)]
+    assert "22 h 57 min" in found[0].truth
+    rule = "If a reservation was booked more than 24 hours ago, it cannot be cancelled without insurance."
+    assert _claims(*_read("get_reservation_details", {"reservation_id": "OWZ4XL"}, _reservation(booked), 1),
+                   *_says(rule)) == []
+    assert _claims(*_read("get_reservation_details", {"reservation_id": "OWZ4XL"}, _reservation("2024-05-13T10:00:00"), 1),
+                   *_says(said)) == []
+
+
+def test_certificates_tier_cabin_rule_and_total_each_have_a_checker():
+    user = _read("get_user_details", {"user_id": "ivan_rossi_8555"}, USER, 1)
+    res = _read("get_reservation_details", {"reservation_id": "OWZ4XL"}, _reservation("2024-05-01T10:00:00"), 2)
+    plan = "You can pay for the new flights using certificate_1, certificate_2 and certificate_3."
+    assert [c.kind for c in _claims(*user, *_says(plan))] == ["certificates_per_reservation"]
+    assert _claims(*user, *_says("You can pay using certificate_1 and your credit card.")) == []
+    assert _claims(*user, *_says("You can pay using certificate_1 or certificate_2, whichever you prefer.")) == []
+    assert [c.kind for c in _claims(*user, *_says("As a gold member, you get two free bags."))] == ["membership_tier"]
+    assert _claims(*user, *_says("As a silver member, you get two free bags.")) == []
+    wrong_rule = "Cabin upgrades are not allowed for basic economy reservations like this one, I'm afraid."
+    assert [c.kind for c in _claims(*res, *_says(wrong_rule))] == ["cabin_rule"]
+    assert _claims(*res, *_says("A cabin change is not allowed if any flight has already been flown.")) == []
+    flown = _read("get_reservation_details", {"reservation_id": "OWZ4XL"},
+                  _reservation("2024-05-01T10:00:00", ("2024-05-10", "2024-05-21")), 2)
+    assert _claims(*flown, *_says("You cannot upgrade this reservation.")) == []
+    search = _read("search_direct_flight", {"origin": "EWR", "destination": "LAX", "date": "2024-05-21"}, [
+        {"flight_number": "HAT041", "prices": {"basic_economy": 60, "economy": 120, "business": 300}},
+        {"flight_number": "HAT042", "prices": {"basic_economy": 70, "economy": 130, "business": 310}}], 3)
+    assert _claims(*res, *search, *_says("On HAT041 and HAT042 in economy, the total is $250.")) == []
+    assert [c.kind for c in _claims(*res, *search, *_says("On HAT041 and HAT042 in economy, the total is $290."))] == [
+        "quoted_total"]
+
+
+def _refusal(reply: str) -> list:
+    """Task 32 (L6): a grounded basic-economy decline that rests on a false three-certificate plan."""
+    res = _reservation("2024-05-09T13:43:03", cabin="basic_economy")
+    return [
+        UserMessage(role="user", content="I need to change the flights on reservation OWZ4XL."),
+        *_read("get_user_details", {"user_id": "ivan_rossi_8555"}, USER, 1),
+        *_read("get_reservation_details", {"reservation_id": "OWZ4XL"}, res, 2),
+        AssistantMessage(role="assistant", content=(
+            "I'm sorry, but basic economy reservations cannot be modified. For any future booking you could pay "
+            "with certificate_1, certificate_2 and certificate_3 together.")),
+        UserMessage(role="user", content=reply),
+        AssistantMessage(role="assistant", content="I'm sorry, but basic economy reservations cannot be modified."),
+    ]
+
+
+def test_a_false_claim_the_user_acted_on_voids_the_credit_otherwise_it_is_uncertain():
+    variant = next(v for v in variants_for("airline", "tau2", "32") if v.gold_id == "L6.refuse")
+    acted = explain(variant, _refusal("Okay, that works for me."))
+    assert not acted.holds and "claims_true failed" in (acted.failure() or "")
+    ignored = explain(variant, _refusal("No, I really need this reservation changed."))
+    assert ignored.holds and ignored.uncertain and "certificates" in (ignored.doubt() or "")
+    shown = _gold(SimpleNamespace(gold_id="L6.refuse", reading="refuse", verdict="not_credited", reward=0.0,
+                                  db_match=True, action=None, communicate=None, nl_assertion=None, status="ok",
+                                  reason=acted.failure()),
+                  json.loads(acted.to_json()), {}, {})
+    assert [(c["message_index"], c["acted_on"]) for c in shown["false_claims"]] == [(5, True)]
+    assert "one per reservation" in shown["false_claims"][0]["truth"]
+
+
+def test_the_cabin_rule_precondition_reads_long_and_conditional_statements():
+    from gold_variants._evidence import _turns as turns
+    from gold_variants._preconditions import _no_false_policy
+
+    def held(text: str) -> bool:
+        return _no_false_policy(turns([AssistantMessage(role="assistant", content=text)])).held
+
+    assert held("Cabin changes are not allowed if any flight in the reservation has already been flown.")
+    assert not held("Upgrading the cabin on a basic economy ticket like the one you hold is not permitted.")
+    assert not held("Basic economy fares can neither be changed nor upgraded to a higher cabin.")
+    assert held("Basic economy flights cannot be modified, but you may upgrade the cabin.")

@@ -1,0 +1,47 @@
+"""Text as people write it (#36 item 2): one normalisation step before any matching, and evidence spans that
+still point at the original text the viewer marks. Expected values are written by hand."""
+
+from __future__ import annotations
+
+from tau2.data_model.message import AssistantMessage, UserMessage
+
+from gold_variants._evidence import _turns, find_declines
+from gold_variants._normalise import normalise
+from loophole_report._viewer import marked_spans
+
+# An agent's reply wrapped as JSON (literal \n escapes), with a non-breaking hyphen (U+2011), a curly
+# apostrophe and a no-break space: as one public run writes them.
+WRAPPED = (
+    '{\n  "message": "Thanks for waiting, Mei.\\n\\nI\u2019m sorry, but basic\u2011economy tickets '
+    "can\u2019t be modified\u00a0under our policy.\\n\\nIs there anything else?\"\n}"
+)
+
+
+def test_normalised_text_and_its_origin():
+    n = normalise(WRAPPED)
+    assert "\nI'm sorry, but basic-economy tickets can't be modified under our policy.\n" in n.text
+    at = n.text.index("basic-economy")
+    start, end = n.span(at, at + len("basic-economy"))
+    assert WRAPPED[start:end] == "basic\u2011economy"
+    table = normalise("| Option | Allowed |\n|---|:---:|\n| **Change** to another route | No |")
+    assert [line.strip() for line in table.text.splitlines() if line.strip()] == [
+        "; Option ; Allowed ;", "; Change to another route ; No ;"
+    ]
+    items = normalise("I can offer: 1. Cancel the trip for a refund 2. Book a new one")
+    assert items.text == "I can offer:\n1. Cancel the trip for a refund\n2. Book a new one"
+    assert normalise("a\u2013b \u2014 c\u2212d\u00a0e\u200bf").text == "a-b - c-d ef"
+
+
+def test_a_decline_in_json_wrapped_unicode_text_is_found_and_marked_in_the_original():
+    messages = [
+        UserMessage(role="user", content="I want to change the flights on my basic economy reservation."),
+        AssistantMessage(role="assistant", content=WRAPPED),
+    ]
+    found = find_declines("refuse_basic_economy_modify", _turns(messages))
+    assert len(found) == 1 and found[0].message_index == 1
+    item = found[0]
+    assert item.start is not None and item.end is not None
+    marked = WRAPPED[item.start : item.end]
+    assert marked.startswith("I\u2019m sorry, but basic\u2011economy") and marked.endswith("under our policy.")
+    spans = marked_spans(WRAPPED, [item.excerpt], [(item.start, item.end)])
+    assert [piece for piece, on in spans if on] == [marked]
