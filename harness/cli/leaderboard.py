@@ -29,11 +29,13 @@ def leaderboard(
     listed with its reason under the table; the command fails only when nothing can be ranked (or --strict)."""
     from harness import leaderboard as build_leaderboard
     from harness.cli._console import output_console
+    from loophole_base import cut
 
     console = output_console(200)
     result = build_leaderboard(
         paths, out, manifest=manifest, include_flagged=include_flagged, workers=workers, domain=domain,
-        strict=strict, on_note=lambda line: console.print(f"note: {line}", soft_wrap=True, markup=False, highlight=False),
+        strict=strict,
+        on_note=lambda line: console.print(f"note: {cut(line, 1000)}", soft_wrap=True, markup=False, highlight=False),
     )
     print_board(console, result)
 
@@ -57,10 +59,10 @@ def print_board(console, result) -> None:  # result: harness.LeaderboardResult
                 ("unranked", not r.ranked)) if on)
             ci = "" if r.gain_ci_low != r.gain_ci_low else f" [{r.gain_ci_low:.1f}, {r.gain_ci_high:.1f}]"
             gain = "n/a" if r.gain_points != r.gain_points else f"{r.gain_points:+.1f}{ci}"
-            t.add_row(_v(r.rank_multi), _v(r.rank_single), _v(r.rank_change), str(r.name), str(r.trajectories),
+            t.add_row(_v(r.rank_multi), _v(r.rank_single), _v(r.rank_change), cut(str(r.name)), str(r.trajectories),
                       str(r.tasks), r.band4, _p(r.do_nothing_ceiling), gain,
                       _p(r.loophole_single), _p(r.non_loophole_single), _p(r.explained_failures), r.judge, status or "ok",
-                      f"{Path(r.source_file).name} ({r.source_sha256[:12]})")
+                      f"{cut(Path(r.source_file).name)} ({r.source_sha256[:12]})")
         console.print(t)
         for r in g[g.flagged].itertuples(index=False):
             console.print(
@@ -69,10 +71,10 @@ def print_board(console, result) -> None:  # result: harness.LeaderboardResult
                 + ("" if r.ranked else "; kept out of the ranking (--include-flagged to rank it)"),
                 soft_wrap=True, markup=False, highlight=False)
         for r in g[g.scored == 0].itertuples(index=False):
-            console.print(f"unscored: {r.name} ({Path(r.source_file).name}): no trajectory has a reward: "
+            console.print(f"unscored: {cut(str(r.name))} ({cut(Path(r.source_file).name)}): no trajectory has a reward: "
                           f"{r.unscored}; not ranked", soft_wrap=True, markup=False, highlight=False)
     for line in skipped:
-        console.print(f"skipped: {line}", soft_wrap=True, markup=False, highlight=False)
+        console.print(f"skipped: {cut(line, 1000)}", soft_wrap=True, markup=False, highlight=False)
     console.print(f"wrote {out}/leaderboard.parquet, leaderboard.md and run.json", soft_wrap=True)
 
 
