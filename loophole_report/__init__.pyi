@@ -5,12 +5,14 @@ from ._report import (
     check_report_out,
     write_report,
 )
+from ._serve import (
+    serve,
+)
 from ._viewer import (
     VIEWER_MADE_BY,
     SiteStats,
     build_site,
     check_site_out,
-    serve,
 )
 
 __all__ = [

@@ -68,13 +68,18 @@ _BOARD: list[tuple[str, str, Callable[[Any], str]]] = [
 
 
 def _flag_reason(r: Any) -> str:
-    """Why a run is flagged: its recorded rewards disagree with tau2's evaluator ("" where not flagged)."""
+    """Why a run is flagged: its file's task ids contradict its own evidence, or its recorded rewards disagree
+    with tau2's evaluator ("" where not flagged)."""
     if not _yes(getattr(r, "flagged", False)):
         return ""
     n = getattr(r, "disagreements", None)
     recorded, ours = getattr(r, "recorded_pass1", None), getattr(r, "single_pass1", None)
-    why = f"{plain(n)} recorded rewards disagree with tau2's evaluator" if n is not None else (
-        "recorded rewards disagree with tau2's evaluator")
+    cause = getattr(r, "flag_cause", None)  # task ids the file got wrong, then rewards that disagree (#36)
+    if isinstance(cause, str) and cause:
+        why = cause
+    else:
+        why = f"{plain(n)} recorded rewards disagree with tau2's evaluator" if n is not None else (
+            "recorded rewards disagree with tau2's evaluator")
     if recorded is not None and ours is not None and not pd.isna(recorded) and not pd.isna(ours):
         why += f" (recorded pass^1 {pct(recorded)}, ours {pct(ours)})"
     ranked = getattr(r, "ranked", None)

@@ -393,19 +393,3 @@ def marked_spans(
         pos = end
     out.append((text[pos:], False))
     return [(piece, is_marked) for piece, is_marked in out if piece]
-
-
-def serve(site: Path, port: int) -> None:
-    """Serve the site on 127.0.0.1 until interrupted."""
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
-    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(site))
-    with ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
-        print(
-            f"serving {site} on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)",
-            flush=True,
-        )
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass

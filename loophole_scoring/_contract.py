@@ -4,7 +4,7 @@ cannot see.
 - **Broken gold**: a gold *write* that raises on a fresh environment (tau2's evaluator swallows it, so the
   expected end state silently lacks it). Reads that raise are kept apart: they change nothing.
 - **Doing nothing**: the trajectory of an agent that greets, hears the user's opening request, says goodbye,
-  and the user stops, scored by ``score_simulation`` (the scorer sweeps and rescoring use). A task whose
+  and the user stops, scored by ``score_trajectory`` against the single gold (the scorer sweeps and rescoring use). A task whose
   reward then hangs on a judge is ``needs judge`` unless one is given.
 - **Unchecked actions**: gold actions the reward cannot see. With ``ACTION`` in the basis every gold action
   is checked; with ``DB`` (and no ``ACTION``) only the writes that change the database; without either, none.
@@ -19,9 +19,9 @@ from tau2.data_model.simulation import SimulationRun, TerminationReason
 from tau2.data_model.tasks import RewardType, Task
 
 from envs import GoldStep, ReplayEngine, replay_steps
-from loophole_scoring._judge import Judge
-from loophole_scoring._simulation import score_simulation
+from loophole_scoring._judge import Judge, OncePerTrajectory
 from loophole_scoring._status import Status
+from loophole_scoring._trajectory import score_trajectory
 
 # The do-nothing trajectory's words (the null agent says the same): no tool call, no decline, no transfer.
 DO_NOTHING_GREETING = "Hi! How can I help you today?"  # tau2's DEFAULT_FIRST_AGENT_MESSAGE
@@ -121,8 +121,10 @@ def do_nothing_verdict(
     domain: str, task_version: str, task: Task, engine: ReplayEngine, judge: Judge | None = None
 ) -> tuple[str, str | None]:
     """("passes" | "fails" | "needs judge" | "error: …", reason) of the do-nothing trajectory, single gold."""
-    scored = score_simulation(do_nothing_simulation(task), domain, task_version, engine, judge, task=task)
-    gold = scored.result.single_gold
+    # The single gold alone, through the scorer every run uses: the variants are not asked (a task-report
+    # variant reads another version's gold, whose data an offline τ²-only report may not have).
+    once = OncePerTrajectory(judge) if judge is not None else None
+    gold = score_trajectory(do_nothing_simulation(task), task, engine, once, []).single_gold
     if gold.reward == 1.0:
         return PASSES, gold.reason
     if gold.reward is not None:

@@ -22,20 +22,10 @@ from tau2.registry import registry
 from analysis import audit_golds
 from envs import TASK_VERSIONS, engine_for, load_task_set, replay_steps
 from loophole_scoring import do_nothing_simulation, gold_contract
-from tests.conftest import harness
+from tests.conftest import BROKEN_GOLDS, harness
 
 FULL = os.environ.get("HARNESS_FULL_AUDIT") == "1"
 
-# Every gold write that raises on a fresh database, per version and domain: task -> action ids. Data, checked
-# against tau2 alone by test_listed_broken_golds_equal_a_tau2_replay. A new one fails test_every_gold_...
-BROKEN_GOLDS: dict[tuple[str, str], dict[str, list[str]]] = {
-    ("tau2", "airline"): {},
-    ("tau2", "retail"): {"12": ["12_4"], "13": ["13_4"], "64": ["64_6"], "105": ["106_0"]},
-    ("tau3", "airline"): {},
-    ("tau3", "retail"): {"64": ["64_6"], "105": ["106_0"]},
-    ("verified", "airline"): {},
-    ("verified", "retail"): {"18": ["18_4"], "64": ["64_6"], "91": ["91_1"], "105": ["106_0"]},
-}
 # The do-nothing sample: passes and fails on each version, a broken gold that doing nothing passes
 # (retail 12 on tau2, 18 and 105 on Verified), and τ³ retail tasks whose NL assertions need a judge (24, 105).
 SAMPLE = {"airline": ["0", "2", "7", "9"], "retail": ["0", "12", "18", "24", "105"]}

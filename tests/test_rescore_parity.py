@@ -68,13 +68,16 @@ def test_aide_airline_reproduces_all_recorded_rewards():
     assert sum(r[4].single_gold.reward == r[1].raw["reward_info"]["reward"] for r in rows) == 50
 
 
-def test_toolorchestra_recorded_rewards_belong_to_other_tasks():
+def test_toolorchestra_recorded_rewards_belong_to_the_tasks_its_checks_name():
+    """The file stores row positions as task ids (#36): read with its ids verified, each simulation is scored
+    against the task its recorded checks name, and then its recorded reward is tau2's."""
     rows = list(_scored("toolorchestra_retail_tau2_1trial.json"))
+    remapped = [r for r in rows if r[1].raw.get("_file_task_id") is not None]
     disagree = [r for r in rows if r[4].single_gold.reward != r[1].raw["reward_info"]["reward"]]
-    assert len(rows) == 114 and len(disagree) == 95
-    task0 = next(r for r in rows if r[3].id == "0")
-    cited = [c["action"]["action_id"] for c in task0[1].raw["reward_info"]["action_checks"]]
-    assert "89_0" in cited  # the recorded checks of task 0 are those of task 89
+    assert len(rows) == 114 and len(remapped) == 113 and disagree == []
+    first = next(r for r in rows if r[1].raw.get("_file_task_id") == "0")
+    cited = [c["action"]["action_id"] for c in first[1].raw["reward_info"]["action_checks"]]
+    assert "89_0" in cited and first[3].id == "89"  # the file's task 0 recorded the checks of task 89
 
 
 def test_tau3_retail_without_judge_scores_what_needs_none():

@@ -25,8 +25,7 @@ from loophole_scoring import (
     governing_evidence,
     score_simulation,
 )
-from tests.conftest import SHARED, harness
-from tests.test_audit_golds import BROKEN_GOLDS
+from tests.conftest import BROKEN_GOLDS, SHARED, harness
 
 REFUSAL = EVIDENCE_TEXT["refusal"]  # "I'm sorry, but I cannot do that: the policy does not allow this request."
 ROUTE_REFUSAL = EVIDENCE_TEXT["refuse_route_change"]
@@ -183,7 +182,7 @@ def test_old_run_without_the_column_reads_unknown(rescored, tmp_path):
 def test_python_api_rescore_returns_the_strict_column(tmp_path):
     from harness import rescore
 
-    run = rescore([SHARED / "real-runs" / "whissle_retail_tau3_5sims.json"], tmp_path / "run")
+    run = rescore([SHARED / "real-runs" / "whissle_retail_tau3_5sims.json"], tmp_path / "run").run
     trials = run.trials
     assert {"strict_reward", "strict_reason"} <= set(trials.columns)
     scored = trials[trials.reward.notna()]

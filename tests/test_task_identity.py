@@ -86,7 +86,7 @@ def test_a_simulation_no_task_fits_is_refused_with_a_reason(tmp_path):
 
 
 def test_toolorchestra_retail_is_scored_against_the_tasks_it_recorded(tmp_path):
-    from analysis import leaderboard
+    from analysis import leaderboard_table as leaderboard
 
     path = real_run(RETAIL)
     sims = json.loads(path.read_text())["simulations"]

@@ -8,7 +8,7 @@ instruction two ways), or the task's own gold with what the agent must tell the 
 
 from __future__ import annotations
 
-from envs import load_task_set
+from envs import TauDataError, load_task_set
 from gold_variants._model import GoldVariant, load_catalog
 from gold_variants.readings._base import TaskContext, rule
 
@@ -24,7 +24,12 @@ def report_alternatives(ctx: TaskContext) -> list[GoldVariant]:
             continue
         actions = ctx.gold
         if alt.gold_from is not None:
-            other = load_task_set(ctx.domain, alt.gold_from).task(ctx.task.id).evaluation_criteria
+            try:
+                other = load_task_set(ctx.domain, alt.gold_from).task(ctx.task.id).evaluation_criteria
+            except TauDataError:
+                # Offline without that version's data (a τ²-only machine): the variant cannot be built, so it
+                # is not offered; every other gold of the task still is (a missed credit, never a false one).
+                continue
             actions = list(other.actions or []) if other is not None else []
         found.append(ctx.variant(
             report.id, alt.reading,

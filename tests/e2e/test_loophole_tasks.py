@@ -14,9 +14,12 @@ from tests.conftest import ROOT, harness
 
 
 def test_the_catalog_lists_every_task_the_clause_rules_find_a_loophole_in():
-    """Expected from the rules themselves (every version's variants), not from the catalog."""
+    """Expected from the rules themselves (every version's variants), not from the catalog's task lists. A task
+    report's variant (#35: a corrected or contested gold, ``reports`` in the catalog) is no loophole."""
+    reports = {r.id for r in load_catalog().reports}
     for domain in ("airline", "retail"):
-        with_variants = {t for v in TASK_VERSIONS for t, found in all_variants(domain, v).items() if found}
+        with_variants = {t for v in TASK_VERSIONS for t, found in all_variants(domain, v).items()
+                         if any(g.loophole_id not in reports for g in found)}
         assert load_catalog().loophole_tasks(domain) == with_variants, domain
 
 

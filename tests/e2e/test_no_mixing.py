@@ -77,5 +77,5 @@ def test_a_flag_in_the_report_says_why(tmp_path):
     proc = harness("report", str(tmp_path / "lb"), "--out", str(tmp_path / "r.html"))
     assert proc.returncode == 0, proc.stderr[-2000:]
     html = (tmp_path / "r.html").read_text()
-    assert "Flagged: why" in html and "95 recorded rewards disagree with tau2&#x27;s evaluator" in html.replace(
-        "&#39;", "&#x27;")
+    # the file stores row positions as task ids: the flag names that, with the count read from the file (#36)
+    assert "Flagged: why" in html and "task ids remapped: 113" in html
