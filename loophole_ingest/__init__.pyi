@@ -1,16 +1,4 @@
-"""Ingest: read ``tau2 run`` results files in every layout tau2 writes, one simulation at a time.
-
-Layouts (see README "Rescoring"): a monolithic JSON object with ``info``, ``tasks`` and ``simulations``
-(flat, or ``<run>/results.json``), and the dir layout (``<run>/results.json`` without simulations plus
-``simulation_index``, and ``<run>/simulations/<id>.json``). Files are untrusted data: parsed with a strict
-JSON decoder (no duplicate keys, no NaN/Infinity, valid UTF-8), streamed so that memory stays bounded, and
-validated with tau2's pydantic models. Fields that newer tau2 versions add are ignored; fields older
-versions lack take tau2's defaults.
-
-Modules: ``sources`` (finding results files), ``jsonstream`` (strict, streaming JSON), ``runs`` (a run's
-header and layout), ``shapes`` (headerless shapes from the wild: a bare list, one simulation; refused forks
-and stripped uploads; a run's own tools), ``simulations`` (one simulation's checks); a file's task version is decided by
-``envs._detect``."""
+"""The ingest stage's public names (what each is: ``__init__.py``'s docstring)."""
 
 from ._runs import (
     ImportedRun,
