@@ -6,6 +6,7 @@ imported (``harness._interrupt``); the app itself is in ``harness.cli._app``.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -25,7 +26,12 @@ def main() -> None:
             if line is None:
                 raise
             print(f"error: {line}", file=sys.stderr)
-            sys.exit(130)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            # Not sys.exit: an interrupt inside Ray's start leaves Ray half up, and its exit hook can crash
+            # the process (SIGSEGV instead of 130). Everything finished is written (writes are atomic), and
+            # Ray's reaper stops the processes this one started.
+            os._exit(130)
 
 
 def __getattr__(name: str) -> Any:
