@@ -17,6 +17,7 @@ from ._audit_traces import (
     audit_traces,
 )
 from ._bundle import (
+    ANALYZE_MADE_BY,
     AnalysisBundle,
     analyze_trials,
     write_tables,
@@ -65,6 +66,7 @@ from ._versions import (
 )
 
 __all__ = [
+    "ANALYZE_MADE_BY",
     "band4",
     "band4_by_agent",
     "contract_marks",

@@ -103,19 +103,24 @@ def _overlap(trials: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+ANALYZE_MADE_BY = "harness analyze"
+
+
 def write_tables(bundle: AnalysisBundle, out: Path) -> list[Path]:
-    """Each table as CSV and Parquet (the store's atomic writer: temporary name, fsync, rename)."""
+    """Each table as CSV and Parquet, the folder built whole and swapped in (``atomic_folder``): a folder
+    that holds anything an earlier ``analyze`` did not write there is refused, never overwritten."""
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
-    from loophole_base import atomic_write_table, atomic_write_text
+    from loophole_base import atomic_folder
 
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, df in bundle.tables.items():
-        csv = out / f"{name}.csv"
-        atomic_write_text(csv, df.to_csv(index=False))
-        table = pa.Table.from_pandas(df.astype({c: str for c in df.columns if df[c].dtype == object}), preserve_index=False)
-        parquet = out / f"{name}.parquet"
-        atomic_write_table(table, parquet)
-        written += [csv, parquet]
-    return written
+    out = Path(out)
+    names = []
+    with atomic_folder(out, made_by=ANALYZE_MADE_BY, label="--out") as tmp:
+        for name, df in bundle.tables.items():
+            (tmp / f"{name}.csv").write_text(df.to_csv(index=False), encoding="utf-8")
+            table = pa.Table.from_pandas(df.astype({c: str for c in df.columns if df[c].dtype == object}),
+                                         preserve_index=False)
+            pq.write_table(table, tmp / f"{name}.parquet")
+            names += [f"{name}.csv", f"{name}.parquet"]
+    return [out / n for n in names]

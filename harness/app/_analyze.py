@@ -45,6 +45,11 @@ def analyze(
     from analysis import analyze_trials, cross_version_moves, write_tables
 
     check_at_least("--bootstrap", bootstrap, 100)
+    if out is not None:  # before any work: never over a user's files, never into the run it reads
+        from analysis import ANALYZE_MADE_BY
+        from loophole_base import check_replaceable
+
+        check_replaceable(Path(out), ANALYZE_MADE_BY, "--out", inputs=[Path(run_dir)])
     bundle = analyze_trials(load_trials(run_dir), bootstrap, seed)
     if against is not None:
         bundle.tables["cross_version"] = cross_version_moves(bundle.trials, load_trials(against))

@@ -110,7 +110,6 @@ def golds(
     from analysis import audit_golds
     from envs import DOMAINS, TASK_VERSIONS, check_domain, check_version
     from harness.cli._console import output_console
-    from loophole_base import atomic_write_table
     from loophole_scoring import JudgeSpec
 
     domains = [check_domain(d) for d in dict.fromkeys(domain)] or list(DOMAINS)
@@ -131,7 +130,12 @@ def golds(
     for line in conflicts:
         console.print(f"  {line}", soft_wrap=True, markup=False, highlight=False)
     if out is not None:
-        atomic_write_table(result.golds_table(), out / "golds.parquet")
-        atomic_write_table(result.conflicts_table(), out / "version_conflicts.parquet")
+        import pyarrow.parquet as pq
+
+        from loophole_base import atomic_folder
+
+        with atomic_folder(out, made_by="harness audit golds", label="--out") as tmp:  # a user's folder is refused
+            pq.write_table(result.golds_table(), tmp / "golds.parquet")
+            pq.write_table(result.conflicts_table(), tmp / "version_conflicts.parquet")
         console.print(f"wrote {out / 'golds.parquet'} ({len(result.golds)} rows) and {out / 'version_conflicts.parquet'}",
                       soft_wrap=True, markup=False, highlight=False)

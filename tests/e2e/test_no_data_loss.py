@@ -114,3 +114,19 @@ def test_report_rewrites_its_own_report_and_viewer(run_dir, tmp_path):
         proc = harness("report", str(run_dir), "--out", str(out))
         assert proc.returncode == 0, proc.stderr[-1500:]
     assert (tmp_path / "r" / "report_viewer" / "index.html").is_file()
+
+
+def test_analyze_and_audit_golds_refuse_a_users_folder(run_dir, tmp_path):
+    mine = _user_folder(tmp_path / "mine")
+    (mine / "success.csv").write_text("my own table\n")  # a name analyze writes too
+    before = _snapshot(mine)
+    _refused(harness("analyze", str(run_dir), "--out", str(mine), "--bootstrap", "100"), "did not write")
+    _refused(harness("analyze", str(run_dir), "--out", str(run_dir / "tables"), "--bootstrap", "100"), "input")
+    _refused(harness("audit", "golds", "--domain", "retail", "--task-version", "tau3", "--out", str(mine)),
+             "did not write")
+    assert _snapshot(mine) == before
+    tables = tmp_path / "tables"
+    for _ in range(2):  # its own tables are replaced as a build output is
+        proc = harness("analyze", str(run_dir), "--out", str(tables), "--bootstrap", "100")
+        assert proc.returncode == 0, proc.stderr[-1500:]
+    assert (tables / "success.csv").is_file()
