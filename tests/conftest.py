@@ -197,3 +197,14 @@ BROKEN_GOLDS: dict[tuple[str, str], dict[str, list[str]]] = {
     ("verified", "airline"): {},
     ("verified", "retail"): {"18": ["18_4"], "64": ["64_6"], "91": ["91_1"], "105": ["106_0"]},
 }
+
+
+@pytest.fixture
+def no_handed_over_data():
+    """Task data a test hands over in memory (``install_payload``) is taken back after it: the handed-over
+    task sets name ``<in memory>`` paths, which a later test in the same worker would try to read."""
+    from envs._tasks import _PROVIDED, _load
+
+    yield
+    _PROVIDED.clear()
+    _load.cache_clear()

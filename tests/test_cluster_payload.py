@@ -7,15 +7,8 @@ import dataclasses
 import pytest
 
 from envs import TauDataError, load_task_set
-from envs._tasks import _PROVIDED, _load
+from envs._tasks import _load
 from harness.cluster import ClusterMismatchError, build_payload, install_payload
-
-
-@pytest.fixture
-def no_handed_over_data():
-    yield
-    _PROVIDED.clear()
-    _load.cache_clear()
 
 
 def test_a_node_without_task_data_loads_the_drivers(

@@ -61,7 +61,7 @@ def test_catalog_sha256_changes_with_the_rules(tmp_path):
     assert catalog_sha256(copy) != catalog_sha256()
 
 
-def test_the_cluster_check_refuses_a_node_whose_rules_differ(tmp_path, monkeypatch):
+def test_the_cluster_check_refuses_a_node_whose_rules_differ(tmp_path, monkeypatch, no_handed_over_data):
     """A worker node with the same catalog.yaml but another reading rule refuses the driver's payload."""
     import gold_variants._catalog_hash as catalog_hash
     from harness.cluster import ClusterMismatchError, build_payload, install_payload
