@@ -17,7 +17,7 @@ from loophole_base import HarnessInputError, shown
 from loophole_ingest import ImportedRun, find_sources, import_results_file
 from loophole_scoring import NO_VARIANTS_CUSTOM, JudgeSpec
 
-__all__ = ["FileSummary", "UnreadableRun", "import_all", "import_sources", "rescore_provenance", "rescore_runs",
+__all__ = ["FileSummary", "UnreadableRun", "identity_notes", "import_all", "import_sources", "rescore_provenance", "rescore_runs",
            "score_items"]
 
 
@@ -56,12 +56,15 @@ def import_sources(
 ) -> tuple[list[ImportedRun], list[str]]:
     """Find and read every file's metadata (and check it parses) before anything is scored or written;
     also the notes on paths that were skipped. ``skipped``: unreadable files are left out and their
-    one-line errors appended there (the leaderboard), instead of stopping the command."""
+    one-line errors appended there (the leaderboard), instead of stopping the command.
+
+    Each simulation's task identity is decided as it is scored (no extra pass over a large file): its
+    note comes from ``identity_notes`` after ``rescore_runs``."""
     found = find_sources(paths)
     runs: dict[str, ImportedRun] = {}
     for path in found.sources:
         try:
-            run = import_results_file(path, task_version, skip_bad, domain)
+            run = import_results_file(path, task_version, skip_bad, domain, verify_identity=False)
         except HarnessInputError as exc:
             if skipped is None:
                 raise
@@ -75,6 +78,22 @@ def import_sources(
         runs[run.sha256] = run
         found.notes += run.notes
     return list(runs.values()), found.notes
+
+
+def identity_notes(runs: list[ImportedRun]) -> list[str]:
+    """One line per file whose simulations' task ids disagree with their evidence (after scoring); a
+    copy scored against another version shares its file's decisions, so a file is named once."""
+    from loophole_ingest import identity_note
+
+    seen: set[int] = set()
+    lines = []
+    for run in runs:
+        if run.identity is None or id(run.identity) in seen:
+            continue
+        seen.add(id(run.identity))
+        if (line := identity_note(run)) is not None:
+            lines.append(line)
+    return lines
 
 
 def import_all(

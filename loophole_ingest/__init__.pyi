@@ -1,5 +1,9 @@
 """The ingest stage's public names (what each is: ``__init__.py``'s docstring)."""
 
+from ._identity import (
+    TaskIdentity,
+    identity_note,
+)
 from ._runs import (
     ImportedRun,
     import_results_file,
@@ -27,6 +31,7 @@ __all__ = [
     "find_sources",
     "FLAGS",
     "foreign_tools",
+    "identity_note",
     "FoundSources",
     "import_results_file",
     "ImportedRun",
@@ -34,4 +39,5 @@ __all__ = [
     "read_simulations",
     "SimulationSpans",
     "SpanError",
+    "TaskIdentity",
 ]

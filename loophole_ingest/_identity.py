@@ -270,13 +270,39 @@ class _Run(Protocol):
 
 @dataclass
 class TaskIdentity:
-    """A run's decisions by simulation index: the task to score against, or why it is refused."""
+    """A run's decisions by simulation index: the task to score against, or why it is refused.
+
+    Decided up front (``verify_task_identity``: one more read of the file at import), or, where ``prints``
+    is set, as each simulation is read for scoring (``apply``): the decision needs only that simulation's
+    own evidence, so parallel workers decide their share and the caller ``merge``s what they return, and
+    the note comes after the scoring (``note``). Keyed by index, so deciding or merging twice is harmless.
+    """
 
     remapped: dict[int, str] = field(default_factory=dict)
     refused: dict[int, str] = field(default_factory=dict)
+    how: dict[int, str] = field(default_factory=dict)  # a remapped index: the evidence that named its task
+    checked: set[int] = field(default_factory=set)  # the indices whose evidence was read
+    prints: dict[str, TaskPrint] | None = None  # set: each simulation decided as it is read
+    known: frozenset[str] = frozenset()  # the task ids a file's simulation may name
+
+    def decide(self, index: int, raw: object) -> None:
+        """Decide the ``index``-th simulation from its evidence (once)."""
+        if self.prints is None or index in self.checked:
+            return
+        tid = raw.get("task_id") if isinstance(raw, dict) else None
+        if not isinstance(raw, dict) or raw.get("_missing") or not isinstance(tid, str) or tid not in self.known:
+            return  # a missing, mistyped or unknown id is bad input, named by the validation: never repaired
+        self.checked.add(index)
+        decision = decide(tid, evidence_of(raw), self.prints)
+        if decision.kind == "remap" and decision.task_id is not None:
+            self.remapped[index] = decision.task_id
+            self.how[index] = decision.evidence
+        elif decision.kind == "refuse":
+            self.refused[index] = f"task identity: the file says task {tid!r}, but {decision.evidence}; not scored"
 
     def apply(self, index: int, raw: object) -> tuple[object, str | None]:
         """The raw simulation as it is scored (a remapped copy), and the refusal's reason if refused."""
+        self.decide(index, raw)
         if not isinstance(raw, dict):
             return raw, None
         if index in self.refused:
@@ -285,47 +311,64 @@ class TaskIdentity:
             return {**raw, "task_id": self.remapped[index], FILE_TASK_ID: raw.get("task_id")}, None
         return raw, None
 
+    def decided(self) -> TaskIdentity:
+        """What was decided, without the prints (what a worker sends back)."""
+        return TaskIdentity(self.remapped, self.refused, self.how, self.checked)
+
+    def merge(self, other: TaskIdentity) -> None:
+        self.remapped.update(other.remapped)
+        self.refused.update(other.refused)
+        self.how.update(other.how)
+        self.checked |= other.checked
+
+    def note(self, path: object) -> str | None:
+        """One line for the file when any simulation disagrees: the counts and the evidence."""
+        if not self.remapped and not self.refused:
+            return None
+        parts = []
+        if self.remapped:
+            how = "; ".join(f"{n} by {what}" for what, n in Counter(self.how.values()).most_common())
+            parts.append(f"task ids remapped: {len(self.remapped)} of {len(self.checked)} simulations ({how})")
+        if self.refused:
+            parts.append(f"{len(self.refused)} refused: no task fits their evidence")
+        return f"{shown(path)}: {'; '.join(parts)}; the file's ids are kept in file_task_id"
+
+
+def _deciding(run: _Run) -> TaskIdentity:
+    prints = {tid: task_print(task) for tid, task in run.tasks.items()}
+    return TaskIdentity(prints=prints, known=frozenset(t for t in prints if not run.embedded_ids or t in run.embedded_ids))
+
 
 def verify_task_identity(run: _Run, simulations: Iterable[object] | None = None) -> TaskIdentity:
     """Read every simulation's evidence once, decide each, and add one note to ``run.notes`` when any
     disagrees (the counts and the evidence)."""
-    prints = {tid: task_print(task) for tid, task in run.tasks.items()}
-    known = {tid for tid in prints if not run.embedded_ids or tid in run.embedded_ids}
-    identity = TaskIdentity()
-    evidence: Counter[str] = Counter()
-    total = 0
+    identity = _deciding(run)
     for index, raw in enumerate(simulations if simulations is not None else run._raw_simulations()):
-        tid = raw.get("task_id") if isinstance(raw, dict) else None
-        if not isinstance(raw, dict) or raw.get("_missing") or not isinstance(tid, str) or tid not in known:
-            continue  # a missing, mistyped or unknown id is bad input, named by the validation: never repaired
-        total += 1
-        file_task = raw["task_id"]
-        decision = decide(file_task, evidence_of(raw), prints)
-        if decision.kind == "remap" and decision.task_id is not None:
-            identity.remapped[index] = decision.task_id
-            evidence[decision.evidence] += 1
-        elif decision.kind == "refuse":
-            identity.refused[index] = (
-                f"task identity: the file says task {file_task!r}, but {decision.evidence}; not scored"
-            )
-    if identity.remapped or identity.refused:
-        parts = []
-        if identity.remapped:
-            how = "; ".join(f"{n} by {what}" for what, n in evidence.most_common())
-            parts.append(f"task ids remapped: {len(identity.remapped)} of {total} simulations ({how})")
-        if identity.refused:
-            parts.append(f"{len(identity.refused)} refused: no task fits their evidence")
-        run.notes.append(f"{shown(run.path)}: {'; '.join(parts)}; the file's ids are kept in file_task_id")
+        identity.decide(index, raw)
+    identity.prints = None  # all decided
+    if (line := identity.note(run.path)) is not None:
+        run.notes.append(line)
     return identity
 
 
 R = TypeVar("R", bound=_Run)
 
 
-def checked_identity(run: R) -> R:
-    """``run`` with each simulation's task verified (``run.identity``, one note if any disagrees)."""
-    run.identity = verify_task_identity(run)
+def checked_identity(run: R, now: bool = True) -> R:
+    """``run`` with each simulation's task verified (``run.identity``): ``now``, by reading the file once
+    more (one note in ``run.notes`` if any disagrees), or else as its simulations are read for scoring
+    (``identity_note`` after the last)."""
+    run.identity = verify_task_identity(run) if now else _deciding(run)
     return run
+
+
+def identity_note(run: _Run) -> str | None:
+    """The note on a run whose identity was decided as it was read (None: nothing disagreed, or the note
+    was made at import)."""
+    identity = run.identity
+    if identity is None or identity.prints is None:
+        return None
+    return identity.note(run.path)
 
 
 def identified(run: _Run, index: int, raw: object) -> ImportedSimulation:

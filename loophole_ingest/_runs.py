@@ -295,16 +295,17 @@ def _custom_tasks(
     return {t.id: t for t in tasks if t is not None}
 
 
-def import_results_file(
-    path: Path, task_version: str | None = None, skip_bad: bool = False, domain: str | None = None
-) -> ImportedRun:
+def import_results_file(path: Path, task_version: str | None = None, skip_bad: bool = False,
+                        domain: str | None = None, verify_identity: bool = True) -> ImportedRun:
     """Read one results file's metadata and check every simulation parses; simulations are validated
-    as they are streamed (``ImportedRun.iter_simulations``). Raises ``HarnessInputError`` on bad input."""
+    as they are streamed (``ImportedRun.iter_simulations``). Raises ``HarnessInputError`` on bad input.
+    ``verify_identity``: tasks checked against evidence now (one more read) or as scored (``checked_identity``)."""
     path = Path(path)
     data, count, sha, layout, index = _read_header(path)
     where = shown(path / "results.json" if layout == "dir" else path)
     if layout == LIST or (layout == "monolithic" and headerless_layout("{", data) == SINGLE):
-        return checked_identity(_import_headerless(path, LIST if layout == LIST else SINGLE, sha, task_version, skip_bad, domain))
+        headerless = _import_headerless(path, LIST if layout == LIST else SINGLE, sha, task_version, skip_bad, domain)
+        return checked_identity(headerless, verify_identity)
     if isinstance(data.get("tasks"), list):
         check_reward_basis(where, data["tasks"])
     if "info" not in data:
@@ -363,7 +364,7 @@ def import_results_file(
         embedded_ids=frozenset(ids),
         skip_bad=skip_bad,
         _index=index,
-    ))
+    ), verify_identity)
 
 
 def _import_headerless(

@@ -61,7 +61,7 @@ def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note) 
     from analysis import leaderboard_table as build
     from analysis import leaderboard_trials, to_markdown
     from envs import CUSTOM, load_task_set
-    from harness.rescoring import import_sources, rescore_provenance
+    from harness.rescoring import identity_notes, import_sources, rescore_provenance
     from loophole_base import HarnessInputError, atomic_write_table, atomic_write_text
 
     skipped: list[str] = []
@@ -76,6 +76,8 @@ def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note) 
     for line in found:
         note(line)
     runs = _rescore_readable(runs, out, workers, strict, skipped)
+    for line in identity_notes(runs):  # decided as each simulation was scored
+        note(line)
     if not runs:
         raise HarnessInputError(f"no run to rank: all {len(skipped)} files skipped; first: {skipped[0]}"
                                 if skipped else "no results file to rank")

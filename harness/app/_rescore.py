@@ -53,7 +53,7 @@ def rescore(
     """Rescore results files (paths, folders searched recursively, or globs) into the run folder ``out``.
 
     ``judge`` is a litellm model for NL assertions, or ``"recorded"`` (the file's own verdicts);
-    ``workers`` > 1 scores on Ray; ``against_version`` also scores every run against those task versions'
+    ``workers`` > 1 scores in that many worker processes (at most the cores); ``against_version`` also scores every run against those task versions'
     golds (rows marked). Bad input raises ``HarnessInputError`` with a one-line message, and a failed call
     leaves no folder it made. ``on_note`` sees each note as it arises (they are also in the result)."""
     from loophole_base import DiskFull
@@ -87,7 +87,7 @@ def _judge_spec(judge: str | None, api_base: str | None, api_key_env: str | None
 
 
 def _rescore(paths, out, task_version, domain, workers, skip_bad, spec, versions, on_note, on_progress):
-    from harness.rescoring import import_sources, rescore_provenance, rescore_runs
+    from harness.rescoring import identity_notes, import_sources, rescore_provenance, rescore_runs
     from loophole_base import cut
     from loophole_store import record_run
 
@@ -106,6 +106,8 @@ def _rescore(paths, out, task_version, domain, workers, skip_bad, spec, versions
     total = None if None in counts else sum(c for c in counts if c is not None)
     advance = (lambda n: on_progress(n, total)) if on_progress else None
     summaries = rescore_runs(runs, out, workers=workers, judge=spec, on_progress=advance)
+    for line in identity_notes(runs):  # decided as each simulation was scored
+        note(line)
     for line in record_run(out, rescore_provenance(runs, spec)):  # another catalog or judge than last time
         note(line)
     for s in summaries:  # one line per file, not one divergence per simulation

@@ -16,7 +16,7 @@ def leaderboard(
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet store, leaderboard.parquet/.md)."),
     manifest: Path | None = typer.Option(None, "--manifest", help="YAML: file -> display name, organisation, notes."),
     include_flagged: bool = typer.Option(False, "--include-flagged", help="Rank runs whose recorded rewards disagree."),
-    workers: int = typer.Option(1, "--workers", help="Ray workers for rescoring (1: in-process)."),
+    workers: int = typer.Option(1, "--workers", help="Worker processes for rescoring, at most the cores (1: in-process)."),
     domain: str | None = typer.Option(
         None, "--domain", help="airline or retail: the environment of a custom domain name."
     ),

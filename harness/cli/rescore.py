@@ -20,7 +20,7 @@ def rescore(
     domain: str | None = typer.Option(
         None, "--domain", help="airline or retail: the environment of a custom domain name."
     ),
-    workers: int = typer.Option(1, "--workers", help="Ray workers (1: in-process)."),
+    workers: int = typer.Option(1, "--workers", help="Worker processes, at most the cores (1: in-process)."),
     skip_bad: bool = typer.Option(False, "--skip-bad", help="Keep a bad simulation as an error row."),
     judge: str | None = typer.Option(
         None, "--judge", help="litellm model for NL assertions, or 'recorded' (the file's own verdicts)."
