@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import typer
@@ -15,18 +16,26 @@ def policy(
     policy_file: Path | None = typer.Option(None, "--policy", help="Audit this policy text instead of the pinned one."),
     model: str | None = typer.Option(None, "--model", help="litellm model for the four diagnostic tests."),
     api_base: str | None = typer.Option(None, "--api-base", help="api_base for --model."),
-    out: Path | None = typer.Option(None, "--out", help="Write candidates (Parquet, Markdown) and the profile here."),
+    out: Path | None = typer.Option(None, "--out", help="Write candidates (Parquet, Markdown) and the profile to this new folder."),
 ) -> None:
     """Split the policy into clauses; print the structural profile (both domains); with --model, run the
     scope, boundary, composition and assumption tests per clause."""
+    with contextlib.ExitStack() as stack:
+        _policy(domain, policy_file, model, api_base, out, stack)
+
+
+def _policy(domain: str, policy_file: Path | None, model: str | None, api_base: str | None, out: Path | None,
+            stack: contextlib.ExitStack) -> None:
     import pyarrow as pa
     from rich.table import Table
 
     from analysis import PAPER_PROFILE, llm_audit, split_clauses, structural_profile
     from envs import DOMAINS, check_domain, load_task_set
-    from loophole_base import atomic_write_table, atomic_write_text
+    from loophole_base import atomic_folder, atomic_write_table, atomic_write_text
 
     check_domain(domain)
+    if out is not None:  # built whole and swapped in at the end; a folder holding a user's files is refused
+        out = stack.enter_context(atomic_folder(out, made_by="harness audit policy", label="--out"))
     from harness.cli._console import output_console
 
     console = output_console(180)

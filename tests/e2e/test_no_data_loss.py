@@ -130,3 +130,16 @@ def test_analyze_and_audit_golds_refuse_a_users_folder(run_dir, tmp_path):
         proc = harness("analyze", str(run_dir), "--out", str(tables), "--bootstrap", "100")
         assert proc.returncode == 0, proc.stderr[-1500:]
     assert (tables / "success.csv").is_file()
+
+
+def test_audit_policy_refuses_a_users_folder_and_rebuilds_its_own(tmp_path):
+    mine = _user_folder(tmp_path / "mine")
+    (mine / "structural_profile.parquet").write_text("mine\n")  # the name audit policy writes
+    before = _snapshot(mine)
+    _refused(harness("audit", "policy", "--domain", "airline", "--out", str(mine)), "did not write")
+    assert _snapshot(mine) == before
+    own = tmp_path / "audit"
+    for _ in range(2):  # its own folder is replaced whole
+        proc = harness("audit", "policy", "--domain", "airline", "--out", str(own))
+        assert proc.returncode == 0, proc.stderr[-1500:]
+    assert sorted(p.name for p in own.iterdir()) == [".harness-output.json", "structural_profile.parquet"]
