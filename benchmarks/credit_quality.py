@@ -10,7 +10,7 @@ evidence the rule used. The last line is ``precision=… recall=…``.
 Labels are data: a new labeled trajectory is a new CSV row, never a code change. ``benchmarks/labels_extra.csv``
 adds the project's own labeled cases (#36): each row names a case file built at run time from a shared run by
 an edit in ``benchmarks/label_cases.py`` (a shuffled task id, unicode text, a question, a generic decline, a
-false claim) and the verdict it deserves; they are scored with the corpus and counted with it, and listed by
+false claim, an offer to cancel and book anew) and the verdict it deserves; they are scored with the corpus and counted with it, and listed by
 class.
 
     python benchmarks/credit_quality.py [--corpus DIR] [--extra CSV]

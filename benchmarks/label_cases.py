@@ -125,11 +125,40 @@ def true_tier_acted_on(sim: Sim, other: Sim | None) -> Sim:
     return _tier_decline(sim, "silver")
 
 
+_DECLINE = "Your reservation OWZ4XL is in basic economy, and basic economy reservations cannot be modified."
+_OFFER = "I can cancel OWZ4XL and book you a new reservation on the nonstop instead."
+
+
+def _offer_case(sim: Sim, said: str, reply: str) -> Sim:
+    """After the reads, the agent declines and says ``said`` of cancelling and booking anew, and the user
+    replies and ends the call. (A read edited to make the cancellation allowed would not replay: that case is
+    tests/test_claims.py's, on hand-written reads.)"""
+    return _ending(sim, [*_before_transfer(sim), _assistant(f"{_DECLINE} {said}"), _user(f"{reply} ###STOP###")])
+
+
+def cancel_offer_forbidden_taken(sim: Sim, other: Sim | None) -> Sim:
+    """The decline offers to cancel and book anew, which no cancellation rule allows (booked six days before,
+    basic economy, no insurance, no flight cancelled); the user takes it."""
+    return _offer_case(sim, _OFFER, "Yes, please cancel it and book us on the nonstop.")
+
+
+def cancel_offer_forbidden_ignored(sim: Sim, other: Sim | None) -> Sim:
+    """The same offer; the user does not take it."""
+    return _offer_case(sim, _OFFER, "No, I don't want to cancel anything. I'll keep my flights then.")
+
+
+def cancel_declined_too(sim: Sim, other: Sim | None) -> Sim:
+    """The decline says cancelling and booking anew is not possible either, for the true reasons."""
+    return _offer_case(sim, "Cancelling it and booking a new one is not possible either: it was booked more than "
+                            "24 hours ago, has no travel insurance and is not in business.", "I see, thank you.")
+
+
 EDITS: dict[str, Callable[[Sim, Sim | None], Sim]] = {
     f.__name__: f
     for f in (wrong_task_id, other_task_named_this_one, unicode_summary, wrapped_unrelated_summary,
               decline_in_words, question_not_decline, decline_without_the_record, false_tier_acted_on,
-              true_tier_acted_on)
+              true_tier_acted_on, cancel_offer_forbidden_taken, cancel_offer_forbidden_ignored,
+              cancel_declined_too)
 }
 
 

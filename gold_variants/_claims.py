@@ -7,14 +7,18 @@ time (the catalog's ``now``). A checker returns what the database says where the
 (true, or not decidable from what was read: never a guess).
 
 A credit that rests on a false claim the user acted on (their next message agrees, ends the call or asks for
-a transfer) is ``not_credited``; one the user's decision did not depend on is ``uncertain`` (``explain``)."""
+a transfer) is ``not_credited``; one the user's decision did not depend on is ``uncertain`` (``explain``).
+
+An offer is a claim too: offering to cancel and book anew says the reservation may be cancelled. Its kind is
+checked only for the refusals the catalog names (``refusals_of``), over the whole conversation, and the user
+acts on it by taking it (``_took_offer``), not by agreeing to a decline."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
@@ -54,6 +58,9 @@ class _State:
     user: dict[str, Any] | None
     flights: dict[str, dict[str, Any]]  # flight number -> a search result (its prices by cabin)
     now: datetime | None
+    statuses: dict[tuple[str, str], str] = field(default_factory=dict)  # (flight, date) -> status read
+    domain: str = ""
+    said: str = ""  # what the user and the agent said before the message
 
 
 @dataclass(frozen=True)
@@ -61,13 +68,17 @@ class _Kind:
     name: str
     what: str
     patterns: tuple[re.Pattern[str], ...]
+    not_claims: re.Pattern[str] | None = None
+    refusals_of: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
 def _kinds() -> tuple[tuple[_Kind, ...], dict[str, str]]:
     catalog = load_catalog()
     kinds = tuple(
-        _Kind(name, c.what, tuple(re.compile(p, re.IGNORECASE) for p in c.patterns))
+        _Kind(name, c.what, tuple(re.compile(p, re.IGNORECASE) for p in c.patterns),
+              re.compile("|".join(f"(?:{p})" for p in c.not_claims), re.IGNORECASE) if c.not_claims else None,
+              tuple(c.refusals_of))
         for name, c in catalog.claims.kinds.items()
     )
     return kinds, dict(catalog.claims.now)
@@ -85,10 +96,13 @@ def _states(turns: list[_Turn], messages: Sequence[Message], domain: str) -> lis
     now_text = _kinds()[1].get(domain)
     now = datetime.fromisoformat(now_text) if now_text else None
     calls: dict[str, Any] = {}
-    state = _State({}, None, None, {}, now)
+    state = _State({}, None, None, {}, now, {}, domain)
     out = []
     for t, m in zip(turns, messages, strict=True):
-        out.append(_State(dict(state.reservations), state.last_reservation, state.user, dict(state.flights), now))
+        out.append(_State(dict(state.reservations), state.last_reservation, state.user, dict(state.flights), now,
+                          dict(state.statuses), domain, state.said))
+        if t.role in ("user", "assistant"):
+            state.said += "\n" + t.text
         for c in t.calls:
             calls[c.id] = c
         if isinstance(m, ToolMessage) and m.id in calls:
@@ -99,12 +113,18 @@ def _states(turns: list[_Turn], messages: Sequence[Message], domain: str) -> lis
                 state.last_reservation = value
             elif name == "get_user_details" and isinstance(value, dict):
                 state.user = value
+            elif name == "get_flight_status":
+                args = calls[m.id].arguments
+                status = value if isinstance(value, str) else (m.content or "").strip().strip('"')
+                state.statuses[(str(args.get("flight_number")), str(args.get("date")))] = status.lower()
             elif name.startswith("search_") and isinstance(value, list):
                 for item in value:
                     legs = item if isinstance(item, list) else [item]
                     for leg in legs:
                         if isinstance(leg, dict) and leg.get("flight_number"):
                             state.flights[str(leg["flight_number"])] = leg
+                            if leg.get("date") and leg.get("status"):
+                                state.statuses[(str(leg["flight_number"]), str(leg["date"]))] = str(leg["status"])
     return out
 
 
@@ -216,12 +236,75 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
             f"and passengers makes {quoted:g}")
 
 
+def _status(state: _State, number: str, date: str) -> str | None:
+    """A flight's status on a date: as the conversation read it, else the domain's database (no tool changes
+    a flight's status, so the database's is the status at every point of the conversation)."""
+    read = state.statuses.get((number, date))
+    if read is not None or not state.domain:
+        return read
+    from gold_variants.readings._base import domain_db, flight_status
+
+    return flight_status(domain_db(state.domain), number, date)
+
+
+def _offered(sentence: str, text: str, state: _State) -> dict[str, Any] | None:
+    """The reservation an offer concerns: the one the sentence names, else the one its message names, else the
+    one the conversation named last, else the last one read."""
+    for scope in (sentence, text):
+        named = [r for rid, r in state.reservations.items() if rid in scope]
+        if len(named) == 1:
+            return named[0]
+    last = max(state.reservations, key=state.said.rfind, default=None)
+    if last is not None and state.said.rfind(last) >= 0:
+        return state.reservations[last]
+    return state.last_reservation
+
+
+def _not_cancellable(res: dict[str, Any], state: _State) -> str | None:
+    """Why the policy's cancellation rules forbid cancelling ``res`` now; None where they allow it or what was
+    read cannot tell (insurance: a covered reason may apply; a flight whose status is unknown)."""
+    assert state.now is not None
+    rid = res.get("reservation_id")
+    flights = [f for f in res.get("flights") or [] if isinstance(f, dict)]
+    if not flights or res.get("status") == "cancelled":
+        return None
+    today = state.now.date().isoformat()
+    statuses = {(str(f.get("flight_number")), str(f.get("date"))): _status(state, str(f.get("flight_number")),
+                                                                          str(f.get("date"))) for f in flights}
+    flown = [n for (n, d), st in statuses.items() if d < today or st in ("landed", "flying")]
+    if flown:
+        return f"{', '.join(flown)} of {rid} already flown: the policy allows no cancellation (a transfer is needed)"
+    try:
+        age = state.now - datetime.fromisoformat(str(res.get("created_at")))
+    except ValueError:
+        return None
+    if age <= timedelta(hours=24) or res.get("cabin") == "business" or res.get("insurance") != "no":
+        return None  # within 24 hours (inclusive, L9), business, or insured (or the record does not say)
+    if any(st is None or st == "cancelled" for st in statuses.values()):
+        return None  # cancelled by the airline, or a status nobody can tell
+    hours = int(age.total_seconds()) // 3600
+    shown = ", ".join(f"{n} {d} {st}" for (n, d), st in statuses.items())
+    return (f"{rid} was booked at {res.get('created_at')}, {hours // 24} d {hours % 24} h before the current time "
+            f"{state.now.isoformat(sep=' ')}; its cabin is {res.get('cabin')}, it has no travel insurance and no "
+            f"flight of it was cancelled by the airline ({shown}): the policy allows no cancellation")
+
+
+def _cancellation_offer(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
+    if negated(sentence, m.start()) or vocabulary().decline.search(sentence, m.end()):
+        return None  # "I cannot cancel and rebook it", "cancelling and rebooking is not possible either"
+    res = _offered(sentence, text, state)
+    if res is None or state.now is None:
+        return None
+    return _not_cancellable(res, state)
+
+
 CHECKERS: dict[str, Callable[[str, re.Match[str], str, _State], str | None]] = {
     "booking_window": _booking_window,
     "certificates_per_reservation": _certificates,
     "membership_tier": _membership,
     "cabin_rule": _cabin_rule,
     "quoted_total": _quoted_total,
+    "cancellation_offer": _cancellation_offer,
 }
 
 
@@ -235,29 +318,54 @@ def _acted_on(turns: list[_Turn], index: int) -> bool:
     return "###STOP###" in nxt.text or mentions(v.agreement, text) or mentions(v.transfer_request, text)
 
 
+def _took_offer(turns: list[_Turn], index: int) -> bool:
+    """The user took the offer made at ``index``: a cancellation was made after it, or their next message asks
+    for the cancellation in a statement, or agrees where no transfer was offered beside it (and neither ends
+    the call nor asks for a transfer)."""
+    if any(c.name == "cancel_reservation" for t in turns[index + 1 :] for c in t.calls):
+        return True
+    nxt = next((t for t in turns[index + 1 :] if t.role == "user"), None)
+    if nxt is None:
+        return False
+    v = vocabulary()
+    said = [s for s in _sentences(nxt.text) if v.requests["cancel_reservation"].search(s) and not s.endswith("?")]
+    if said:  # "please cancel it and book the nonstop", not "I don't want to cancel"
+        return any(not any(v.negation.fullmatch(w.strip(".,!?\"'*()")) for w in s.split()) for s in said)
+    if "###STOP###" in nxt.text or mentions(v.transfer_request, nxt.text):
+        return False
+    return mentions(v.agreement, nxt.text) and not mentions(v.transfer_request, turns[index].text)
+
+
+ACTED_ON: dict[str, Callable[[list[_Turn], int], bool]] = {"cancellation_offer": _took_offer}
+
+
 def false_claims(
-    turns: list[_Turn], messages: Sequence[Message], domain: str, until: int | None = None
+    turns: list[_Turn], messages: Sequence[Message], domain: str, until: int | None = None,
+    refusal_of: str | None = None,
 ) -> list[FalseClaim]:
-    """Every assistant sentence before message ``until`` that asserts a claim the database contradicts."""
-    kinds, _ = _kinds()
+    """Every assistant sentence before message ``until`` that asserts a claim the database contradicts. A kind
+    the catalog checks only for some loopholes' refusals (``refusals_of``) is checked where ``refusal_of`` (the
+    refusal's loophole id) is one of them, over the whole conversation."""
+    loopholes = set((refusal_of or "").split("/")) - {""}
+    kinds = [k for k in _kinds()[0] if not k.refusals_of or loopholes & set(k.refusals_of)]
     if not kinds:
         return []
     states = _states(turns, messages, domain)
     found: list[FalseClaim] = []
     for t in turns:
-        if until is not None and t.index > until:
-            break
         if t.role != "assistant" or not t.text:
             continue
         for kind in kinds:
             checker = CHECKERS.get(kind.name)
-            if checker is None:
+            if checker is None or (until is not None and t.index > until and not kind.refusals_of):
                 continue
             for sentence, m in ((s, m) for s in _sentences(t.text) for p in kind.patterns for m in p.finditer(s)):
+                if kind.not_claims is not None and kind.not_claims.search(sentence):
+                    continue  # the sentence states the rule
                 truth = checker(sentence, m, t.text, states[t.index])
                 if truth is not None:
                     excerpt, start, end = t.excerpt(sentence)
-                    found.append(FalseClaim(kind.name, kind.what, t.index, excerpt, truth,
-                                            _acted_on(turns, t.index), start, end))
+                    acted = ACTED_ON.get(kind.name, _acted_on)(turns, t.index)
+                    found.append(FalseClaim(kind.name, kind.what, t.index, excerpt, truth, acted, start, end))
                     break
     return found

@@ -72,6 +72,11 @@ class ClaimKind(BaseModel):
     model_config = ConfigDict(extra="forbid")
     what: str
     patterns: list[str]  # whole regular expressions over one agent sentence (group 1: a value, if any)
+    # A sentence matching one of these states the rule, not the claim ("if it meets the cancellation rules").
+    not_claims: list[str] = Field(default_factory=list)
+    # Checked only for the refusal readings of these loopholes, over the whole conversation (an offer that
+    # routes around the refusal, before or after it); empty: every variant, up to the decision.
+    refusals_of: list[str] = Field(default_factory=list)
 
 
 class Claims(BaseModel):

@@ -118,3 +118,61 @@ def test_the_cabin_rule_precondition_reads_long_and_conditional_statements():
     assert not held("Upgrading the cabin on a basic economy ticket like the one you hold is not permitted.")
     assert not held("Basic economy fares can neither be changed nor upgraded to a higher cabin.")
     assert held("Basic economy flights cannot be modified, but you may upgrade the cabin.")
+
+
+# --- an offer to cancel and book anew beside an L6 refusal: sound only where a cancellation rule allows it ---
+
+
+def _offer(reply: str, offer: str = "I can cancel this reservation and book you a new one on the nonstop instead.",
+           **facts: object) -> list:
+    """Task 32 (L6): a grounded basic-economy decline with an offer to cancel OWZ4XL and book anew, then the
+    user's reply. The read holds the database's flights (their status is the database's: available)."""
+    res = {**_reservation("2024-05-09T13:43:03", cabin="basic_economy"), "insurance": "no",
+           "flights": [{"flight_number": "HAT202", "date": "2024-05-21", "price": 94},
+                       {"flight_number": "HAT232", "date": "2024-05-21", "price": 80}], **facts}
+    return [
+        UserMessage(role="user", content="I need to change the flights on reservation OWZ4XL."),
+        *_read("get_reservation_details", {"reservation_id": "OWZ4XL"}, res, 1),
+        AssistantMessage(role="assistant", content=f"I'm sorry, but basic economy reservations cannot be modified. {offer}"),
+        UserMessage(role="user", content=reply),
+        AssistantMessage(role="assistant", content="I'm sorry, but basic economy reservations cannot be modified."),
+    ]
+
+
+def _l6_refuse():
+    return next(v for v in variants_for("airline", "tau2", "32") if v.gold_id == "L6.refuse")
+
+
+def test_an_offer_to_cancel_and_book_anew_that_no_cancellation_rule_allows_voids_or_weakens_the_refusal():
+    taken = explain(_l6_refuse(), _offer("Yes, please cancel it and book the nonstop."))
+    assert not taken.holds and "claims_true failed" in (taken.failure() or "")
+    assert "may be cancelled" in (taken.failure() or "") and "no travel insurance" in (taken.failure() or "")
+    ignored = explain(_l6_refuse(), _offer("No, I don't want to cancel. I just want the nonstop."))
+    assert ignored.holds and ignored.uncertain and "may be cancelled" in (ignored.doubt() or "")
+    # a flown flight forbids a cancellation even within 24 hours
+    flown = explain(_l6_refuse(), _offer("No, thanks.", created_at="2024-05-15T09:00:00",
+                                         flights=[{"flight_number": "HAT202", "date": "2024-05-14", "price": 94}]))
+    assert flown.uncertain and "already flown" in (flown.doubt() or "")
+    # the viewer lists the offer beside the evidence, as every false claim
+    shown = _gold(SimpleNamespace(gold_id="L6.refuse", reading="refuse", verdict="not_credited", reward=0.0,
+                                  db_match=True, action=None, communicate=None, nl_assertion=None, status="ok",
+                                  reason=taken.failure()),
+                  json.loads(taken.to_json()), {}, {})
+    assert [(c["message_index"], c["acted_on"]) for c in shown["false_claims"]] == [(3, True)]
+    assert shown["false_claims"][0]["excerpt"].startswith("I can cancel this reservation and book you a new one")
+    # checked for L6's refusal only: no other variant, and no direct call without the refusal, sees it
+    assert _claims(*_offer("Yes, please cancel it and book the nonstop.")) == []
+
+
+def test_an_offer_to_cancel_and_book_anew_within_the_cancellation_rules_keeps_the_refusal():
+    reply = "Yes, please cancel it and book the nonstop."
+    # booked 6 hours before the current time, or insured (a covered reason may apply): the offer is sound
+    for facts in ({"created_at": "2024-05-15T09:00:00"}, {"insurance": "yes"}):
+        sound = explain(_l6_refuse(), _offer(reply, **facts))
+        assert sound.holds and not sound.uncertain and sound.false_claims == [], facts
+    # the rule itself, or the workaround declined too, is no offer
+    for said in ("You could cancel it and book a new one if it meets the cancellation rules, which it does not.",
+                 "I cannot cancel this reservation and book a new one either.",
+                 "Cancelling and rebooking is not possible either, since it was booked more than 24 hours ago."):
+        stated = explain(_l6_refuse(), _offer("Okay, I understand.", offer=said))
+        assert stated.holds and not stated.uncertain and stated.false_claims == [], said

@@ -147,18 +147,47 @@ def test_the_same_change_without_the_prior_decline_is_credited_in_place():
 # --- L6 refusal: names basic economy + modifying flights, no workaround offered, no false policy -------
 
 
-def _aide_32_refusing(summary: str, upto: int = 12) -> SimulationRun:
-    """aide's task 32 up to its decline ("basic economy reservations cannot be modified"), then a transfer."""
+# aide's message 11 offers, beside the decline, to cancel OWZ4XL and book anew "since you're a silver member".
+_AIDE_32_OFFER = (
+    "1. **Cancel this reservation and book a new one** - Normally basic economy is non-refundable, but since "
+    "you're a silver member and this involves a family emergency, you may be eligible for special consideration.\n\n"
+)
+
+
+def _aide_32_refusing(summary: str, upto: int = 12, offer: bool = True) -> SimulationRun:
+    """aide's task 32 up to its decline ("basic economy reservations cannot be modified", message 11), then a
+    transfer; ``offer=False`` leaves out message 11's offer to cancel and book anew."""
     sim = _real(AIDE, "32")
     sim.messages = sim.messages[:upto] + _transfer(summary)
+    if not offer and upto > 11:
+        assert _AIDE_32_OFFER in sim.messages[11].content
+        _say(sim, 11, sim.messages[11].content.replace(_AIDE_32_OFFER, ""))
     return sim
 
 
 def test_a_transfer_naming_the_basic_economy_rule_is_a_refusal():
     result = _score(
-        _aide_32_refusing("Basic economy flights cannot be modified according to policy."), "tau2"
+        _aide_32_refusing("Basic economy flights cannot be modified according to policy.", offer=False), "tau2"
     )
     assert result.single_gold.reward == 0.0 and "L6.refuse" in result.crediting_readings()
+
+
+def test_aide_32s_offer_to_cancel_and_book_anew_leaves_its_refusal_uncertain():
+    """OWZ4XL was booked on 2024-05-09 (six days before the policy's current time), in basic economy, without
+    insurance, and neither flight was cancelled by the airline: no cancellation rule allows it, so message
+    11's offer routes around the refusal through a cancellation the policy forbids. The user never takes it
+    (the transfer follows): uncertain. Taking it ("please cancel it and book the nonstop"): not credited."""
+    summary = "Basic economy flights cannot be modified according to policy."
+    row = _row(_score(_aide_32_refusing(summary), "tau2"), "L6.refuse")
+    assert row.verdict == "uncertain" and "message 11 states that the reservation may be cancelled" in row.reason
+    assert all(fact in row.reason for fact in ("2024-05-09T13:43:03", "basic_economy", "no travel insurance"))
+    (claim,) = json.loads(row.explanation_json)["false_claims"]
+    assert (claim["kind"], claim["message_index"], claim["acted_on"]) == ("cancellation_offer", 11, False)
+    taken = _aide_32_refusing(summary)
+    taken.messages[12:12] = [UserMessage(role="user", content="Yes, please cancel it and book the nonstop for us."),
+                             AssistantMessage(role="assistant", content="Let me transfer you to a colleague.")]
+    row = _row(_score(taken, "tau2"), "L6.refuse")
+    assert row.verdict == "not_credited" and "claims_true failed" in row.reason
 
 
 @pytest.mark.parametrize(
@@ -177,7 +206,7 @@ def test_a_transfer_naming_the_basic_economy_rule_is_a_refusal():
     ids=["price-dispute-after-decline", "not-the-clause", "after-offering-the-workaround"],
 )
 def test_transfers_that_are_not_the_refusal_are_not_credited(summary, upto, why):
-    row = _row(_score(_aide_32_refusing(summary, upto), "tau2"), "L6.refuse")
+    row = _row(_score(_aide_32_refusing(summary, upto, offer=False), "tau2"), "L6.refuse")
     # A price-dispute transfer after a decline naming the clause (message 11) is credited on that
     # decline alone, not on the transfer.
     if why is None:

@@ -42,6 +42,11 @@ _RES_ID = re.compile(r"\b([A-Z0-9]{6})\b")
 _AIRPORT = re.compile(r"\b([A-Z]{3})\b")
 
 
+def domain_db(domain: str) -> Any:
+    """The domain's pristine database, read-only (shared with the rules; loaded once)."""
+    return _tools(domain).db
+
+
 @dataclass
 class TaskContext:
     domain: str
@@ -50,7 +55,7 @@ class TaskContext:
 
     @property
     def db(self) -> Any:
-        return _tools(self.domain).db
+        return domain_db(self.domain)
 
     @cached_property
     def gold(self) -> list[Action]:
