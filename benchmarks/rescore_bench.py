@@ -15,10 +15,10 @@ Ours is timed twice. ``ours:`` is the engine alone: all N scored in this process
 domain's database once (the one-time load timed on its own). ``pipeline:`` is the rescore end to end, as
 ``harness rescore FILE --out DIR --workers W`` runs it: the N trajectories are written out (streamed) as a
 real results file in a temporary folder, then ``import_sources`` reads it and ``rescore_runs`` scores it
-with W workers (W > 1: Ray) and writes the Parquet run; the rewards are read back from that Parquet.
+with W workers (W > 1: forked worker processes) and writes the Parquet run; the rewards are read back from that Parquet.
 Rewards must be identical between stock and ours on the sample, ours identical across the repetitions
 (engine and pipeline alike), and the pipeline's equal to the engine's; otherwise it stops with exit 1.
-The peak resident memory of the whole process tree (this process, Ray's processes and workers, any
+The peak resident memory of the whole process tree (this process, its worker processes, any
 subprocess) is sampled from /proc every 50 ms (the tree walked again every 0.5 s), for the whole benchmark. ``--leaderboard`` also runs
 ``harness leaderboard FILE --out DIR --workers W`` on the same file as a subprocess, under a sampler of
 its own tree, and prints its peak on its own line (the last line's peak leaves that subprocess out).
@@ -348,7 +348,7 @@ if __name__ == "__main__":
         parser.add_argument("--file", type=Path, default=DEFAULT_FILE, help="results file to time")
         parser.add_argument("--scale", type=int, default=1000, help="trajectories scored by ours (repeated)")
         parser.add_argument("--sample", type=int, default=50, help="trajectories timed on stock tau2")
-        parser.add_argument("--workers", type=int, default=1, help="rescore workers of the pipeline (>1: Ray)")
+        parser.add_argument("--workers", type=int, default=1, help="rescore workers of the pipeline (>1: worker processes)")
         parser.add_argument("--leaderboard", action="store_true", help="also time harness leaderboard on the file")
         args = parser.parse_args()
         if args.scale < 1 or args.sample < 1 or args.workers < 1:

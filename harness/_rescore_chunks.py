@@ -3,7 +3,10 @@ this process or in worker processes, in order. ``harness.rescoring`` stages and 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -13,7 +16,7 @@ from tau2.data_model.tasks import Task
 
 import loophole_store as store
 from envs import CUSTOM, engine_for, load_task_set
-from loophole_base import HarnessInputError
+from loophole_base import HarnessError, HarnessInputError
 from loophole_ingest import ImportedRun, ImportedSimulation, TaskIdentity, foreign_tools
 from loophole_scoring import RECORDED, JudgeSpec, RecordedJudge, recorded_verdicts, score_simulation
 
@@ -234,10 +237,9 @@ _SEEN: dict[str, int] | None = None  # in a pool worker: the chunks it has score
 
 def _quiet_worker() -> None:
     """A pool worker leaves Ctrl-C to the main process, which prints the one line and stops the pool."""
-    import signal
-
     global _SEEN
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's handler, inherited by the fork
     _SEEN = {}
 
 
@@ -271,33 +273,75 @@ def _in_process(calls: Iterator[Call]) -> Iterator[Outcome]:
 
 
 def _pool_ordered(calls: Iterator[Call], workers: int) -> Iterator[Outcome]:
-    """The calls run in a pool of forked worker processes, at most ``2 × workers`` in flight (memory stays
-    bounded); results come back in call order, so rows are written in key order.
+    """The calls run in worker processes, at most ``2 × workers`` in flight (memory stays bounded); results
+    come back in call order, so rows are written in key order.
 
-    Forked, not Ray: the workers start in milliseconds with this process's imports and task data already
-    loaded, where an embedded Ray took ~5 s to start and stop (and each of its workers imported tau2 again).
-    Rescoring reads a local file by byte offsets, so a cluster would not help it. The pool is torn down
-    on the way out, an error or Ctrl-C included.
+    Forked processes, not Ray: they start in milliseconds with this process's imports and task data, where
+    an embedded Ray took ~5 s to start and stop and each of its workers imported tau2 again; rescoring reads
+    a local file by byte offsets, so a cluster would not help it. A process that already runs Ray (a Python
+    session that swept first) scores on that Ray instead: its gRPC threads do not survive a fork. A worker
+    that dies (killed, out of memory) stops the rescore with an error instead of hanging it.
     """
-    from collections import deque
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        yield from _ray_ordered(calls, workers)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
     from multiprocessing import get_context
 
     n = pool_size(workers)
-    pool = get_context("fork").Pool(n, initializer=_quiet_worker)
+    pool = ProcessPoolExecutor(n, mp_context=get_context("fork"), initializer=_quiet_worker)
+    done = False
     try:
-        pending: deque = deque()
-        for fn, args, rows, identity in calls:
-            pending.append((rows, identity, None if fn is None else pool.apply_async(fn, args)))
-            while len(pending) >= 2 * n:
-                rows_, identity_, ref = pending.popleft()
-                yield rows_, identity_, None if ref is None else ref.get()
-        while pending:
-            rows_, identity_, ref = pending.popleft()
-            yield rows_, identity_, None if ref is None else ref.get()
-        pool.close()
+        yield from _ordered(calls, n, pool.submit, lambda future: future.result())
+        done = True
+    except BrokenProcessPool as exc:
+        raise WorkerDied(f"a rescore worker process died ({exc}; killed, or out of memory?): nothing was "
+                         "written; run the same command again, with fewer --workers if memory is short") from None
     finally:
-        pool.terminate()
-        pool.join()
+        # Stopped early (Ctrl-C, an error, a bad simulation): the workers are stopped too. Forked, they hold
+        # their own ends of the task pipe, so they would outlive this process waiting on it. (Python 3.14
+        # has ``terminate_workers``; before it, the executor's process table is the way in.)
+        workers_left = list(getattr(pool, "_processes", None) or {}) if not done else []
+        pool.shutdown(wait=done, cancel_futures=True)
+        for pid in workers_left:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+
+class WorkerDied(HarnessError):
+    """A worker process ended without its result: one line, exit 75 (try again)."""
+
+    exit_code = 75
+
+
+def _ordered(calls: Iterator[Call], n: int, submit: Callable, result: Callable) -> Iterator[Outcome]:
+    from collections import deque
+
+    pending: deque = deque()
+    for fn, args, rows, identity in calls:
+        pending.append((rows, identity, None if fn is None else submit(fn, *args)))
+        while len(pending) >= 2 * n:
+            rows_, identity_, ref = pending.popleft()
+            yield rows_, identity_, None if ref is None else result(ref)
+    while pending:
+        rows_, identity_, ref = pending.popleft()
+        yield rows_, identity_, None if ref is None else result(ref)
+
+
+def _ray_ordered(calls: Iterator[Call], workers: int) -> Iterator[Outcome]:
+    """As ``_pool_ordered``, on the Ray this process already runs."""
+    import ray
+
+    remotes: dict[Callable, object] = {}
+
+    def submit(fn: Callable, *args: object) -> object:
+        if fn not in remotes:
+            remotes[fn] = ray.remote(num_cpus=1)(fn)
+        return remotes[fn].remote(*args)  # type: ignore[attr-defined]
+
+    yield from _ordered(calls, workers, submit, ray.get)
 
 
 def rescore_chunks(

@@ -140,3 +140,48 @@ def test_the_benchmark_end_to_end_with_two_workers_ends_with_speedup_and_peak():
     match = re.fullmatch(r"speedup=(\d+\.\d) peak_rss_mb=(\d+)", last)
     assert match, last
     assert float(match.group(1)) > 0 and 100 < int(match.group(2)) < 100_000
+
+
+def _die(*_args):  # a worker killed mid-chunk (the OOM killer, a kill -9)
+    import os
+
+    os._exit(9)
+
+
+def test_a_worker_that_dies_stops_the_rescore_in_one_line_instead_of_hanging(tmp_path, monkeypatch):
+    import harness
+    import harness._rescore_chunks as chunks
+
+    monkeypatch.setattr(chunks, "score_spans", _die)  # the forked workers inherit it
+    with pytest.raises(chunks.WorkerDied, match="a rescore worker process died") as info:
+        harness.rescore([real_run(RETAIL5)], tmp_path / "out", workers=2)
+    assert info.value.exit_code == 75 and "\n" not in str(info.value)
+    assert not (tmp_path / "out").exists()
+
+
+RAY_SCRIPT = """
+import sys
+from pathlib import Path
+import harness
+import harness._rescore_chunks as chunks
+from harness.execution import init_ray
+
+calls = []
+original = chunks._ray_ordered
+chunks._ray_ordered = lambda *a: (calls.append(1), (yield from original(*a)))[1]
+init_ray(None, 2)
+harness.rescore([sys.argv[1]], Path(sys.argv[2]), workers=2)
+print("ray used", len(calls))
+"""
+
+
+def test_a_process_that_runs_ray_rescores_on_it_and_writes_what_one_worker_writes(tmp_path):
+    """A Python session that swept first holds Ray, whose threads do not survive a fork: its workers are Ray's."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert harness("rescore", str(real_run(RETAIL5)), "--out", str(one)).returncode == 0
+    proc = subprocess.run([sys.executable, "-c", RAY_SCRIPT, str(real_run(RETAIL5)), str(two)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "ray used 1" in proc.stdout
+    for name in ("trials", "scores"):
+        assert pq.read_table(one / f"{name}.parquet").equals(pq.read_table(two / f"{name}.parquet")), name

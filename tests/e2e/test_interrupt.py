@@ -1,5 +1,5 @@
 """Ctrl-C at any moment of ``harness sweep``, Ray's start included: one line, exit 130, no traceback; and
-no Ray log lines on stderr unless ``-v``."""
+no Ray log lines on stderr unless ``-v``. A rescore's worker processes stop with it."""
 
 from __future__ import annotations
 
@@ -45,3 +45,56 @@ def test_a_sweep_prints_no_ray_log_lines_unless_verbose(tmp_path):
     verbose = harness("-v", "sweep", str(config), timeout=600)
     assert verbose.returncode == 0, verbose.stderr[-3000:]
     assert "core_worker" in verbose.stderr  # the same run with -v shows what the quiet one hid
+
+
+def _children(pid: int) -> list[int]:
+    from pathlib import Path
+
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_during_a_rescore_with_workers_stops_its_worker_processes_too(tmp_path, sig):
+    """Forked workers hold their own end of the task pipe: left alone they would outlive the CLI for ever."""
+    import json
+
+    from tests.conftest import real_run
+
+    source = json.loads(real_run("whissle_retail_tau3_5sims.json").read_text())
+    source["simulations"] = [{**s, "id": f"{s['id']}-{i}"} for i in range(300) for s in source["simulations"]]
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(source))
+    proc = harness("rescore", str(big), "--out", str(tmp_path / "out"), "--workers", "2", background=True)
+    deadline = time.monotonic() + 60
+    while len(workers := _children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert len(workers) >= 2, "the workers never started"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-3000:]
+    assert [line for line in err.splitlines() if line.strip()] == [f"error: interrupted by {sig.name}: stopped; "
+        "a file being written keeps its old content (writes are atomic); run the same command again"], err[-3000:]
+    deadline = time.monotonic() + 10
+    while (alive := [w for w in workers if _alive(w)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert alive == [], f"worker processes left running: {alive}"
+    assert not (tmp_path / "out").exists()
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as fh:
+        return fh.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has exited
