@@ -261,7 +261,8 @@ def _settle(domain: str) -> None:
 
 def pool_size(workers: int) -> int:
     """Worker processes for ``workers``: scoring is CPU-bound, so never more than the machine's cores."""
-    return max(1, min(workers, os.cpu_count() or 1))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(workers, cores))
 
 
 Outcome = tuple["list[dict] | None", "TaskIdentity | None", object]  # a call's rows, identity and result

@@ -185,3 +185,14 @@ def test_a_process_that_runs_ray_rescores_on_it_and_writes_what_one_worker_write
     assert "ray used 1" in proc.stdout
     for name in ("trials", "scores"):
         assert pq.read_table(one / f"{name}.parquet").equals(pq.read_table(two / f"{name}.parquet")), name
+
+
+def test_worker_processes_are_at_most_the_cores_this_process_may_use():
+    import os
+
+    from harness._rescore_chunks import pool_size
+
+    cores = len(os.sched_getaffinity(0))
+    assert pool_size(1) == 1
+    assert pool_size(10**14) == cores  # --workers is checked against Ray's limit, not started as processes
+    assert pool_size(2) == min(2, cores)
