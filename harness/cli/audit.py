@@ -93,15 +93,40 @@ def traces(
     from loophole_base import atomic_write_table
 
     console = output_console(180)
-    table = audit_traces(load_trials(run_dir))
     dest = out or run_dir / "audit_traces.parquet"
-    atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), dest)
+    _check_replaceable_table(dest)
+    table = audit_traces(load_trials(run_dir))
+    marked = pa.Table.from_pandas(table, preserve_index=False)
+    marked = marked.replace_schema_metadata({**(marked.schema.metadata or {}), _MADE_BY: b"harness audit traces"})
+    atomic_write_table(marked, dest)
     summary = table.groupby(["agent", "attribution"]).size().rename("failing trials").reset_index()
     t = Table("agent", "attribution", "failing trials", title=f"stage-2 audit of {run_dir}")
     for r in summary.itertuples(index=False):
         t.add_row(str(r.agent), str(r.attribution), str(r._2))
     console.print(t)
     console.print(f"{len(table)} failing trials; wrote {dest}", soft_wrap=True)
+
+
+_MADE_BY = b"harness_made_by"
+
+
+def _check_replaceable_table(dest: Path) -> None:
+    """Replace ``dest`` only where it is an audit table this verb wrote (its Parquet metadata says so):
+    never a user's file of the same name."""
+    import pyarrow.parquet as pq
+
+    from loophole_base import HarnessInputError, shown
+
+    if not (dest.exists() or dest.is_symlink()):
+        return
+    try:
+        ours = not dest.is_symlink() and dest.is_file() and (pq.read_schema(dest).metadata or {}).get(
+            _MADE_BY) == b"harness audit traces"
+    except Exception:  # noqa: BLE001 - not Parquet at all: a user's file
+        ours = False
+    if not ours:
+        raise HarnessInputError(f"--out {shown(dest)}: exists and is not an audit table `harness audit traces` "
+                                "wrote; refusing to replace it: choose a new file")
 
 
 @app.command("golds")

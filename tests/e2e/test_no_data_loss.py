@@ -143,3 +143,15 @@ def test_audit_policy_refuses_a_users_folder_and_rebuilds_its_own(tmp_path):
         proc = harness("audit", "policy", "--domain", "airline", "--out", str(own))
         assert proc.returncode == 0, proc.stderr[-1500:]
     assert sorted(p.name for p in own.iterdir()) == [".harness-output.json", "structural_profile.parquet"]
+
+
+def test_audit_traces_refuses_a_users_file_and_rewrites_its_own(run_dir, tmp_path):
+    mine = tmp_path / "results.parquet"
+    mine.write_text("my own results\n")
+    _refused(harness("audit", "traces", str(run_dir), "--out", str(mine)), "refusing to replace")
+    assert mine.read_text() == "my own results\n"
+    own = tmp_path / "audit.parquet"
+    for _ in range(2):  # its own table is rewritten
+        proc = harness("audit", "traces", str(run_dir), "--out", str(own))
+        assert proc.returncode == 0, proc.stderr[-1500:]
+    assert own.stat().st_size > 0
