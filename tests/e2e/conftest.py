@@ -1,10 +1,17 @@
-"""Fixtures of the end-to-end tests that load pages in a browser: headless Chromium through Playwright."""
+"""Fixtures of the end-to-end tests: pages in a browser (headless Chromium through Playwright), and sweeps of
+the scripted agents on the scripted server."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
+import yaml
+
+from tests.conftest import harness
 
 
 @pytest.fixture(scope="module")
@@ -50,3 +57,47 @@ def page(browser):
     )
     yield pg
     context.close()
+
+
+# --- sweeps of the scripted agents ----------------------------------------------------------------
+
+SECRET = "sk-live-SECRET-0123456789abcdef"
+
+
+def sweep_config(tmp_path: Path, api_base: str, name: str, **over) -> Path:
+    """A sweep config of the scripted agents (gold, and L6.single_call with its key in $HARNESS_TEST_KEY) on
+    the scripted server at ``api_base``; ``over`` replaces fields."""
+    data = {
+        "name": name,
+        "agents": [
+            {"name": "gold", "model": "openai/scripted-agent",
+             "args": {"api_base": api_base, "api_key": SECRET, "temperature": 0.0}},
+            {"name": "l6", "model": "openai/scripted-agent:L6.single_call",
+             "args": {"api_base": api_base}, "api_key_env": "HARNESS_TEST_KEY"},
+        ],
+        "user_simulator": {"model": "openai/scripted-user", "args": {"api_base": api_base, "api_key": SECRET}},
+        "domains": ["airline", "retail"],
+        "task_versions": ["tau2", "tau3"],
+        "tasks": ["1", "32", "4"],
+        "trials": 2,
+        "max_concurrency": 8,
+        "flush_every": 4,
+        "output": str(tmp_path / name),
+        "retries": {"max_attempts": 4, "base_delay_s": 0.01, "max_delay_s": 0.05, "timeout_s": 5},
+    }
+    data.update(over)
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def run_sweep(config: Path) -> subprocess.CompletedProcess:
+    """``harness sweep CONFIG --workers 2``, with the agent's key set."""
+    env = {**os.environ, "HARNESS_TEST_KEY": SECRET}
+    return harness("sweep", str(config), "--workers", "2", timeout=900, env=env)
+
+
+def start_sweep(config: Path) -> subprocess.Popen:
+    """``harness sweep CONFIG --workers 1`` in the background, in its own session."""
+    env = {**os.environ, "HARNESS_TEST_KEY": SECRET}
+    return harness("sweep", str(config), "--workers", "1", env=env, background=True, start_new_session=True)

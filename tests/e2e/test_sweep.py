@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -17,38 +14,7 @@ from harness.config import load_config
 from harness.trials import expand
 from loophole_scripted_llm import Faults, ScriptedLLMServer
 from tests.conftest import harness
-
-SECRET = "sk-live-SECRET-0123456789abcdef"
-
-
-def _config(tmp_path: Path, api_base: str, name: str, **over) -> Path:
-    data = {
-        "name": name,
-        "agents": [
-            {"name": "gold", "model": "openai/scripted-agent",
-             "args": {"api_base": api_base, "api_key": SECRET, "temperature": 0.0}},
-            {"name": "l6", "model": "openai/scripted-agent:L6.single_call",
-             "args": {"api_base": api_base}, "api_key_env": "HARNESS_TEST_KEY"},
-        ],
-        "user_simulator": {"model": "openai/scripted-user", "args": {"api_base": api_base, "api_key": SECRET}},
-        "domains": ["airline", "retail"],
-        "task_versions": ["tau2", "tau3"],
-        "tasks": ["1", "32", "4"],
-        "trials": 2,
-        "max_concurrency": 8,
-        "flush_every": 4,
-        "output": str(tmp_path / name),
-        "retries": {"max_attempts": 4, "base_delay_s": 0.01, "max_delay_s": 0.05, "timeout_s": 5},
-    }
-    data.update(over)
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
-
-
-def _sweep(config: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HARNESS_TEST_KEY": SECRET}
-    return harness("sweep", str(config), "--workers", "2", timeout=900, env=env)
+from tests.e2e.conftest import SECRET, run_sweep, sweep_config
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +26,8 @@ def server():
 @pytest.fixture(scope="module")
 def full_sweep(server, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("sweep")
-    config = _config(tmp, server.api_base, "e2e")
-    proc = _sweep(config)
+    config = sweep_config(tmp, server.api_base, "e2e")
+    proc = run_sweep(config)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return tmp, config, proc
 
@@ -102,7 +68,7 @@ def test_rerun_runs_nothing_new(full_sweep, server):
     tmp, config, _ = full_sweep
     before = pd.read_parquet(tmp / "e2e" / "trials.parquet")
     n_requests = server.counts.total()
-    proc = _sweep(config)
+    proc = run_sweep(config)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert server.counts.total() == n_requests  # nothing was run again
     pd.testing.assert_frame_equal(before, pd.read_parquet(tmp / "e2e" / "trials.parquet"))
@@ -115,7 +81,7 @@ def test_changed_config_is_a_different_sweep(full_sweep):
     changed = tmp / "changed.yaml"
     changed.write_text(yaml.safe_dump(data))
     assert load_config(changed).sweep_id() != load_config(config).sweep_id()
-    proc = _sweep(changed)
+    proc = run_sweep(changed)
     assert proc.returncode == 2 and "holds sweep" in proc.stderr and "different 'output'" in proc.stderr
 
 
@@ -144,9 +110,9 @@ def test_provider_faults_are_retried_and_malformed_tool_json_is_the_agents_failu
     """500s are the infrastructure's: retried, and excluded only where attempts ran out. Malformed tool-call
     JSON is the model's: an ``agent_error`` row with reward 0 (counted), never ``infra_error``."""
     with ScriptedLLMServer(faults=Faults(rate_500=0.2, rate_malformed=0.5, seed=7)) as flaky:
-        config = _config(tmp_path, flaky.api_base, "faults", domains=["airline"], task_versions=["tau2"],
+        config = sweep_config(tmp_path, flaky.api_base, "faults", domains=["airline"], task_versions=["tau2"],
                          tasks=["1", "32"], trials=2)
-        proc = _sweep(config)
+        proc = run_sweep(config)
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert flaky.counts["fault_500"] > 0 and flaky.counts["fault_malformed"] > 0
     trials = pd.read_parquet(tmp_path / "faults" / "trials.parquet")
@@ -176,17 +142,17 @@ def _free_port() -> int:
 
 def test_refused_endpoint_stops_the_sweep_and_a_fixed_rerun_runs_every_trial(tmp_path, server):
     dead = f"http://127.0.0.1:{_free_port()}/v1"
-    config = _config(tmp_path, dead, "refused", domains=["airline"], task_versions=["tau2"], tasks=["1", "32"],
+    config = sweep_config(tmp_path, dead, "refused", domains=["airline"], task_versions=["tau2"], tasks=["1", "32"],
                      trials=1, retries={"max_attempts": 6, "base_delay_s": 0.5, "max_delay_s": 20, "timeout_s": 5})
     started = time.monotonic()
-    proc = _sweep(config)
+    proc = run_sweep(config)
     elapsed = time.monotonic() - started
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert proc.returncode == 3 and elapsed < 30, (elapsed, proc.stderr[-2000:])
     assert len(errors) == 1 and dead in errors[0] and "Connection refused" in errors[0], proc.stderr[-2000:]
     fixed = tmp_path / "fixed.yaml"
     fixed.write_text(config.read_text().replace(dead, server.api_base))
-    proc = _sweep(fixed)
+    proc = run_sweep(fixed)
     assert proc.returncode == 0, proc.stderr[-2000:]
     trials = pd.read_parquet(tmp_path / "refused" / "trials.parquet")
     assert sorted(trials.trajectory_id) == sorted(k.key for k in expand(load_config(fixed)))
@@ -194,7 +160,7 @@ def test_refused_endpoint_stops_the_sweep_and_a_fixed_rerun_runs_every_trial(tmp
 
 
 def test_missing_api_key_stops_before_any_trial(tmp_path, server):
-    config = _config(tmp_path, server.api_base, "nokey", domains=["airline"], task_versions=["tau2"], tasks=["1"])
+    config = sweep_config(tmp_path, server.api_base, "nokey", domains=["airline"], task_versions=["tau2"], tasks=["1"])
     env = {k: v for k, v in os.environ.items() if k != "HARNESS_TEST_KEY"}
     proc = harness("sweep", str(config), timeout=300, env=env)
     assert proc.returncode == 2
@@ -203,98 +169,10 @@ def test_missing_api_key_stops_before_any_trial(tmp_path, server):
     assert not (tmp_path / "nokey" / "trials.parquet").exists()
 
 
-def _start(config: Path) -> subprocess.Popen:
-    env = {**os.environ, "HARNESS_TEST_KEY": SECRET}
-    return harness("sweep", str(config), "--workers", "1", env=env, background=True, start_new_session=True)
-
-
-def test_analyze_during_a_sweep_sees_every_finished_trial_with_its_scores(tmp_path):
-    """20 rounds of reading (as ``harness analyze`` does) while a sweep writes parts and compacts: every
-    trial read has its score rows, and reading never changes the run directory."""
-    import loophole_store as store
-    from analysis import analyze_trials
-
-    with ScriptedLLMServer(faults=Faults(latency_s=0.2)) as slow:
-        config = _config(tmp_path, slow.api_base, "stress", domains=["airline"], task_versions=["tau2"],
-                         tasks=["1", "32", "4", "3", "5"], trials=2, flush_every=1, max_concurrency=2)
-        proc = _start(config)
-        run = tmp_path / "stress"
-        rounds = 0  # reads made while the sweep had written parts and was still running
-        try:
-            while proc.poll() is None:
-                writing = any((run / "parts").glob("trials-*.parquet"))
-                trials, scores = store.read_tables(run, "trials", "scores")
-                scored = trials[trials.status.isin(["ok", "agent_error", "no_judge"])]
-                assert set(scored.trajectory_id) <= set(scores.trajectory_id), rounds
-                assert trials.trajectory_id.is_unique
-                if writing:
-                    if rounds % 5 == 0:  # the statistics are pure; reading is what meets the writer
-                        analyze_trials(trials, reps=100)
-                    rounds += 1
-                time.sleep(0.05)
-        finally:
-            out, err = proc.communicate(timeout=600)
-    assert proc.returncode == 0, err[-2000:]
-    assert rounds >= 20, rounds  # the reads really overlapped the writes
-    assert sorted(pd.read_parquet(run / "trials.parquet").trajectory_id) == sorted(k.key for k in expand(load_config(config)))
-
-
-def test_sigint_keeps_finished_trials_and_the_resume_gives_each_key_once(tmp_path):
-    with ScriptedLLMServer(faults=Faults(latency_s=0.05)) as slow:
-        # nothing is written by count or time: what the store holds after SIGINT was written on the way out
-        config = _config(tmp_path, slow.api_base, "sigint", domains=["airline"], task_versions=["tau2"],
-                         tasks=["1", "32", "4", "3"], trials=3, flush_every=1000, flush_interval_s=1000,
-                         max_concurrency=2)
-        proc = _start(config)
-        deadline = time.time() + 300
-        while time.time() < deadline and slow.counts["user"] < 40:  # several trials are done by then
-            time.sleep(0.1)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 130 and "interrupted by SIGINT" in err, err[-2000:]
-        kept = pd.read_parquet(tmp_path / "sigint" / "trials.parquet")
-        kept_scores = pd.read_parquet(tmp_path / "sigint" / "scores.parquet")
-        assert 0 < len(kept) < 24 and set(kept.status) == {"ok"}
-        assert set(kept_scores.trajectory_id) == set(kept.trajectory_id)
-        requests = slow.counts.total()
-        resumed = _sweep(config)
-        assert resumed.returncode == 0, resumed.stderr[-2000:]
-        assert slow.counts.total() > requests
-    trials = pd.read_parquet(tmp_path / "sigint" / "trials.parquet")
-    assert sorted(trials.trajectory_id) == sorted(k.key for k in expand(load_config(config)))  # each key once
-    assert set(kept.trajectory_id) <= set(trials.trajectory_id)
-
-
-def test_sigkill_then_resume_gives_each_trial_once(tmp_path):
-    with ScriptedLLMServer(faults=Faults(latency_s=0.05)) as slow:
-        config = _config(tmp_path, slow.api_base, "killed", domains=["airline"], task_versions=["tau2"],
-                         tasks=["1", "32", "4", "0"], trials=2, flush_every=1, max_concurrency=2)
-        env = {**os.environ, "HARNESS_TEST_KEY": SECRET}
-        proc = harness(
-            "sweep", str(config), "--workers", "1", env=env, background=True,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        )
-        parts = tmp_path / "killed" / "parts"
-        deadline = time.time() + 300
-        while time.time() < deadline and not (parts.is_dir() and len(list(parts.glob("trials-*.parquet"))) >= 2):
-            time.sleep(0.2)
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        written = len(list(parts.glob("trials-*.parquet")))
-        assert written >= 2
-        resumed = _sweep(config)
-        assert resumed.returncode == 0, resumed.stderr[-2000:]
-        assert 1 <= slow.max_inflight <= 2  # max_concurrency held at the provider: never more requests at once
-    trials = pd.read_parquet(tmp_path / "killed" / "trials.parquet")
-    keys = {k.key for k in expand(load_config(config))}
-    assert sorted(trials.trajectory_id) == sorted(keys)  # every trial exactly once
-    assert not (tmp_path / "killed" / "parts").exists() or not list((tmp_path / "killed" / "parts").iterdir())
-
-
 def test_a_node_with_another_catalog_stops_the_sweep_in_one_line(server, tmp_path):
     """The driver's catalog hash differs from its workers' (as on a cluster node with another package
     version): the sweep stops before any trial with one ``error:`` line, not a Ray traceback."""
-    config = _config(tmp_path, server.api_base, "mismatch", domains=["airline"], task_versions=["tau2"],
+    config = sweep_config(tmp_path, server.api_base, "mismatch", domains=["airline"], task_versions=["tau2"],
                      tasks=["1"], trials=1, agents=[{"name": "gold", "model": "openai/scripted-agent",
                                                      "args": {"api_base": server.api_base}}])
     proc = harness(
