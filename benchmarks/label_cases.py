@@ -62,27 +62,29 @@ def other_task_named_this_one(sim: Sim, other: Sim | None) -> Sim:
     return out
 
 
+def _transfer_arguments(sim: Sim) -> list[dict]:
+    """The arguments of every transfer in ``sim`` (to edit in place)."""
+    return [c["arguments"] for m in sim["messages"] for c in m.get("tool_calls") or []
+            if c.get("name") == "transfer_to_human_agents"]
+
+
 def unicode_summary(sim: Sim, other: Sim | None) -> Sim:
     """The transfer summary as some agents write it: U+2011 hyphens, no-break spaces, curly apostrophes."""
     out = copy.deepcopy(sim)
-    for m in out["messages"]:
-        for c in m.get("tool_calls") or []:
-            if c.get("name") == "transfer_to_human_agents":
-                text = c["arguments"]["summary"].replace("basic economy", "basic\u2011economy")
-                c["arguments"]["summary"] = text.replace(" cannot ", "\u00a0cannot\u00a0").replace("'", "\u2019")
+    for args in _transfer_arguments(out):
+        text = args["summary"].replace("basic economy", "basic\u2011economy")
+        args["summary"] = text.replace(" cannot ", "\u00a0cannot\u00a0").replace("'", "\u2019")
     return out
 
 
 def wrapped_unrelated_summary(sim: Sim, other: Sim | None) -> Sim:
     """A JSON-escaped summary whose literal \\n separates the request from an unrelated inability."""
     out = copy.deepcopy(sim)
-    for m in out["messages"]:
-        for c in m.get("tool_calls") or []:
-            if c.get("name") == "transfer_to_human_agents":
-                c["arguments"]["summary"] = (
-                    "User wants to change the basic economy reservation OWZ4XL to a nonstop flight.\\n"
-                    "The agent cannot see a seat map for the new flight."
-                )
+    for args in _transfer_arguments(out):
+        args["summary"] = (
+            "User wants to change the basic economy reservation OWZ4XL to a nonstop flight.\\n"
+            "The agent cannot see a seat map for the new flight."
+        )
     return out
 
 

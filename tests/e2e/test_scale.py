@@ -17,28 +17,21 @@ import yaml
 
 from loophole_scripted_llm import Faults, ScriptedLLMServer
 from tests.conftest import TAU_DATA, harness
+from tests.e2e.conftest import sweep_config
 
 PRICE = {"input_cost_per_token": 0.001, "output_cost_per_token": 0.002}  # the server bills 1 + 1 tokens
 
 
 def _config(tmp_path: Path, api_base: str, name: str, **over) -> Path:
-    data = {
-        "name": name,
+    """The scripted sweep of conftest with one gold agent on airline tau2, four tasks, two at a time."""
+    return sweep_config(tmp_path, api_base, name, **{
         "agents": [{"name": "gold", "model": "openai/scripted-agent", "args": {"api_base": api_base, "api_key": "x"}}],
         "user_simulator": {"model": "openai/scripted-user", "args": {"api_base": api_base, "api_key": "x"}},
-        "domains": ["airline"],
-        "task_versions": ["tau2"],
-        "tasks": ["1", "4", "32", "5"],
-        "trials": 2,
-        "max_concurrency": 2,
-        "flush_every": 1,
-        "output": str(tmp_path / name),
+        "domains": ["airline"], "task_versions": ["tau2"], "tasks": ["1", "4", "32", "5"],
+        "max_concurrency": 2, "flush_every": 1,
         "retries": {"max_attempts": 2, "base_delay_s": 0.01, "max_delay_s": 0.05, "timeout_s": 10},
-    }
-    data.update(over)
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
+        **over,
+    })
 
 
 def _sweep(config: Path, env: dict | None = None) -> subprocess.CompletedProcess:
