@@ -27,7 +27,10 @@ from ._pool import (
     DatabasePool,
 )
 from ._replay import (
+    REPLAY_FLAGS,
     ReplayEngine,
+    ReplayFlag,
+    ReplayMode,
     ReplayResult,
     State,
     TrajectoryStructureError,
@@ -73,7 +76,10 @@ __all__ = [
     "pinned_gold_version",
     "pinned_sha256",
     "provide_task_data",
+    "REPLAY_FLAGS",
     "ReplayEngine",
+    "ReplayFlag",
+    "ReplayMode",
     "ReplayResult",
     "replay_steps",
     "REPOSITORIES",

@@ -40,10 +40,7 @@ class GoldStep:
 
 
 def tool_kind(engine: ReplayEngine, name: str) -> str:
-    tools = engine.env.tools
-    if not tools.has_tool(name):
-        return "unknown"
-    return str(tools.tool_type(name).value)
+    return engine.tool_kind(name)
 
 
 def _snapshot(engine: ReplayEngine) -> State:

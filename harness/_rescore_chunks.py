@@ -15,7 +15,7 @@ from tau2.data_model.simulation import SimulationRun, TerminationReason
 from tau2.data_model.tasks import Task
 
 import loophole_store as store
-from envs import CUSTOM, engine_for, load_task_set
+from envs import CUSTOM, ReplayMode, engine_for, load_task_set
 from loophole_base import HarnessError, HarnessInputError
 from loophole_ingest import ImportedRun, ImportedSimulation, TaskIdentity, foreign_tools
 from loophole_scoring import RECORDED, JudgeSpec, RecordedJudge, recorded_verdicts, score_simulation
@@ -68,6 +68,7 @@ def score_items(
     items: Sequence[tuple],
     judge: JudgeSpec | None,
     tasks: dict[str, Task] | None = None,
+    replay: ReplayMode = ReplayMode.LENIENT,
 ) -> list[tuple[str, dict, list[dict]]]:
     """Score (trajectory_id, raw simulation[, its validated SimulationRun]) items; in-process or in a worker.
 
@@ -94,7 +95,7 @@ def score_items(
             RecordedJudge(recorded_verdicts(raw)) if judge and judge.model == RECORDED else built
         )
         task = tasks[sim.task_id] if tasks is not None else None
-        scored = score_simulation(sim, domain, task_version, engine, per_trajectory, task)
+        scored = score_simulation(sim, domain, task_version, engine, per_trajectory, task, replay)
         trial, scores = store.reward_rows(scored, run_id=run_id, trajectory_id=trajectory_id)
         if recorded_reason not in COMPLETED and recorded_reason not in _PINNED:
             # a tau2 1.0 reason the pinned model lacks: 0 by tau2 1.0's rule, named as recorded
@@ -126,7 +127,8 @@ def _merge(rows: list[dict], scored: list[tuple[str, dict, list[dict]]]) -> list
         if (tools := row.get("_foreign_tools")) and trial["status"] == "replay_divergence":
             row["reason"] = (
                 f"custom tools: the agent called {', '.join(tools)}, not {row['domain']} "
-                f"tools (the run used its own tool set, so tau2 cannot replay it); {trial['reason']}"
+                f"tools (the run used its own tool set, so the pinned package cannot replay it; the default "
+                f"lenient replay treats them as no-ops, as tau2 1.0.1 does); {trial['reason']}"
             )
         row["_normalised"] = any(s["replay_normalised"] for s in scores)
         score_rows += scores
@@ -135,7 +137,7 @@ def _merge(rows: list[dict], scored: list[tuple[str, dict, list[dict]]]) -> list
 
 def score_spans(
     run: ImportedRun, task_ids: tuple[str, ...], lo: int, spans: list[tuple[int, int]], first_index: int,
-    judge: JudgeSpec | None,
+    judge: JudgeSpec | None, replay: ReplayMode = ReplayMode.LENIENT,
 ) -> tuple[list[dict], list[dict], int, TaskIdentity | None] | None:
     """A worker's whole share of a monolithic file: read its byte spans, validate, build the rows and
     score them (``run`` comes without its tasks: the pinned ones are loaded here); also the task identity
@@ -152,7 +154,7 @@ def score_spans(
     rows = [_row_of(run, first_index + k, item) for k, item in enumerate(items)]
     pending = [(r["trajectory_id"], item.raw, item.sim) for r, item in zip(rows, items, strict=True)
                if item.sim is not None]
-    scored = score_items(run.run_id, run.domain, run.task_version, pending, judge, None)
+    scored = score_items(run.run_id, run.domain, run.task_version, pending, judge, None, replay)
     decided = run.identity.decided() if run.identity is not None else None
     return rows, _merge(rows, scored), len(scored), decided
 
@@ -162,7 +164,9 @@ def score_spans(
 Call = tuple[Callable | None, tuple, "list[dict] | None", "TaskIdentity | None"]
 
 
-def _stream_calls(runs: Iterable[ImportedRun], judge: JudgeSpec | None, chunk_size: int) -> Iterator[Call]:
+def _stream_calls(
+    runs: Iterable[ImportedRun], judge: JudgeSpec | None, chunk_size: int, replay: ReplayMode
+) -> Iterator[Call]:
     """Each run's simulations read one at a time in this process, into rows and chunks to score."""
     for run in runs:
         tasks = run.tasks if run.task_version == CUSTOM else None
@@ -173,21 +177,23 @@ def _stream_calls(runs: Iterable[ImportedRun], judge: JudgeSpec | None, chunk_si
             if item.sim is not None:
                 pending.append((row["trajectory_id"], item.raw, item.sim))
             if len(pending) >= chunk_size:
-                yield score_items, (run.run_id, run.domain, run.task_version, pending, judge, _needed(tasks, pending)), rows, None
+                yield score_items, (run.run_id, run.domain, run.task_version, pending, judge, _needed(tasks, pending), replay), rows, None
                 pending, rows = [], []
         if rows:
-            args = (run.run_id, run.domain, run.task_version, pending, judge, _needed(tasks, pending))
+            args = (run.run_id, run.domain, run.task_version, pending, judge, _needed(tasks, pending), replay)
             yield (score_items if pending else None), args, rows, None
 
 
-def _span_calls(runs: Iterable[ImportedRun], judge: JudgeSpec | None, chunk_size: int) -> Iterator[Call]:
+def _span_calls(
+    runs: Iterable[ImportedRun], judge: JudgeSpec | None, chunk_size: int, replay: ReplayMode
+) -> Iterator[Call]:
     """Monolithic files of pinned tasks: only byte spans are found here; the workers read, validate and
     score them (``score_spans``). Other runs are streamed here as ``_stream_calls`` does."""
     from loophole_ingest import SimulationSpans, SpanError
 
     for run in runs:
         if run.layout != "monolithic" or run.task_version == CUSTOM:
-            yield from _stream_calls([run], judge, chunk_size)
+            yield from _stream_calls([run], judge, chunk_size, replay)
             continue
         spans = SimulationSpans(run.path)
         light, ids = replace(run, tasks={}, info={}), tuple(run.tasks)
@@ -195,10 +201,10 @@ def _span_calls(runs: Iterable[ImportedRun], judge: JudgeSpec | None, chunk_size
         for span in spans:
             group.append(span)
             if len(group) >= chunk_size:
-                yield score_spans, (light, ids, lo, group, index, judge), None, run.identity
+                yield score_spans, (light, ids, lo, group, index, judge, replay), None, run.identity
                 lo, index, group = group[-1][1], index + len(group), []
         if group:
-            yield score_spans, (light, ids, lo, group, index, judge), None, run.identity
+            yield score_spans, (light, ids, lo, group, index, judge, replay), None, run.identity
             lo, index = group[-1][1], index + len(group)
         if index == 0:
             spans.stream.close()
@@ -346,12 +352,13 @@ def _ray_ordered(calls: Iterator[Call], workers: int) -> Iterator[Outcome]:
 
 
 def rescore_chunks(
-    runs: list[ImportedRun], workers: int, judge: JudgeSpec | None, chunk_size: int, spans: bool
+    runs: list[ImportedRun], workers: int, judge: JudgeSpec | None, chunk_size: int, spans: bool,
+    replay: ReplayMode = ReplayMode.LENIENT,
 ) -> Iterator[tuple[list[dict], list[dict], int]]:
     """(trials rows, scores rows, trajectories scored) chunk by chunk, in order."""
     from loophole_ingest import SpanError
 
-    calls = (_span_calls if spans else _stream_calls)(runs, judge, chunk_size)
+    calls = (_span_calls if spans else _stream_calls)(runs, judge, chunk_size, replay)
     results = _pool_ordered(calls, workers) if workers > 1 else _in_process(calls)
     for rows, identity, result in results:
         if rows is not None:  # streamed here: the worker scored the chunk's items

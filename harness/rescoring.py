@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import loophole_store as store
-from envs import CUSTOM
+from envs import CUSTOM, ReplayMode
 from harness._rescore_chunks import UnreadableRun, rescore_chunks, score_items
 from loophole_base import HarnessInputError, shown
 from loophole_ingest import ImportedRun, find_sources, import_results_file
@@ -48,6 +48,7 @@ class FileSummary:
     flags: dict[str, int] = field(default_factory=dict)  # flag -> rows carrying it
     custom_tools: dict[str, int] = field(default_factory=dict)  # a tool the domain lacks -> simulations
     custom_tool_simulations: int = 0  # simulations that call one (the run's own tool set)
+    replay_flags: dict[str, int] = field(default_factory=dict)  # envs.ReplayFlag -> rows carrying it
 
 
 def import_sources(
@@ -109,6 +110,7 @@ def rescore_runs(
     judge: JudgeSpec | None = None,
     on_progress: Callable[[int], None] | None = None,
     chunk_size: int = 64,
+    replay: ReplayMode = ReplayMode.LENIENT,
 ) -> list[FileSummary]:
     """Score every simulation of ``runs`` and upsert the rows into the store at ``out``.
 
@@ -122,20 +124,20 @@ def rescore_runs(
 
     ordered = sorted(runs, key=lambda r: r.run_id)  # key order: a new run's tables are copied in whole
     try:
-        light = _rescore(ordered, out, workers, judge, on_progress, chunk_size, spans=workers > 1)
+        light = _rescore(ordered, out, workers, judge, on_progress, chunk_size, workers > 1, replay)
     except SpanError:
-        light = _rescore(ordered, out, workers, judge, on_progress, chunk_size, spans=False)
+        light = _rescore(ordered, out, workers, judge, on_progress, chunk_size, False, replay)
     return [_summarise(run, light) for run in runs]
 
 
 def _rescore(
     runs: list[ImportedRun], out: Path, workers: int, judge: JudgeSpec | None,
-    on_progress: Callable[[int], None] | None, chunk_size: int, spans: bool,
+    on_progress: Callable[[int], None] | None, chunk_size: int, spans: bool, replay: ReplayMode,
 ) -> dict[str, dict]:
     """The rows staged, then upserted into ``out``; the trials rows without their messages (summaries)."""
     light: dict[str, dict] = {}
     with store.StagedTables() as staged:
-        for rows, score_rows, n_scored in rescore_chunks(runs, workers, judge, chunk_size, spans):
+        for rows, score_rows, n_scored in rescore_chunks(runs, workers, judge, chunk_size, spans, replay):
             staged.add(rows, score_rows)
             for row in rows:
                 row.pop("messages_json", None)
@@ -187,6 +189,8 @@ def _summarise(run: ImportedRun, trial_rows: dict[str, dict]) -> FileSummary:
         summary.judge_cost += r.get("judge_cost") or 0.0
         for flag in r.get("flags") or []:
             summary.flags[flag] = summary.flags.get(flag, 0) + 1
+        for flag in r.get("replay_flags") or []:
+            summary.replay_flags[flag] = summary.replay_flags.get(flag, 0) + 1
         if r.get("reason") == NO_VARIANTS_CUSTOM:
             summary.custom_tasks_without_variants += 1
         if r.get("reward") is None:
@@ -197,12 +201,15 @@ def _summarise(run: ImportedRun, trial_rows: dict[str, dict]) -> FileSummary:
     return summary
 
 
-def rescore_provenance(runs: list[ImportedRun], judge: JudgeSpec | None, kind: str = "rescore") -> dict:
-    """``run.json`` of a rescore (or a leaderboard, ``kind``): the task data, catalog and judge, and the
-    sources' sha256."""
+def rescore_provenance(
+    runs: list[ImportedRun], judge: JudgeSpec | None, kind: str = "rescore",
+    replay: ReplayMode = ReplayMode.LENIENT,
+) -> dict:
+    """``run.json`` of a rescore (or a leaderboard, ``kind``): the task data, catalog and judge, the replay
+    mode, and the sources' sha256."""
     judge_info = {"model": judge.model, "args": dict(judge.args)} if judge else None
     return store.run_info(
-        kind, {(r.domain, r.task_version) for r in runs}, judge_info,
+        kind, {(r.domain, r.task_version) for r in runs}, judge_info, replay=str(replay),
         source_sha256=sorted({r.sha256 for r in runs}),
         custom_tasks_sha256=sorted({r.tasks_sha256 for r in runs if r.task_version == CUSTOM and r.tasks_sha256}),
     )

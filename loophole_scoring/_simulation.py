@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
-from envs import CUSTOM, ReplayEngine, load_task_set, pinned_gold_version
+from envs import CUSTOM, ReplayEngine, ReplayMode, load_task_set, pinned_gold_version
 from gold_variants import GoldVariant, variants_for
 from loophole_scoring._judge import Judge, OncePerTrajectory
 from loophole_scoring._strict import StrictVerdict, strict_verdict
@@ -50,13 +50,15 @@ def score_simulation(
     engine: ReplayEngine,
     judge: Judge | None,
     task: Task | None = None,
+    replay: ReplayMode = ReplayMode.LENIENT,
 ) -> ScoredSimulation:
     """Score one simulation against its gold and variants. ``task``: the task to score against (a custom
-    run's embedded task); by default the pinned one. The judge is asked at most once per trajectory."""
+    run's embedded task); by default the pinned one. The judge is asked at most once per trajectory.
+    ``replay``: upstream tau2 1.0.1's lenient replay (the default) or the pinned package's strict one."""
     task = task or load_task_set(domain, task_version).task(sim.task_id)
     variants, note = golds_for(domain, task_version, task)
     once = OncePerTrajectory(judge) if judge is not None else None
-    result = score_trajectory(sim, task, engine, once, variants)
+    result = score_trajectory(sim, task, engine, once, variants, replay)
     name = once.name if once is not None and once.cache else "none"
     strict = strict_verdict(result.single_gold.reward, sim.messages, domain, task_version, task, engine)
     return ScoredSimulation(sim.task_id, result, note, name, once.cost if once is not None else 0.0, strict)

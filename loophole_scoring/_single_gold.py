@@ -16,7 +16,14 @@ from tau2.data_model.tasks import Action, RewardType, Task
 from tau2.evaluator.evaluator_action import ActionEvaluator
 from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 
-from envs import ReplayEngine, ReplayResult, State, TrajectoryStructureError, tool_call_pairs
+from envs import (
+    ReplayEngine,
+    ReplayMode,
+    ReplayResult,
+    State,
+    TrajectoryStructureError,
+    tool_call_pairs,
+)
 from gold_variants import Explanation
 from loophole_scoring._judge import Judge, JudgeError
 from loophole_scoring._status import Status, Verdict
@@ -56,13 +63,16 @@ class PredictedReplay:
     error: str | None = None
 
 
-def replay_prediction(engine: ReplayEngine, messages: Sequence[Message]) -> PredictedReplay:
+def replay_prediction(
+    engine: ReplayEngine, messages: Sequence[Message], mode: ReplayMode = ReplayMode.LENIENT
+) -> PredictedReplay:
+    """The agent's replay in ``mode``; an error where it cannot stand (strict: an output that differs)."""
     try:
         pairs = tool_call_pairs(messages)
     except TrajectoryStructureError as exc:
         return PredictedReplay(None, f"trajectory structure: {exc}")
-    result = engine.replay_trajectory(pairs)
-    if result.mismatches:
+    result = engine.replay_trajectory(pairs, mode)
+    if result.diverged:
         m = result.mismatches[0]
         return PredictedReplay(
             result,

@@ -9,12 +9,12 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
-from envs import ReplayEngine
+from envs import ReplayEngine, ReplayMode
 from gold_variants import GoldVariant, explain, pending_ending, predicate_holds, requests_in
 from loophole_scoring._judge import Judge
 from loophole_scoring._single_gold import (
@@ -31,6 +31,10 @@ from loophole_scoring._status import Verdict
 class TrajectoryScore:
     scores: list[GoldScore]
     variants: dict[str, GoldVariant]
+    replay_mode: ReplayMode = ReplayMode.LENIENT
+    # what the agent's replay did that strict replay would not (``envs.ReplayFlag`` -> calls); empty when
+    # the trajectory needed no replay (tau2 skips it where the gold has no actions and no variant applies)
+    replay_flags: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def single_gold(self) -> GoldScore:
@@ -94,13 +98,17 @@ def score_trajectory(
     engine: ReplayEngine,
     judge: Judge | None = None,
     variants: Sequence[GoldVariant] = (),
+    replay: ReplayMode = ReplayMode.LENIENT,
 ) -> TrajectoryScore:
     predicted = None
     if variants or (task.evaluation_criteria is not None and task.evaluation_criteria.actions is not None):
-        predicted = replay_prediction(engine, sim.messages)
+        predicted = replay_prediction(engine, sim.messages, replay)
     scores = [score_against_gold(sim, task, engine, predicted, judge=judge)]
     scores += [_score_variant(sim, task, engine, predicted, judge, v) for v in variants]
-    result = TrajectoryScore(scores, {v.gold_id: v for v in variants})
+    flags = predicted.result.flags if predicted is not None and predicted.result is not None else {}
+    result = TrajectoryScore(
+        scores, {v.gold_id: v for v in variants}, replay, {str(k): v for k, v in flags.items()}
+    )
     problems = result.invariant_violations()
     if problems:  # a scoring bug, never a property of the trajectory: stop rather than store it
         raise ScoringInvariantError(f"task {task.id} trajectory {sim.id}: {'; '.join(problems)}")

@@ -68,6 +68,7 @@ class WhyGoldFails:
         from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 
         from envs import (
+            ReplayMode,
             TauDataError,
             TrajectoryStructureError,
             UnknownTaskError,
@@ -90,8 +91,11 @@ class WhyGoldFails:
             state = None
             if any(is_false(g.db_match) for g in failing):
                 engine = self._engine(row.domain)
-                replay = engine.replay_trajectory(tool_call_pairs(parsed))
-                state = None if replay.mismatches else replay.state
+                # the mode the row was scored in (rows written before the modes existed: strict)
+                recorded = getattr(row, "replay_mode", None)
+                mode = ReplayMode(recorded) if isinstance(recorded, str) and recorded else ReplayMode.STRICT
+                replay = engine.replay_trajectory(tool_call_pairs(parsed), mode)
+                state = None if replay.diverged else replay.state
         except (
             TauDataError,
             UnknownTaskError,

@@ -17,7 +17,7 @@ from loophole_base import atomic_write_text
 from loophole_store._tables import run_lock
 
 RUN_JSON = "run.json"
-_COMPARED = ("catalog_sha256", "judge")  # a rescore or resume under another of these is reported
+_COMPARED = ("catalog_sha256", "judge", "replay")  # a rescore or resume under another of these is reported
 
 
 def _package_version(name: str) -> str | None:

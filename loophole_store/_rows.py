@@ -65,6 +65,8 @@ def reward_rows(scored: ScoredSimulation, *, run_id: str, trajectory_id: str) ->
         "reason": gold.reason if gold.reason or not scored.variants_note else scored.variants_note,
         "judge": scored.judge_name,
         "judge_cost": scored.judge_cost,
+        "replay_mode": str(result.replay_mode),
+        "replay_flags": sorted(result.replay_flags),
     }
     sha = catalog_sha256()
     scores = []

