@@ -57,11 +57,16 @@ def with_v1_fields(data: dict) -> dict:
     out = copy.deepcopy(data)
     out["info"]["text_streaming_config"] = {"enabled": False}
     out["info"]["agent_info"]["voice_settings"] = None
+    out["info"]["workers"] = 4  # tau2 1.0.1: controller mode and its per-provider leases
+    out["info"]["provider_limits"] = {"openai": 40, "gemini": 20}
     for t in out["tasks"]:
         t["issues"] = [{"id": "i1", "title": "t", "description": "d", "status": "open"}]
     for s in out["simulations"]:
         s.update(
-            mode="half_duplex", ticks=None, review={"summary": "ok", "errors": []}, policy=None
+            mode="half_duplex", ticks=None, review={"summary": "ok", "errors": []}, policy=None,
+            agent_usage={"provider": "openai", "model": "gpt-4.1", "input_tokens": 1200, "output_tokens": 310,
+                         "cost": 0.0124, "breakdown": [{"kind": "text", "input_tokens": 1200}]},
+            user_usage=None,
         )
         for m in s["messages"]:
             m.update(is_audio=False, turn_taking_action=None)

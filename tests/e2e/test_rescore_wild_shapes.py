@@ -136,7 +136,8 @@ def test_simulations_stripped_of_their_ids_are_refused_naming_the_fields(base, t
 
 
 def test_a_run_with_its_own_tools_is_one_note_per_file(base, tmp_path):
-    """An agent with a wiki tool: tau2 cannot replay it. One line for the file; the rows are kept."""
+    """An agent with a wiki tool: one line for the file. By default its calls are no-ops, as tau2 1.0.1's
+    lenient replay runs them (rows flagged); the pinned package's strict replay cannot replay them."""
     data = copy.deepcopy(base)
     renamed = []
     for s in data["simulations"][:3]:
@@ -150,12 +151,21 @@ def test_a_run_with_its_own_tools_is_one_note_per_file(base, tmp_path):
     result = next(m for m in s["messages"] if m.get("role") == "tool" and m.get("id") == call["id"])
     result.update(content="Error: Tool 'lookup_everything' not found.", error=True)
     path = layouts.write_monolithic(data, tmp_path / "wiki_agent.json")
+    lenient = harness("rescore", str(path), "--out", str(tmp_path / "lenient"))
+    assert lenient.returncode == 0, lenient.stderr
+    (note,) = _notes(lenient.stdout, "wiki_agent.json")
+    assert f"list_articles (3), in 3 of {N} simulations" in note and "no-ops, as tau2 1.0.1" in note
+    scored = _by_sim(tmp_path / "lenient", path)
+    for sim_id in renamed:  # the renamed calls were reads: the original's reward, flagged
+        row = scored.loc[sim_id]
+        assert row.status == "ok" and row.reward == row.recorded_reward
+        assert {"unknown_tool", "strict_replay_diverges"} <= set(row.replay_flags)
     out = tmp_path / "out"
-    proc = harness("rescore", str(path), "--out", str(out))
+    proc = harness("rescore", str(path), "--out", str(out), "--replay", "strict")
     assert proc.returncode == 0, proc.stderr
     notes = _notes(proc.stdout, "wiki_agent.json")
     assert len(notes) == 1, proc.stdout
-    assert f"list_articles (3), in 3 of {N} simulations" in notes[0] and "its own tool set" in notes[0]
+    assert f"list_articles (3), in 3 of {N} simulations" in notes[0] and "cannot replay them" in notes[0]
     assert "lookup_everything" not in proc.stdout
     trials = _by_sim(out, path)
     assert len(trials) == N
