@@ -123,6 +123,7 @@ def leaderboard_table(trials: pd.DataFrame, task_counts: dict[tuple[str, str], i
             "agent_model": g.agent_model.iloc[0], "user_model": g.user_model.iloc[0],
             "source_file": source, "source_sha256": sha,
             "trajectories": len(g), "scored": len(scored), "unscored": unscored_causes(g),
+            "replay_flags": replay_flag_counts(g),
             "tasks": g.task_id.nunique(),
             "trials": trials_per_task,
             "partial": g.task_id.nunique() < task_counts.get((domain, group), task_counts.get((domain, version), 0)),
@@ -228,6 +229,18 @@ def unscored_causes(g: pd.DataFrame) -> str:
     return ", ".join(f"{cause} ({n})" for cause, n in counts)
 
 
+def replay_flag_counts(g: pd.DataFrame) -> str:
+    """How many of a run's rows carry each replay flag (``trials.replay_flags``, most common first):
+    "strict_replay_diverges (147), write_output_differs (12)". Empty where none does, or the run predates them."""
+    if "replay_flags" not in g:
+        return ""
+    counts: dict[str, int] = {}
+    for flags in g["replay_flags"]:
+        for flag in flags if flags is not None else ():
+            counts[str(flag)] = counts.get(str(flag), 0) + 1
+    return ", ".join(f"{flag} ({n})" for flag, n in sorted(counts.items(), key=lambda c: (-c[1], c[0])))
+
+
 def task_groups(trials: pd.DataFrame) -> pd.Series:
     """Which tasks a row's run was scored on: the pinned version, or ``custom:<tasks sha256[:12]>``, so that
     custom runs are never mixed into τ²/τ³ tables nor with custom runs of other tasks."""
@@ -243,7 +256,8 @@ def to_markdown(board: pd.DataFrame, skipped: list[str] | tuple[str, ...] = ()) 
     cols = ["rank_multi", "rank_single", "rank_change", "name", "trajectories", "tasks", "trials", "single_pass1",
             "multi_pass1", "upper_pass1", "band", "strict_pass1", "band4", "do_nothing_ceiling", "uncertain",
             "gain_points", "loophole_single",
-            "non_loophole_single", "explained_failures", "flagged", "partial", "judge", "unscored", "source_sha256"]
+            "non_loophole_single", "explained_failures", "flagged", "partial", "judge", "unscored", "replay_flags",
+            "source_sha256"]
     for (domain, group), g in board.groupby(["domain", "task_group"]):
         lines += [f"## {domain} {group}", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         for r in g.itertuples(index=False):

