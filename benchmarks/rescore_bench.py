@@ -22,6 +22,11 @@ The peak resident memory of the whole process tree (this process, its worker pro
 subprocess) is sampled from /proc every 50 ms (the tree walked again every 0.5 s), for the whole benchmark. ``--leaderboard`` also runs
 ``harness leaderboard FILE --out DIR --workers W`` on the same file as a subprocess, under a sampler of
 its own tree, and prints its peak on its own line (the last line's peak leaves that subprocess out).
+Before it, the CPU budget: a worker's steps timed one by one (CPU seconds, ``time.process_time``) on
+chunks of 64 of the repeated file, as a worker runs them after its first chunk (decode, validate, the
+agent's replay, the single gold, the variants, the strict band, the rows), and the main process's CPU
+during the pipeline, each per trajectory. ``--replay strict`` times the pinned package's replay instead of
+the default lenient one.
 The last line is ``speedup=<pipeline end-to-end ratio at N> peak_rss_mb=<tree peak>``.
 """
 
@@ -49,7 +54,7 @@ set_log_level(False)
 from tau2.data_model.simulation import SimulationRun  # noqa: E402
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation  # noqa: E402
 
-from envs import ReplayEngine, load_task_set  # noqa: E402
+from envs import ReplayEngine, ReplayMode, load_task_set  # noqa: E402
 from loophole_ingest import import_results_file  # noqa: E402
 from loophole_scoring import score_trajectory  # noqa: E402
 
@@ -61,14 +66,17 @@ def _fail(message: str) -> None:
     sys.exit(1)
 
 
-def main(path: Path, scale: int, sample: int, workers: int = 1, board: bool = False) -> None:
+def main(path: Path, scale: int, sample: int, workers: int = 1, board: bool = False,
+         replay: str = "lenient") -> None:
     sampler = TreeRss(os.getpid())
     sampler.start()
     with tempfile.TemporaryDirectory(prefix="rescore-bench-") as tmp:
         # the pipeline first, while this process holds nothing of the engine's timing: its peak is its own
         big = _repeated_file(path, scale, Path(tmp) / f"repeated-{scale}.json")
         size_mb = big.stat().st_size / 1e6
-        seconds, rewards = pipeline(big, Path(tmp) / "run", workers)
+        main_cpu = time.process_time()
+        seconds, rewards = pipeline(big, Path(tmp) / "run", workers, replay)
+        main_cpu = time.process_time() - main_cpu
         sampler.stop()
         pipeline_peak = sampler.peak_mb
         board_line = None
@@ -78,8 +86,10 @@ def main(path: Path, scale: int, sample: int, workers: int = 1, board: bool = Fa
                           f"{board_seconds:.1f}s, peak_rss_mb={board_peak:.0f} (its whole process tree)")
     sampler = TreeRss(os.getpid())
     sampler.start()
-    stock_per, first, stock, n_sample = engine_and_stock(path, scale, sample)
+    stock_per, first, stock, n_sample = engine_and_stock(path, scale, sample, replay)
     _check_pipeline(rewards, first, stock, scale)
+    with tempfile.TemporaryDirectory(prefix="rescore-budget-") as tmp:
+        cpu_budget(path, Path(tmp), replay, main_cpu / scale if workers > 1 else None)
     pipeline_ratio = stock_per * scale / seconds
     print(f"pipeline: {seconds:.3f}s for N={scale} end to end ({1000 * seconds / scale:.2f} ms/trajectory: "
           f"import_sources + rescore_runs with workers={workers} on a {size_mb:.0f} MB results file, all variants, "
@@ -93,7 +103,8 @@ def main(path: Path, scale: int, sample: int, workers: int = 1, board: bool = Fa
     print(f"speedup={pipeline_ratio:.1f} peak_rss_mb={max(pipeline_peak, sampler.peak_mb):.0f}")
 
 
-def engine_and_stock(path: Path, scale: int, sample: int) -> tuple[float, list[float | None], list, int]:
+def engine_and_stock(path: Path, scale: int, sample: int, replay: str = "lenient"
+                     ) -> tuple[float, list[float | None], list, int]:
     """Stock on the sample and our engine alone on N, in this process (printed and checked); stock's
     seconds a trajectory, our rewards on the file's trajectories, stock's on the sample, the sample size."""
     run = import_results_file(path)
@@ -119,7 +130,8 @@ def engine_and_stock(path: Path, scale: int, sample: int) -> tuple[float, list[f
     t0 = time.perf_counter()
     ours = []
     for i in range(scale):
-        score = score_trajectory(sims[i % len(sims)], tasks[i % len(sims)], engine).single_gold
+        score = score_trajectory(sims[i % len(sims)], tasks[i % len(sims)], engine, replay=ReplayMode(replay)
+                                 ).single_gold
         ours.append((score.reward, score.status))
     t_warm = time.perf_counter() - t0
     ours_per = t_warm / scale
@@ -168,7 +180,7 @@ def _repeated_file(source: Path, n: int, dest: Path) -> Path:
     return dest
 
 
-def pipeline(path: Path, out: Path, workers: int) -> tuple[float, list[float | None]]:
+def pipeline(path: Path, out: Path, workers: int, replay: str = "lenient") -> tuple[float, list[float | None]]:
     """Seconds for ``harness rescore``'s steps on ``path``, and the rewards read back, in file order."""
     import pyarrow.parquet as pq
 
@@ -177,8 +189,8 @@ def pipeline(path: Path, out: Path, workers: int) -> tuple[float, list[float | N
 
     t0 = time.perf_counter()
     runs, _notes = import_sources([str(path)], None, False)
-    rescore_runs(runs, out, workers=workers)
-    record_run(out, rescore_provenance(runs, None))
+    rescore_runs(runs, out, workers=workers, replay=ReplayMode(replay))
+    record_run(out, rescore_provenance(runs, None, replay=ReplayMode(replay)))
     seconds = time.perf_counter() - t0
     table = pq.read_table(out / "trials.parquet", columns=["trajectory_id", "reward"])
     index = [int(t.split(":")[-2]) for t in table.column("trajectory_id").to_pylist()]
@@ -186,6 +198,81 @@ def pipeline(path: Path, out: Path, workers: int) -> tuple[float, list[float | N
     for i, reward in zip(index, table.column("reward").to_pylist(), strict=True):
         rewards[i] = reward
     return seconds, rewards
+
+
+def cpu_budget(path: Path, tmp: Path, replay: str, main_per: float | None, chunk: int = 64,
+               chunks: int = 8) -> None:
+    """Print a worker's CPU per trajectory, step by step, on ``chunks`` chunks of ``chunk`` trajectories of
+    ``path`` repeated (the first chunk, which loads the database and the golds, is left out)."""
+    import gc
+
+    from envs import engine_for
+    from harness._rescore_chunks import _row_of
+    from harness.rescoring import import_sources
+    from loophole_ingest import SimulationSpans
+    from loophole_ingest._identity import (
+        identified,  # the validation alone, as read_simulations runs it
+    )
+    from loophole_ingest._spans import (
+        read_spans,  # the decode alone (read_simulations also validates)
+    )
+    from loophole_scoring import golds_for, replay_prediction, score_against_gold, strict_verdict
+    from loophole_scoring._trajectory import _score_variant
+
+    big = _repeated_file(path, chunk * (chunks + 1), tmp / "budget.json")
+    (run,), _ = import_sources([str(big)], None, False)
+    found = SimulationSpans(big)
+    spans = list(found)
+    engine, mode = engine_for(run.domain), ReplayMode(replay)
+    task_set = load_task_set(run.domain, run.task_version)
+    steps = dict.fromkeys(("decode", "validate", "replay", "single gold", "variants", "strict", "row"), 0.0)
+    timed = 0
+    for c in range(chunks + 1):
+        group, lo = spans[c * chunk:(c + 1) * chunk], found.start + 1 if c == 0 else spans[c * chunk - 1][1]
+        clock = {}
+        t = time.process_time()
+        raws = read_spans(big, lo, group, c == 0)
+        clock["decode"] = time.process_time() - t
+        t = time.process_time()
+        items = [identified(run, c * chunk + k, raw) for k, raw in enumerate(raws)]
+        clock["validate"] = time.process_time() - t
+        for step in ("replay", "single gold", "variants", "strict", "row"):
+            clock[step] = 0.0
+        for k, item in enumerate(items):
+            sim = item.sim
+            assert sim is not None
+            task = task_set.task(sim.task_id)
+            variants, _ = golds_for(run.domain, run.task_version, task)
+            t = time.process_time()
+            predicted = replay_prediction(engine, sim.messages, mode)
+            clock["replay"] += time.process_time() - t
+            t = time.process_time()
+            gold = score_against_gold(sim, task, engine, predicted)
+            clock["single gold"] += time.process_time() - t
+            t = time.process_time()
+            [_score_variant(sim, task, engine, predicted, None, v) for v in variants]
+            clock["variants"] += time.process_time() - t
+            t = time.process_time()
+            strict_verdict(gold.reward, sim.messages, run.domain, run.task_version, task, engine)
+            clock["strict"] += time.process_time() - t
+            t = time.process_time()
+            _row_of(run, c * chunk + k, item)
+            clock["row"] += time.process_time() - t
+        if c == 1:
+            gc.freeze()  # as a worker does from its second chunk on
+        if c:
+            timed += len(items)
+            for step, seconds in clock.items():
+                steps[step] += seconds
+    total = sum(steps.values())
+    print(f"CPU budget ({replay} replay; ms of CPU per trajectory, {timed} trajectories in chunks of {chunk}):")
+    print("| step | ms |")
+    print("|---|---|")
+    for step, seconds in steps.items():
+        print(f"| {step} | {1000 * seconds / timed:.3f} |")
+    print(f"| a worker, all steps | {1000 * total / timed:.3f} |")
+    if main_per is not None:
+        print(f"| the main process (finding spans, staging Parquet), from the pipeline | {1000 * main_per:.3f} |")
 
 
 def _check_pipeline(rewards: list[float | None], engine: list[float | None], stock: list[float | None],
@@ -350,7 +437,9 @@ if __name__ == "__main__":
         parser.add_argument("--sample", type=int, default=50, help="trajectories timed on stock tau2")
         parser.add_argument("--workers", type=int, default=1, help="rescore workers of the pipeline (>1: worker processes)")
         parser.add_argument("--leaderboard", action="store_true", help="also time harness leaderboard on the file")
+        parser.add_argument("--replay", choices=["lenient", "strict"], default="lenient",
+                            help="the replay to time: lenient (tau2 1.0.1, the default) or strict (the pinned package)")
         args = parser.parse_args()
         if args.scale < 1 or args.sample < 1 or args.workers < 1:
             parser.error("--scale, --sample and --workers must be at least 1")
-        main(args.file, args.scale, args.sample, args.workers, args.leaderboard)
+        main(args.file, args.scale, args.sample, args.workers, args.leaderboard, args.replay)
