@@ -68,7 +68,7 @@ class TrackedTable(dict):
         return dict.__getitem__(self, key)
 
     def __contains__(self, key: object) -> bool:
-        self._touch(key)
+        # membership reads no record: nothing to copy until the record itself is reached
         return dict.__contains__(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:

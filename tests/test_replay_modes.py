@@ -200,3 +200,34 @@ def test_rescore_cli_default_and_strict(aide, tmp_path):
     bad = harness("rescore", str(path), "--out", str(tmp_path / "bad"), "--replay", "loose")
     assert bad.returncode == 2 and bad.stderr.strip().startswith("error: --replay 'loose': must be one of")
     assert len(bad.stderr.strip().splitlines()) == 1 and not (tmp_path / "bad").exists()
+
+
+def _corpus() -> list:
+    from tests.conftest import REAL_RUNS, SHARED
+
+    return sorted(REAL_RUNS.glob("*.json")) + sorted((SHARED / "dev-corpus" / "runs").glob("*.json"))
+
+
+def test_lenient_equals_strict_wherever_strict_does_not_diverge():
+    """On every shared run and the dev corpus: the two replays give the same rewards, verdicts, reasons and
+    explanations, row by row and gold by gold (strict itself equals the pinned evaluator: test_rescore_parity
+    and the property test)."""
+    from loophole_ingest import import_results_file
+
+    compared = diverged = 0
+    for path in _corpus():
+        run = import_results_file(path)
+        engine = engine_for(run.domain)
+        for item in run.simulations:
+            if item.sim is None:
+                continue
+            both = [score_simulation(item.sim, run.domain, run.task_version, engine, None, replay=mode)
+                    for mode in (ReplayMode.LENIENT, ReplayMode.STRICT)]
+            if ReplayFlag.STRICT_DIVERGES in both[0].result.replay_flags:
+                diverged += 1
+                continue
+            lenient, strict = ([(s.gold_id, s.reward, s.verdict, s.reason, s.db_match, s.explanation_json)
+                                for s in scored.result.scores] + [scored.strict] for scored in both)
+            assert lenient == strict, (path.name, item.sim.task_id)
+            compared += 1
+    assert compared >= 500 and diverged == 0  # none of these files diverges: all are compared
