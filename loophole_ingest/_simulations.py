@@ -15,7 +15,7 @@ from tau2.data_model.simulation import (
 )
 from tau2.data_model.tasks import Task
 
-from loophole_base import HarnessInputError, shown
+from loophole_base import HarnessInputError, cut, shown
 from loophole_scoring import Status
 
 COMPLETED = ("agent_stop", "user_stop")
@@ -177,6 +177,41 @@ class RunView(Protocol):
     skip_bad: bool
 
 
+_MESSAGE_MODELS = {"system": "SystemMessage", "assistant": "AssistantMessage", "user": "UserMessage",
+                   "tool": "ToolMessage"}
+
+
+def validation_problem(exc: ValidationError, row: dict) -> str:
+    """tau2's validation error as one line: the field, and where it lies in a message, the message's own
+    model's error (not the first member of tau2's message union that failed) and the tool call it is in."""
+    errors = exc.errors()
+    listed = row.get("messages")
+    messages: list = listed if isinstance(listed, list) else []
+
+    def message_at(loc: tuple) -> dict | None:
+        if len(loc) > 1 and loc[0] == "messages" and isinstance(loc[1], int) and loc[1] < len(messages):
+            m = messages[loc[1]]
+            return m if isinstance(m, dict) else None
+        return None
+
+    chosen = errors[0]
+    for e in errors:
+        m = message_at(e["loc"])
+        if m is not None and len(e["loc"]) > 2 and e["loc"][2] == _MESSAGE_MODELS.get(str(m.get("role"))):
+            chosen = e
+            break
+    loc = tuple(x for x in chosen["loc"] if x not in _MESSAGE_MODELS.values())
+    where = ".".join(map(str, loc))
+    m = message_at(loc)
+    if m is not None and len(loc) > 3 and loc[2] == "tool_calls" and isinstance(loc[3], int):
+        calls = m.get("tool_calls")
+        call = calls[loc[3]] if isinstance(calls, list) and loc[3] < len(calls) else None
+        if isinstance(call, dict) and isinstance(call.get("name"), str):
+            where += f"' (the call to {cut(call['name'])}"
+            return f"field '{where}): {chosen['msg']}"
+    return f"field '{where}': {chosen['msg']}"
+
+
 def import_simulation(run: RunView, index: int, raw: object) -> ImportedSimulation:
     """The ``index``-th simulation validated; bad input raises unless the run skips bad ones."""
     sim_id = str(raw.get("id", f"#{index}")) if isinstance(raw, dict) else f"#{index}"
@@ -210,8 +245,7 @@ def import_simulation(run: RunView, index: int, raw: object) -> ImportedSimulati
             try:
                 sim = SimulationRun.model_validate(payload)
             except ValidationError as exc:
-                first = exc.errors()[0]
-                error = f"field '{'.'.join(map(str, first['loc']))}': {first['msg']}"
+                error = validation_problem(exc, row)
             if sim is not None and sim.task_id not in run.tasks:
                 error = f"unknown task id {sim.task_id!r} for {run.domain} {run.task_version}"
                 sim = None

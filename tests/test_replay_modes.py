@@ -231,3 +231,24 @@ def test_lenient_equals_strict_wherever_strict_does_not_diverge():
             assert lenient == strict, (path.name, item.sim.task_id)
             compared += 1
     assert compared >= 500 and diverged == 0  # none of these files diverges: all are compared
+
+
+def test_a_call_whose_arguments_cannot_be_read_is_refused_naming_the_call_and_field(aide, tmp_path):
+    """The one simulation whose final state cannot be known: a write's arguments that are no JSON object.
+    Its refusal names the message, the call and the field (not the first member of tau2's message union)."""
+    import harness as api
+    from loophole_base import HarnessInputError
+
+    data = copy.deepcopy(aide)
+    data["simulations"] = [_sim(aide, "19")]
+    index, call = next((i, tc) for i, m in enumerate(data["simulations"][0]["messages"])
+                       for tc in (m.get("tool_calls") or []) if tc["name"] == "cancel_reservation")
+    call["arguments"] = '{"reservation_id": "EHGLP'  # cut off mid-string
+    path = tmp_path / "cut.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(HarnessInputError) as err:
+        api.rescore([path], tmp_path / "out")
+    message = str(err.value)
+    assert "\n" not in message and not (tmp_path / "out").exists()
+    assert f"field 'messages.{index}.tool_calls.0.arguments' (the call to cancel_reservation): " in message
+    assert "valid dictionary" in message

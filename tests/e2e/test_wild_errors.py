@@ -254,14 +254,24 @@ def test_leaderboard_ranks_what_it_can_read_and_lists_the_rest(wild_board):
     assert result.stdout.count("skipped: ") == 2
 
 
-def test_leaderboard_labels_a_diverged_run_by_its_cause(wild_board):
-    d, _, result = wild_board
+def test_leaderboard_labels_a_diverged_run_by_its_cause(wild_board, tmp_path):
+    """By default (tau2 1.0.1's lenient replay) the run whose every recorded result differs is scored and its
+    rows counted by flag; under ``--replay strict`` (the pinned package) it is unscored, labelled by cause."""
+    d, inputs, result = wild_board
     board = pd.read_parquet(d / "lb" / "leaderboard.parquet")
     diverged = board[board.source_file.str.endswith("diverged.json")].iloc[0]
+    assert diverged.scored == 5 and diverged.ranked and diverged.unscored == ""
+    assert diverged.replay_flags.startswith("strict_replay_diverges (5)")
+    assert "replay flags: diverged-model (diverged.json): strict_replay_diverges (5)" in result.stdout
+    assert (board[~board.source_file.str.endswith("diverged.json")].replay_flags == "").all()
+    strict = harness("leaderboard", str(inputs / "diverged.json"), "--out", str(tmp_path / "lb"),
+                     "--replay", "strict")
+    assert strict.returncode == 0, strict.stderr
+    diverged = pd.read_parquet(tmp_path / "lb" / "leaderboard.parquet").iloc[0]
     assert diverged.scored == 0 and not diverged.ranked
     assert diverged.unscored == "replay divergence (5)"
-    assert "unscored: diverged-model (diverged.json): no trajectory has a reward: replay divergence (5)" in result.stdout
-    assert "no judge" not in result.stdout
+    assert "unscored: diverged-model (diverged.json): no trajectory has a reward: replay divergence (5)" in strict.stdout
+    assert "no judge" not in result.stdout + strict.stdout
     assert (board[board.scored > 0].unscored == "").all()
 
 
