@@ -32,6 +32,7 @@ from gold_variants._evidence import (
     asserted,
     mentions,
     negated,
+    price_bound,
 )
 from gold_variants._model import load_catalog
 from gold_variants._vocabulary import vocabulary
@@ -182,6 +183,8 @@ def _membership(sentence: str, m: re.Match[str], text: str, state: _State) -> st
 def _cabin_rule(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
     if _CONDITIONAL_RULE.search(sentence) or negated(sentence, m.start(), vocabulary().hypothetical):
         return None  # the rule itself ("not allowed if any flight has already been flown"), or a hypothetical
+    if price_bound(sentence, m.start(), m.end()):
+        return None  # "isn't possible within your $200 budget": the user's price, not the rule (#40 class 4)
     res = _reservation(sentence, state)
     if res is None or state.now is None:
         return None

@@ -32,7 +32,7 @@ from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message
 
-from gold_variants._normalise import Normalised, _apply, normalise
+from gold_variants._normalise import Normalised, _apply, normalise, without_reasoning
 from gold_variants._vocabulary import EvidenceKind, Offer, vocabulary
 
 _TRANSFER = "transfer_to_human_agents"
@@ -143,6 +143,9 @@ def _turns(messages: Sequence[Message]) -> list[_Turn]:
     for i, m in enumerate(messages):
         raw = m.content if isinstance(m.content, str) else ""
         norm = normalise(raw)
+        if m.role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
+            v = vocabulary()
+            norm = without_reasoning(norm, v.reasoning, v.third_person, v.second_person)
         text, origin = norm.text, list(norm.origin)
         if m.role == "user":
             heard += " " + _norm(text)
@@ -191,6 +194,21 @@ def negated(text: str, start: int, markers: re.Pattern[str] | None = None) -> bo
 def asserted(text: str, start: int) -> bool:
     """The term at ``start`` is stated, not negated or hypothetical ("if your Gold status is confirmed")."""
     return not negated(text, start) and not negated(text, start, vocabulary().hypothetical)
+
+
+# Where one coordinate clause of a sentence ends ("…, and …", "…; …", "… but …"): a condition in one clause
+# does not bind another.
+_COORDINATE = re.compile(r";|:|\s-+\s|,?\s+\b(?:and|but|while|whereas|however|also|plus)\b\s+", re.IGNORECASE)
+
+
+def price_bound(sentence: str, start: int, end: int) -> bool:
+    """The verdict at ``sentence[start:end]`` is conditioned on the user's budget or a price, in its own
+    coordinate clause ("the business upgrade isn't possible within your $200 budget"): no statement of a
+    rule (#40 class 4). "Upgrades aren't allowed on basic economy, and it's over your budget" still states one."""
+    before = [m.end() for m in _COORDINATE.finditer(sentence, 0, start)]
+    after = _COORDINATE.search(sentence, end)
+    clause = sentence[(before[-1] if before else 0) : (after.start() if after else len(sentence))]
+    return bool(vocabulary().price_bound.search(clause))
 
 
 def mentions(pattern: re.Pattern[str], text: str) -> bool:
@@ -350,4 +368,7 @@ def evidence_holds(kind: str | None, messages: Sequence[Message]) -> bool:
     return problem is None and not doubts
 
 
-__all__ = ["EvidenceItem", "Explanation", "PreconditionResult", "asserted", "evidence_holds", "find_declines", "mentions"]
+__all__ = [
+    "EvidenceItem", "Explanation", "PreconditionResult", "asserted", "evidence_holds", "find_declines", "mentions",
+    "price_bound",
+]

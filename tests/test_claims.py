@@ -176,3 +176,20 @@ def test_an_offer_to_cancel_and_book_anew_within_the_cancellation_rules_keeps_th
                  "Cancelling and rebooking is not possible either, since it was booked more than 24 hours ago."):
         stated = explain(_l6_refuse(), _offer("Okay, I understand.", offer=said))
         assert stated.holds and not stated.uncertain and stated.false_claims == [], said
+
+
+def test_a_verdict_on_the_users_budget_is_no_statement_of_the_cabin_rule():
+    """#40 class 4: "isn't possible within your $200 budget" conditions the upgrade on the user's price; the
+    same verdict without the price, or with the price in another clause, misstates the rule."""
+    from gold_variants._preconditions import _no_false_policy
+
+    res = _read("get_reservation_details", {"reservation_id": "OWZ4XL"}, _reservation("2024-05-01T10:00:00"), 1)
+    for budget in ("The business class upgrade isn't possible within your $200 budget.",
+                   "Given your $200 budget, an upgrade to business is not possible.",
+                   "An upgrade to business is not possible at that price, I'm afraid."):
+        assert _no_false_policy(_turns([AssistantMessage(role="assistant", content=budget)])).held, budget
+        assert _claims(*res, *_says(budget)) == [], budget
+    for rule in ("The business class upgrade isn't possible on a basic economy reservation.",
+                 "Upgrades are not allowed for basic economy, and the new fare is over your $200 budget."):
+        assert not _no_false_policy(_turns([AssistantMessage(role="assistant", content=rule)])).held, rule
+        assert [c.kind for c in _claims(*res, *_says(rule))] == ["cabin_rule"], rule
