@@ -15,16 +15,16 @@ acts on it by taking it (``_took_offer``), not by agreeing to a decline."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from tau2.data_model.message import Message, ToolMessage
+from tau2.data_model.message import Message
 
+from gold_variants._conversation_state import _reservation, _State, _states
 from gold_variants._evidence import (
     _CONDITIONAL_RULE,
     _sentences,
@@ -34,7 +34,8 @@ from gold_variants._evidence import (
     negated,
     price_bound,
 )
-from gold_variants._model import load_catalog
+from gold_variants._model import Catalog, load_catalog
+from gold_variants._policy_claims import POLICY_CHECKERS
 from gold_variants._vocabulary import vocabulary
 
 
@@ -50,20 +51,6 @@ class FalseClaim:
     end: int | None = None
 
 
-@dataclass
-class _State:
-    """The database as the conversation read it before one message: records by id, the user, searches."""
-
-    reservations: dict[str, dict[str, Any]]
-    last_reservation: dict[str, Any] | None
-    user: dict[str, Any] | None
-    flights: dict[str, dict[str, Any]]  # flight number -> a search result (its prices by cabin)
-    now: datetime | None
-    statuses: dict[tuple[str, str], str] = field(default_factory=dict)  # (flight, date) -> status read
-    domain: str = ""
-    said: str = ""  # what the user and the agent said before the message
-
-
 @dataclass(frozen=True)
 class _Kind:
     name: str
@@ -74,8 +61,18 @@ class _Kind:
 
 
 @lru_cache(maxsize=1)
-def _kinds() -> tuple[tuple[_Kind, ...], dict[str, str]]:
-    catalog = load_catalog()
+def claim_kinds() -> tuple[tuple[_Kind, ...], dict[str, str]]:
+    """The installed catalog's claim kinds, compiled once (``compile_kinds``)."""
+    return compile_kinds(load_catalog())
+
+
+def compile_kinds(catalog: Catalog) -> tuple[tuple[_Kind, ...], dict[str, str]]:
+    """The catalog's claim kinds, compiled; a kind is vocabulary plus a checker, so one without a checker is
+    refused here (#40), before any conversation is read."""
+    missing = sorted(set(catalog.claims.kinds) - set(checkers()))
+    if missing:
+        raise ValueError(f"catalog.yaml: claims.kinds: {', '.join(missing)}: no checker in gold_variants._claims "
+                         "or gold_variants._policy_claims")
     kinds = tuple(
         _Kind(name, c.what, tuple(re.compile(p, re.IGNORECASE) for p in c.patterns),
               re.compile("|".join(f"(?:{p})" for p in c.not_claims), re.IGNORECASE) if c.not_claims else None,
@@ -83,55 +80,6 @@ def _kinds() -> tuple[tuple[_Kind, ...], dict[str, str]]:
         for name, c in catalog.claims.kinds.items()
     )
     return kinds, dict(catalog.claims.now)
-
-
-def _json(text: str | None) -> Any:
-    try:
-        return json.loads(text or "")
-    except (json.JSONDecodeError, TypeError):
-        return None
-
-
-def _states(turns: list[_Turn], messages: Sequence[Message], domain: str) -> list[_State]:
-    """The state before each message."""
-    now_text = _kinds()[1].get(domain)
-    now = datetime.fromisoformat(now_text) if now_text else None
-    calls: dict[str, Any] = {}
-    state = _State({}, None, None, {}, now, {}, domain)
-    out = []
-    for t, m in zip(turns, messages, strict=True):
-        out.append(_State(dict(state.reservations), state.last_reservation, state.user, dict(state.flights), now,
-                          dict(state.statuses), domain, state.said))
-        if t.role in ("user", "assistant"):
-            state.said += "\n" + t.text
-        for c in t.calls:
-            calls[c.id] = c
-        if isinstance(m, ToolMessage) and m.id in calls:
-            value = _json(m.content)
-            name = calls[m.id].name
-            if name == "get_reservation_details" and isinstance(value, dict) and "reservation_id" in value:
-                state.reservations[str(value["reservation_id"])] = value
-                state.last_reservation = value
-            elif name == "get_user_details" and isinstance(value, dict):
-                state.user = value
-            elif name == "get_flight_status":
-                args = calls[m.id].arguments
-                status = value if isinstance(value, str) else (m.content or "").strip().strip('"')
-                state.statuses[(str(args.get("flight_number")), str(args.get("date")))] = status.lower()
-            elif name.startswith("search_") and isinstance(value, list):
-                for item in value:
-                    legs = item if isinstance(item, list) else [item]
-                    for leg in legs:
-                        if isinstance(leg, dict) and leg.get("flight_number"):
-                            state.flights[str(leg["flight_number"])] = leg
-                            if leg.get("date") and leg.get("status"):
-                                state.statuses[(str(leg["flight_number"]), str(leg["date"]))] = str(leg["status"])
-    return out
-
-
-def _reservation(sentence: str, state: _State) -> dict[str, Any] | None:
-    named = [r for rid, r in state.reservations.items() if rid in sentence]
-    return named[0] if len(named) == 1 else state.last_reservation
 
 
 # --- checkers: (sentence, match, message text, state) -> what the database says, or None ------------------
@@ -311,6 +259,11 @@ CHECKERS: dict[str, Callable[[str, re.Match[str], str, _State], str | None]] = {
 }
 
 
+def checkers() -> dict[str, Callable[[str, re.Match[str], str, _State], str | None]]:
+    """Every claim kind's checker: the database's facts (here) and the policy's own rules (``_policy_claims``)."""
+    return {**CHECKERS, **POLICY_CHECKERS}
+
+
 def _acted_on(turns: list[_Turn], index: int) -> bool:
     """The user's next message accepts what was said: agrees, ends the call, or asks for a transfer."""
     nxt = next((t for t in turns[index + 1 :] if t.role == "user"), None)
@@ -350,7 +303,7 @@ def false_claims(
     the catalog checks only for some loopholes' refusals (``refusals_of``) is checked where ``refusal_of`` (the
     refusal's loophole id) is one of them, over the whole conversation."""
     loopholes = set((refusal_of or "").split("/")) - {""}
-    kinds = [k for k in _kinds()[0] if not k.refusals_of or loopholes & set(k.refusals_of)]
+    kinds = [k for k in claim_kinds()[0] if not k.refusals_of or loopholes & set(k.refusals_of)]
     if not kinds:
         return []
     states = _states(turns, messages, domain)
@@ -359,7 +312,7 @@ def false_claims(
         if t.role != "assistant" or not t.text:
             continue
         for kind in kinds:
-            checker = CHECKERS.get(kind.name)
+            checker = checkers().get(kind.name)
             if checker is None or (until is not None and t.index > until and not kind.refusals_of):
                 continue
             for sentence, m in ((s, m) for s in _sentences(t.text) for p in kind.patterns for m in p.finditer(s)):

@@ -41,8 +41,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)\s+")  # "1. Change ..." is a 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{12,}?)[\"\u201d]")
 _CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|\s-+\s|\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
-# The cabin rule stated correctly ("not allowed if any flight has already been flown"): no misstatement.
-_CONDITIONAL_RULE = re.compile(r"\bflown\b|\balready (?:departed|used|taken|travell?ed)\b", re.IGNORECASE)
+# The cabin rules stated correctly ("not allowed if any flight has already been flown"; "not possible for just
+# one segment", the one cabin of a reservation, #40): no misstatement.
+_CONDITIONAL_RULE = re.compile(r"\bflown\b|\balready (?:departed|used|taken|travell?ed)\b"
+                               r"|\b(?:one|a single|single|individual) (?:legs?|segments?|flights?)\b", re.IGNORECASE)
 _NEGATION_REACH = 5  # words before a term that a negator scopes over
 
 
