@@ -232,13 +232,34 @@ def decline_before_any_request(sim: Sim, other: Sim | None) -> Sim:
                          _user("Alright. ###STOP###")])
 
 
+def _policy_claim_case(sim: Sim, said: str) -> Sim:
+    return _ending(sim, [*_before_transfer(sim), _assistant(f"{_DECLINE} {said}"), _user("Okay, thanks. ###STOP###")])
+
+
+def insurance_claim_false(sim: Sim, other: Sim | None) -> Sim:
+    """The decline, then a false statement of what travel insurance covers, which the user accepts."""
+    return _policy_claim_case(sim, "Travel insurance waives the change fees, so you may want to add it next time.")
+
+
+def insurance_claim_true(sim: Sim, other: Sim | None) -> Sim:
+    """The decline, then what travel insurance does cover, as the policy says it."""
+    return _policy_claim_case(sim, "Travel insurance gives a full refund only when you cancel for health or "
+                                   "weather reasons.")
+
+
+def one_leg_upgrade_claim(sim: Sim, other: Sim | None) -> Sim:
+    """The decline, then an offer to upgrade one leg only (every flight of a reservation has one cabin)."""
+    return _policy_claim_case(sim, "I can upgrade just the first flight to business if you like.")
+
+
 EDITS: dict[str, Callable[[Sim, Sim | None], Sim]] = {
     f.__name__: f
     for f in (wrong_task_id, other_task_named_this_one, unicode_summary, wrapped_unrelated_summary,
               decline_in_words, question_not_decline, decline_without_the_record, false_tier_acted_on,
               true_tier_acted_on, cancel_offer_forbidden_taken, cancel_offer_forbidden_ignored,
               cancel_declined_too, reasoning_tagged_only, reasoning_third_person_only, reasoning_then_decline,
-              budget_not_rule, budget_rule_misstated, request_grounds_decline, decline_before_any_request)
+              budget_not_rule, budget_rule_misstated, request_grounds_decline, decline_before_any_request,
+              insurance_claim_false, insurance_claim_true, one_leg_upgrade_claim)
 }
 
 
