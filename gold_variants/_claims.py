@@ -143,6 +143,8 @@ def _cabin_rule(sentence: str, m: re.Match[str], text: str, state: _State) -> st
             "cabin unless a flight has been flown")
 
 
+_PER_PASSENGER = re.compile(r"\bper (?:passenger|person|travell?er|ticket|seat|adult)\b|\beach\b|\bapiece\b"
+                            r"|\bfor (?:one|a single) (?:passenger|person|travell?er)\b", re.IGNORECASE)
 _NOT_FARES = re.compile(r"certificate|gift card|balance|refund|credit|voucher|remaining|bag|insurance", re.IGNORECASE)
 
 
@@ -157,9 +159,12 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
     legs = [state.flights.get(n) for n in dict.fromkeys(numbers)]
     if not legs or any(leg is None or not isinstance(leg.get("prices"), dict) for leg in legs):
         return None  # a flight whose price was never read: undecidable
-    res = state.last_reservation
+    named = [r for rid, r in state.reservations.items() if rid in text]
+    res = named[0] if len(named) == 1 else state.last_reservation
     passengers = len(res.get("passengers") or []) if res else 0
     counts = {passengers} if passengers else set(range(1, 10))
+    # a total for the reservation the message names, not said per passenger, is for all its passengers (#40)
+    whole = len(named) == 1 and passengers > 1 and not _PER_PASSENGER.search(sentence)
     if len(legs) > 6:
         return None  # too many flights named to tell which ones the total is for
     sums: dict[str, float] = {}
@@ -177,14 +182,15 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         subsets = {0.0}
         for p in prices:
             subsets |= {x + p for x in subsets}
-        possible |= {x * n for x in subsets for n in {1, *counts}}
+        possible |= {x * n for x in subsets for n in (counts if whole else {1, *counts})}
     paid = sum(p.get("amount", 0) for p in (res.get("payment_history") or []) if isinstance(p, dict)) if res else 0
     possible |= {x - paid for x in possible}
     if any(abs(quoted - p) < 0.01 for p in possible):
         return None
     shown = ", ".join(f"{cabin} {s:g}" for cabin, s in sums.items())
+    who = f"the {passengers} passengers of {res.get('reservation_id')}" if whole and res else "passengers"
     return (f"no choice of the flights named ({', '.join(dict.fromkeys(numbers))}; all of them: {shown} per passenger) "
-            f"and passengers makes {quoted:g}")
+            f"and {who} makes {quoted:g}")
 
 
 def _status(state: _State, number: str, date: str) -> str | None:

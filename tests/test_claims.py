@@ -244,3 +244,20 @@ def test_a_claim_kind_without_a_checker_fails_when_the_catalog_loads():
     catalog.claims.kinds["refund_amount"] = catalog.claims.kinds["quoted_total"].model_copy()
     with pytest.raises(ValueError, match="claims.kinds: refund_amount: no checker"):
         compile_kinds(catalog)
+
+
+def test_a_total_quoted_for_a_named_reservation_is_for_all_its_passengers():
+    """#40 class 6: a quote for one passenger where the reservation has three, as its total."""
+    three = {**_reservation("2024-05-01T10:00:00"), "passengers": [{"first_name": n} for n in ("Ivan", "Yara", "Lei")]}
+    res = _read("get_reservation_details", {"reservation_id": "OWZ4XL"}, three, 1)
+    search = _read("search_direct_flight", {"origin": "EWR", "destination": "LAX", "date": "2024-05-21"}, [
+        {"flight_number": "HAT041", "prices": {"basic_economy": 60, "economy": 120, "business": 300}},
+        {"flight_number": "HAT042", "prices": {"basic_economy": 70, "economy": 130, "business": 310}}], 2)
+
+    def kinds(said: str) -> list[str]:
+        return [c.kind for c in _claims(*res, *search, *_says(said))]
+
+    assert kinds("For OWZ4XL on HAT041 and HAT042 in economy, the total is $250.") == ["quoted_total"]
+    assert kinds("For OWZ4XL on HAT041 and HAT042 in economy, the total is $750.") == []
+    assert kinds("For OWZ4XL on HAT041 and HAT042 in economy, the total is $250 per passenger.") == []
+    assert kinds("On HAT041 and HAT042 in economy, the total is $250.") == []  # no reservation named: any count
