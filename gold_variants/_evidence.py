@@ -147,7 +147,7 @@ def _turns(messages: Sequence[Message]) -> list[_Turn]:
         norm = normalise(raw)
         if m.role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
             v = vocabulary()
-            norm = without_reasoning(norm, v.reasoning, v.third_person, v.second_person)
+            norm = without_reasoning(norm, v.reasoning, v.aside, v.second_person)
         text, origin = norm.text, list(norm.origin)
         if m.role == "user":
             heard += " " + _norm(text)

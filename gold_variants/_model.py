@@ -72,9 +72,11 @@ class Vocabulary(BaseModel):
     user_arguments: list[str] = Field(default_factory=list)
     record_arguments: list[str] = Field(default_factory=list)
     # Leaked reasoning (#40 class 7; whole regular expressions): a paragraph that deliberates about the user in
-    # the third person, the user spoken of in the third person, the user addressed (``_normalise.without_reasoning``).
+    # the third person; the user spoken of in the third person, or self-talk; the user addressed
+    # (``_normalise.without_reasoning``).
     reasoning: list[str] = Field(default_factory=list)
     third_person: list[str] = Field(default_factory=list)
+    self_talk: list[str] = Field(default_factory=list)
     second_person: list[str] = Field(default_factory=list)
     # A verdict conditioned on the user's budget or a price is no statement of a rule (#40 class 4).
     price_bound: list[str] = Field(default_factory=list)

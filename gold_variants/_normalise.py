@@ -132,18 +132,19 @@ def normalise(text: str) -> Normalised:
 
 
 def without_reasoning(
-    text: Normalised, deliberates: re.Pattern[str], of_the_user: re.Pattern[str], to_the_user: re.Pattern[str]
+    text: Normalised, deliberates: re.Pattern[str], aside: re.Pattern[str], to_the_user: re.Pattern[str]
 ) -> Normalised:
     """An agent reply's speech: its paragraphs (blocks between blank lines) less the reasoning a model leaked
     into it. A paragraph that ``deliberates`` about the user in the third person ("The user is asking for
     compensation ... I should decline") is reasoning, and so is every paragraph before it (a model reasons,
-    then answers); a paragraph that speaks ``of_the_user`` in the third person and says nothing
-    ``to_the_user`` ("you") is reasoning on its own. A policy rule quoted to the user ("if the user has travel
-    insurance"), next to "your reservation", is speech. Each dropped paragraph becomes one newline."""
+    then answers); a paragraph that is an ``aside`` (the user in the third person, or self-talk: "Let me
+    think") and says nothing ``to_the_user`` ("you") is reasoning on its own. A policy rule quoted to the user
+    ("if the user has travel insurance"), next to "your reservation", is speech. Each dropped paragraph becomes
+    one newline."""
     blocks = [m.span() for m in _PARAGRAPH.finditer(text.text)]
     said = [text.text[a:b] for a, b in blocks]
     last = max((i for i, b in enumerate(said) if deliberates.search(b)), default=-1)
-    drop = [i <= last or (bool(of_the_user.search(b)) and not to_the_user.search(b)) for i, b in enumerate(said)]
+    drop = [i <= last or (bool(aside.search(b)) and not to_the_user.search(b)) for i, b in enumerate(said)]
     if not any(drop):
         return text
     out: list[str] = []

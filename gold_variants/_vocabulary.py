@@ -60,7 +60,7 @@ class Vocabulary:
     user_arguments: tuple[str, ...]
     record_arguments: tuple[str, ...]
     reasoning: re.Pattern[str]
-    third_person: re.Pattern[str]
+    aside: re.Pattern[str]  # the user in the third person, or self-talk: reasoning unless the user is addressed
     second_person: re.Pattern[str]
     price_bound: re.Pattern[str]
     kinds: dict[str, EvidenceKind]
@@ -115,7 +115,7 @@ def vocabulary() -> Vocabulary:
         user_arguments=tuple(words.user_arguments),
         record_arguments=tuple(words.record_arguments),
         reasoning=_whole(words.reasoning),
-        third_person=_whole(words.third_person),
+        aside=_whole([*words.third_person, *words.self_talk]),
         second_person=_whole(words.second_person),
         price_bound=_whole(words.price_bound),
         kinds=kinds,

@@ -72,6 +72,7 @@ def test_leaked_reasoning_is_no_decline_for_any_reader():
         f"\u25c1think\u25b7{_PLAIN}\u25c1/think\u25b7{later}",
         f"{_REASONING}\n\n{later}",  # untagged, about the user in the third person
         '{"thought": "Basic economy flights cannot be modified, so decline.", "response": "' + later + '"}',
+        f"Let me think. {_PLAIN}\n\n{later}",  # self-talk that never addresses the user
     ]
     for text in leaked:
         messages = _l6(AssistantMessage(role="assistant", content=text))
@@ -82,7 +83,8 @@ def test_leaked_reasoning_is_no_decline_for_any_reader():
     beside = AssistantMessage(role="assistant", content=later, raw_data={"message": {"reasoning_content": _REASONING}})
     assert not evidence_holds(kind, _l6(beside))
     # The same reasoning followed by the decline said to the user: the decline counts, marked where it was said.
-    for text in (f"<think>{_PLAIN}</think>{_SPOKEN}", f"{_REASONING}\n\n{_SPOKEN}"):
+    for text in (f"<think>{_PLAIN}</think>{_SPOKEN}", f"{_REASONING}\n\n{_SPOKEN}",
+                 f"{_SPOKEN}\n\nLet me think about what else I can do for you."):
         messages = _l6(AssistantMessage(role="assistant", content=text))
         assert evidence_holds(kind, messages) and explain(variant, messages).holds, text
         (item,) = find_declines(kind, _turns(messages))
