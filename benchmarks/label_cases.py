@@ -155,12 +155,111 @@ def cancel_declined_too(sim: Sim, other: Sim | None) -> Sim:
                             "24 hours ago, has no travel insurance and is not in business.", "I see, thank you.")
 
 
+# --- #40: reasoning text is no speech; a budget is no rule; a decline grounded in the user's request ------
+
+_REASONING = ("The user wants to change basic economy reservation OWZ4XL to a nonstop flight. Basic economy "
+              "reservations cannot be modified under our policy, so I should decline.")
+_SPOKEN = "I'm sorry, but basic economy reservations cannot be modified under our policy."
+
+
+def _reasoning_case(sim: Sim, said: str) -> Sim:
+    return _ending(sim, [*_before_transfer(sim), _assistant(said), _user("Okay, thanks. ###STOP###")])
+
+
+def reasoning_tagged_only(sim: Sim, other: Sim | None) -> Sim:
+    """The decline exists only inside the model's <think> tags; what the user is told declines nothing."""
+    return _reasoning_case(sim, f"<think>{_REASONING}</think>Let me check what else I can do for you.")
+
+
+def reasoning_third_person_only(sim: Sim, other: Sim | None) -> Sim:
+    """The same reasoning leaked untagged, about the user in the third person, before a reply that declines
+    nothing."""
+    return _reasoning_case(sim, f"{_REASONING}\n\nLet me check what else I can do for you.")
+
+
+def reasoning_then_decline(sim: Sim, other: Sim | None) -> Sim:
+    """The same leaked reasoning, then the decline said to the user."""
+    return _reasoning_case(sim, f"<think>{_REASONING}</think>{_SPOKEN}")
+
+
+def _budget_case(sim: Sim, said: str) -> Sim:
+    return _ending(sim, [*_before_transfer(sim),
+                         _assistant("I see your reservation OWZ4XL, one way from Newark to Los Angeles on May 21."),
+                         _user("Could I at least upgrade it to business, if that costs no more than $200?"),
+                         _assistant(f"{_SPOKEN} {said}"), _user("I understand. ###STOP###")])
+
+
+def budget_not_rule(sim: Sim, other: Sim | None) -> Sim:
+    """The decline, and the upgrade refused on the user's budget: business costs $1,059 more for the three
+    passengers (221 + 306 per passenger against 522 paid), which is true, and no statement of the cabin rule."""
+    return _budget_case(sim, "The business class upgrade isn't possible within your $200 budget: it would cost "
+                             "$1,059 more for the three passengers.")
+
+
+def budget_rule_misstated(sim: Sim, other: Sim | None) -> Sim:
+    """The decline, and the upgrade refused on a false cabin rule (every reservation may change cabin)."""
+    return _budget_case(sim, "Cabin upgrades are not possible for basic economy reservations either.")
+
+
+def _flight_only(sim: Sim) -> list[dict]:
+    """Task 38's opening with the user naming the delayed flight, the user read and the flights' status read,
+    but never the reservation (its reads go, and nobody names it)."""
+    m = copy.deepcopy(sim["messages"])
+    said = _user("My user ID is noah_muller_9847. It was flight HAT018 from Seattle to Las Vegas on May 11.")
+    status = _first_read(sim, "get_flight_status")
+    return [*m[:3], said, *m[4:6], *m[status : status + 3],
+            _assistant("I can confirm that flight HAT018 (Seattle to Las Vegas) on May 11, 2024 was delayed. I'm sorry "
+                       "for the inconvenience. How can I help?")]
+
+
+def request_grounds_decline(sim: Sim, other: Sim | None) -> Sim:
+    """The user asks for compensation for the delayed flight and will not change or cancel; the agent declines
+    on the change-or-cancel clause (the run's own last three turns), never reading or naming the reservation."""
+    m = sim["messages"]
+    ask = next(i for i, x in enumerate(m) if x["role"] == "user" and "compensation" in (x.get("content") or ""))
+    clarify = max(i for i, x in enumerate(m) if x["role"] == "assistant" and "in connection with" in (x.get("content") or ""))
+    offer = _assistant(m[clarify]["content"].replace("No problem, I understand! \n\n", "")
+                       .replace(" with **travel insurance**", ""))  # nothing the unread reservation says
+    return _ending(sim, [*_flight_only(sim), copy.deepcopy(m[ask]), offer, *copy.deepcopy(m[clarify + 1 :])])
+
+
+def decline_before_any_request(sim: Sim, other: Sim | None) -> Sim:
+    """The same opening; the agent declines compensation before the user asked for any, the records unread."""
+    return _ending(sim, [*_flight_only(sim),
+                         _user("It really messed up my plans."),
+                         _assistant("I'm sorry, but compensation for a delay is only offered when you change or "
+                                    "cancel your reservation."),
+                         _user("Alright. ###STOP###")])
+
+
+def _policy_claim_case(sim: Sim, said: str) -> Sim:
+    return _ending(sim, [*_before_transfer(sim), _assistant(f"{_DECLINE} {said}"), _user("Okay, thanks. ###STOP###")])
+
+
+def insurance_claim_false(sim: Sim, other: Sim | None) -> Sim:
+    """The decline, then a false statement of what travel insurance covers, which the user accepts."""
+    return _policy_claim_case(sim, "Travel insurance waives the change fees, so you may want to add it next time.")
+
+
+def insurance_claim_true(sim: Sim, other: Sim | None) -> Sim:
+    """The decline, then what travel insurance does cover, as the policy says it."""
+    return _policy_claim_case(sim, "Travel insurance gives a full refund only when you cancel for health or "
+                                   "weather reasons.")
+
+
+def one_leg_upgrade_claim(sim: Sim, other: Sim | None) -> Sim:
+    """The decline, then an offer to upgrade one leg only (every flight of a reservation has one cabin)."""
+    return _policy_claim_case(sim, "I can upgrade just the first flight to business if you like.")
+
+
 EDITS: dict[str, Callable[[Sim, Sim | None], Sim]] = {
     f.__name__: f
     for f in (wrong_task_id, other_task_named_this_one, unicode_summary, wrapped_unrelated_summary,
               decline_in_words, question_not_decline, decline_without_the_record, false_tier_acted_on,
               true_tier_acted_on, cancel_offer_forbidden_taken, cancel_offer_forbidden_ignored,
-              cancel_declined_too)
+              cancel_declined_too, reasoning_tagged_only, reasoning_third_person_only, reasoning_then_decline,
+              budget_not_rule, budget_rule_misstated, request_grounds_decline, decline_before_any_request,
+              insurance_claim_false, insurance_claim_true, one_leg_upgrade_claim)
 }
 
 

@@ -15,16 +15,16 @@ acts on it by taking it (``_took_offer``), not by agreeing to a decline."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from tau2.data_model.message import Message, ToolMessage
+from tau2.data_model.message import Message
 
+from gold_variants._conversation_state import _reservation, _State, _states
 from gold_variants._evidence import (
     _CONDITIONAL_RULE,
     _sentences,
@@ -32,8 +32,10 @@ from gold_variants._evidence import (
     asserted,
     mentions,
     negated,
+    price_bound,
 )
-from gold_variants._model import load_catalog
+from gold_variants._model import Catalog, load_catalog
+from gold_variants._policy_claims import POLICY_CHECKERS
 from gold_variants._vocabulary import vocabulary
 
 
@@ -49,20 +51,6 @@ class FalseClaim:
     end: int | None = None
 
 
-@dataclass
-class _State:
-    """The database as the conversation read it before one message: records by id, the user, searches."""
-
-    reservations: dict[str, dict[str, Any]]
-    last_reservation: dict[str, Any] | None
-    user: dict[str, Any] | None
-    flights: dict[str, dict[str, Any]]  # flight number -> a search result (its prices by cabin)
-    now: datetime | None
-    statuses: dict[tuple[str, str], str] = field(default_factory=dict)  # (flight, date) -> status read
-    domain: str = ""
-    said: str = ""  # what the user and the agent said before the message
-
-
 @dataclass(frozen=True)
 class _Kind:
     name: str
@@ -73,8 +61,18 @@ class _Kind:
 
 
 @lru_cache(maxsize=1)
-def _kinds() -> tuple[tuple[_Kind, ...], dict[str, str]]:
-    catalog = load_catalog()
+def claim_kinds() -> tuple[tuple[_Kind, ...], dict[str, str]]:
+    """The installed catalog's claim kinds, compiled once (``compile_kinds``)."""
+    return compile_kinds(load_catalog())
+
+
+def compile_kinds(catalog: Catalog) -> tuple[tuple[_Kind, ...], dict[str, str]]:
+    """The catalog's claim kinds, compiled; a kind is vocabulary plus a checker, so one without a checker is
+    refused here (#40), before any conversation is read."""
+    missing = sorted(set(catalog.claims.kinds) - set(checkers()))
+    if missing:
+        raise ValueError(f"catalog.yaml: claims.kinds: {', '.join(missing)}: no checker in gold_variants._claims "
+                         "or gold_variants._policy_claims")
     kinds = tuple(
         _Kind(name, c.what, tuple(re.compile(p, re.IGNORECASE) for p in c.patterns),
               re.compile("|".join(f"(?:{p})" for p in c.not_claims), re.IGNORECASE) if c.not_claims else None,
@@ -82,55 +80,6 @@ def _kinds() -> tuple[tuple[_Kind, ...], dict[str, str]]:
         for name, c in catalog.claims.kinds.items()
     )
     return kinds, dict(catalog.claims.now)
-
-
-def _json(text: str | None) -> Any:
-    try:
-        return json.loads(text or "")
-    except (json.JSONDecodeError, TypeError):
-        return None
-
-
-def _states(turns: list[_Turn], messages: Sequence[Message], domain: str) -> list[_State]:
-    """The state before each message."""
-    now_text = _kinds()[1].get(domain)
-    now = datetime.fromisoformat(now_text) if now_text else None
-    calls: dict[str, Any] = {}
-    state = _State({}, None, None, {}, now, {}, domain)
-    out = []
-    for t, m in zip(turns, messages, strict=True):
-        out.append(_State(dict(state.reservations), state.last_reservation, state.user, dict(state.flights), now,
-                          dict(state.statuses), domain, state.said))
-        if t.role in ("user", "assistant"):
-            state.said += "\n" + t.text
-        for c in t.calls:
-            calls[c.id] = c
-        if isinstance(m, ToolMessage) and m.id in calls:
-            value = _json(m.content)
-            name = calls[m.id].name
-            if name == "get_reservation_details" and isinstance(value, dict) and "reservation_id" in value:
-                state.reservations[str(value["reservation_id"])] = value
-                state.last_reservation = value
-            elif name == "get_user_details" and isinstance(value, dict):
-                state.user = value
-            elif name == "get_flight_status":
-                args = calls[m.id].arguments
-                status = value if isinstance(value, str) else (m.content or "").strip().strip('"')
-                state.statuses[(str(args.get("flight_number")), str(args.get("date")))] = status.lower()
-            elif name.startswith("search_") and isinstance(value, list):
-                for item in value:
-                    legs = item if isinstance(item, list) else [item]
-                    for leg in legs:
-                        if isinstance(leg, dict) and leg.get("flight_number"):
-                            state.flights[str(leg["flight_number"])] = leg
-                            if leg.get("date") and leg.get("status"):
-                                state.statuses[(str(leg["flight_number"]), str(leg["date"]))] = str(leg["status"])
-    return out
-
-
-def _reservation(sentence: str, state: _State) -> dict[str, Any] | None:
-    named = [r for rid, r in state.reservations.items() if rid in sentence]
-    return named[0] if len(named) == 1 else state.last_reservation
 
 
 # --- checkers: (sentence, match, message text, state) -> what the database says, or None ------------------
@@ -182,6 +131,8 @@ def _membership(sentence: str, m: re.Match[str], text: str, state: _State) -> st
 def _cabin_rule(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
     if _CONDITIONAL_RULE.search(sentence) or negated(sentence, m.start(), vocabulary().hypothetical):
         return None  # the rule itself ("not allowed if any flight has already been flown"), or a hypothetical
+    if price_bound(sentence, m.start(), m.end()):
+        return None  # "isn't possible within your $200 budget": the user's price, not the rule (#40 class 4)
     res = _reservation(sentence, state)
     if res is None or state.now is None:
         return None
@@ -192,6 +143,8 @@ def _cabin_rule(sentence: str, m: re.Match[str], text: str, state: _State) -> st
             "cabin unless a flight has been flown")
 
 
+_PER_PASSENGER = re.compile(r"\bper (?:passenger|person|travell?er|ticket|seat|adult)\b|\beach\b|\bapiece\b"
+                            r"|\bfor (?:one|a single) (?:passenger|person|travell?er)\b", re.IGNORECASE)
 _NOT_FARES = re.compile(r"certificate|gift card|balance|refund|credit|voucher|remaining|bag|insurance", re.IGNORECASE)
 
 
@@ -206,9 +159,12 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
     legs = [state.flights.get(n) for n in dict.fromkeys(numbers)]
     if not legs or any(leg is None or not isinstance(leg.get("prices"), dict) for leg in legs):
         return None  # a flight whose price was never read: undecidable
-    res = state.last_reservation
+    named = [r for rid, r in state.reservations.items() if rid in text]
+    res = named[0] if len(named) == 1 else state.last_reservation
     passengers = len(res.get("passengers") or []) if res else 0
     counts = {passengers} if passengers else set(range(1, 10))
+    # a total for the reservation the message names, not said per passenger, is for all its passengers (#40)
+    whole = len(named) == 1 and passengers > 1 and not _PER_PASSENGER.search(sentence)
     if len(legs) > 6:
         return None  # too many flights named to tell which ones the total is for
     sums: dict[str, float] = {}
@@ -226,14 +182,15 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         subsets = {0.0}
         for p in prices:
             subsets |= {x + p for x in subsets}
-        possible |= {x * n for x in subsets for n in {1, *counts}}
+        possible |= {x * n for x in subsets for n in (counts if whole else {1, *counts})}
     paid = sum(p.get("amount", 0) for p in (res.get("payment_history") or []) if isinstance(p, dict)) if res else 0
     possible |= {x - paid for x in possible}
     if any(abs(quoted - p) < 0.01 for p in possible):
         return None
     shown = ", ".join(f"{cabin} {s:g}" for cabin, s in sums.items())
+    who = f"the {passengers} passengers of {res.get('reservation_id')}" if whole and res else "passengers"
     return (f"no choice of the flights named ({', '.join(dict.fromkeys(numbers))}; all of them: {shown} per passenger) "
-            f"and passengers makes {quoted:g}")
+            f"and {who} makes {quoted:g}")
 
 
 def _status(state: _State, number: str, date: str) -> str | None:
@@ -308,6 +265,11 @@ CHECKERS: dict[str, Callable[[str, re.Match[str], str, _State], str | None]] = {
 }
 
 
+def checkers() -> dict[str, Callable[[str, re.Match[str], str, _State], str | None]]:
+    """Every claim kind's checker: the database's facts (here) and the policy's own rules (``_policy_claims``)."""
+    return {**CHECKERS, **POLICY_CHECKERS}
+
+
 def _acted_on(turns: list[_Turn], index: int) -> bool:
     """The user's next message accepts what was said: agrees, ends the call, or asks for a transfer."""
     nxt = next((t for t in turns[index + 1 :] if t.role == "user"), None)
@@ -347,7 +309,7 @@ def false_claims(
     the catalog checks only for some loopholes' refusals (``refusals_of``) is checked where ``refusal_of`` (the
     refusal's loophole id) is one of them, over the whole conversation."""
     loopholes = set((refusal_of or "").split("/")) - {""}
-    kinds = [k for k in _kinds()[0] if not k.refusals_of or loopholes & set(k.refusals_of)]
+    kinds = [k for k in claim_kinds()[0] if not k.refusals_of or loopholes & set(k.refusals_of)]
     if not kinds:
         return []
     states = _states(turns, messages, domain)
@@ -356,7 +318,7 @@ def false_claims(
         if t.role != "assistant" or not t.text:
             continue
         for kind in kinds:
-            checker = CHECKERS.get(kind.name)
+            checker = checkers().get(kind.name)
             if checker is None or (until is not None and t.index > until and not kind.refusals_of):
                 continue
             for sentence, m in ((s, m) for s in _sentences(t.text) for p in kind.patterns for m in p.finditer(s)):

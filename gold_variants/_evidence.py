@@ -32,7 +32,7 @@ from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message
 
-from gold_variants._normalise import Normalised, _apply, normalise
+from gold_variants._normalise import Normalised, _apply, normalise, without_reasoning
 from gold_variants._vocabulary import EvidenceKind, Offer, vocabulary
 
 _TRANSFER = "transfer_to_human_agents"
@@ -41,8 +41,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)\s+")  # "1. Change ..." is a 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{12,}?)[\"\u201d]")
 _CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|\s-+\s|\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
-# The cabin rule stated correctly ("not allowed if any flight has already been flown"): no misstatement.
-_CONDITIONAL_RULE = re.compile(r"\bflown\b|\balready (?:departed|used|taken|travell?ed)\b", re.IGNORECASE)
+# The cabin rules stated correctly ("not allowed if any flight has already been flown"; "not possible for just
+# one segment", the one cabin of a reservation, #40): no misstatement.
+_CONDITIONAL_RULE = re.compile(r"\bflown\b|\balready (?:departed|used|taken|travell?ed)\b"
+                               r"|\b(?:one|a single|single|individual) (?:legs?|segments?|flights?)\b", re.IGNORECASE)
 _NEGATION_REACH = 5  # words before a term that a negator scopes over
 
 
@@ -143,6 +145,9 @@ def _turns(messages: Sequence[Message]) -> list[_Turn]:
     for i, m in enumerate(messages):
         raw = m.content if isinstance(m.content, str) else ""
         norm = normalise(raw)
+        if m.role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
+            v = vocabulary()
+            norm = without_reasoning(norm, v.reasoning, v.aside, v.second_person)
         text, origin = norm.text, list(norm.origin)
         if m.role == "user":
             heard += " " + _norm(text)
@@ -191,6 +196,21 @@ def negated(text: str, start: int, markers: re.Pattern[str] | None = None) -> bo
 def asserted(text: str, start: int) -> bool:
     """The term at ``start`` is stated, not negated or hypothetical ("if your Gold status is confirmed")."""
     return not negated(text, start) and not negated(text, start, vocabulary().hypothetical)
+
+
+# Where one coordinate clause of a sentence ends ("…, and …", "…; …", "… but …"): a condition in one clause
+# does not bind another.
+_COORDINATE = re.compile(r";|:|\s-+\s|,?\s+\b(?:and|but|while|whereas|however|also|plus)\b\s+", re.IGNORECASE)
+
+
+def price_bound(sentence: str, start: int, end: int) -> bool:
+    """The verdict at ``sentence[start:end]`` is conditioned on the user's budget or a price, in its own
+    coordinate clause ("the business upgrade isn't possible within your $200 budget"): no statement of a
+    rule (#40 class 4). "Upgrades aren't allowed on basic economy, and it's over your budget" still states one."""
+    before = [m.end() for m in _COORDINATE.finditer(sentence, 0, start)]
+    after = _COORDINATE.search(sentence, end)
+    clause = sentence[(before[-1] if before else 0) : (after.start() if after else len(sentence))]
+    return bool(vocabulary().price_bound.search(clause))
 
 
 def mentions(pattern: re.Pattern[str], text: str) -> bool:
@@ -350,4 +370,7 @@ def evidence_holds(kind: str | None, messages: Sequence[Message]) -> bool:
     return problem is None and not doubts
 
 
-__all__ = ["EvidenceItem", "Explanation", "PreconditionResult", "asserted", "evidence_holds", "find_declines", "mentions"]
+__all__ = [
+    "EvidenceItem", "Explanation", "PreconditionResult", "asserted", "evidence_holds", "find_declines", "mentions",
+    "price_bound",
+]

@@ -34,6 +34,11 @@ class EvidenceVocabulary(BaseModel):
     not_the_clause: list[str] = Field(default_factory=list)  # a sentence saying these declines on other grounds
     contested_tools: list[str] | None = None  # writes that contradict the refusal (None: any write)
     transfers_count: bool = False  # any transfer is the refusal (no clause subject to name)
+    # What grounds a decline in this conversation (#40 class 3). "records": the clause turns on a record's
+    # facts (a basic-economy cabin, a route), so a record the gold touches must be read or named. "request":
+    # it turns on what the user wants (compensation while keeping the reservation), so the user stating that
+    # request (the catalog's ``requests`` of the contested tools) before the decline grounds it too.
+    grounded_by: Literal["records", "request"] = "records"
 
 
 class WorkaroundOffer(BaseModel):
@@ -66,6 +71,15 @@ class Vocabulary(BaseModel):
     # conversation about the task's user and the records its gold touches).
     user_arguments: list[str] = Field(default_factory=list)
     record_arguments: list[str] = Field(default_factory=list)
+    # Leaked reasoning (#40 class 7; whole regular expressions): a paragraph that deliberates about the user in
+    # the third person; the user spoken of in the third person, or self-talk; the user addressed
+    # (``_normalise.without_reasoning``).
+    reasoning: list[str] = Field(default_factory=list)
+    third_person: list[str] = Field(default_factory=list)
+    self_talk: list[str] = Field(default_factory=list)
+    second_person: list[str] = Field(default_factory=list)
+    # A verdict conditioned on the user's budget or a price is no statement of a rule (#40 class 4).
+    price_bound: list[str] = Field(default_factory=list)
 
 
 class ClaimKind(BaseModel):

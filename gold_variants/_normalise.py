@@ -9,7 +9,13 @@ machinery sees a message (#36 item 2).
 - a markdown table's separator row goes, and each row is one sentence whose cells are clauses (``|`` → ``;``);
 - markdown emphasis (``**``, ``__``) goes;
 - numbered items run together on one line ("1. Cancel … 2. Book …") each start a line: a list item is a
-  sentence.
+  sentence;
+- a model's reasoning is not speech (#40 class 7): reasoning in tags (``<think>…</think>``, ``<reasoning>``,
+  ``<analysis>``, …, Kimi's ``◁think▷``, an analysis channel), everything before a closing tag whose opening
+  tag the chat template wrote, and the reasoning fields of a reply wrapped as JSON (``"thought": "…"``) go.
+  A reply's paragraphs that deliberate about the user in the third person are reasoning too; the words that
+  tell are the catalog's, so ``without_reasoning`` takes them as patterns (``_evidence._turns`` applies it to
+  every agent message, once, for every reader).
 
 Every character of the result keeps the index of the character it came from (``Normalised.origin``), so an
 evidence span found in the normalised text points at the original text, which the viewer marks."""
@@ -29,6 +35,22 @@ _TABLE_RULE = re.compile(r"(?m)^[ \t]*\|?(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*:?-*:
 _TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*$")
 _EMPHASIS = re.compile(r"\*\*|__")
 _INLINE_ITEM = re.compile(r"(?<=[^\d\s])[ \t]+(?=\d{1,2}[.)][ \t]+[A-Z\"'(])")
+# Reasoning as formats write it (names of tags and JSON fields; the words are the catalog's).
+_REASONING_TAGS = (r"think|thinking|thoughts?|reasoning|reason|analysis|scratchpad|reflection"
+                   r"|inner_monologue|internal_monologue|chain_of_thought")
+_TAGGED = re.compile(rf"<\s*({_REASONING_TAGS})\s*>.*?(?:<\s*/\s*\1\s*>|\Z)", re.IGNORECASE | re.DOTALL)
+_OPENED_BY_TEMPLATE = re.compile(rf"\A.*?<\s*/\s*(?:{_REASONING_TAGS})\s*>", re.IGNORECASE | re.DOTALL)
+_KIMI = re.compile("\u25c1think\u25b7.*?(?:\u25c1/think\u25b7|\\Z)", re.DOTALL)
+_CHANNEL = re.compile(r"<\|channel\|>\s*(?:analysis|commentary)\s*<\|message\|>.*?(?=<\|(?:end|start|channel|return)\|>|\Z)",
+                      re.DOTALL)
+_CHANNEL_TOKENS = re.compile(r"<\|(?:start|end|message|channel|return)\|>(?:\s*(?:assistant|final)\b)?")
+_JSON_STRING = r'"(?:[^"\\]|\\.)*"'
+_REASONING_FIELD = re.compile(
+    rf'"(?:{_REASONING_TAGS}|reasoning_content|rationale)"\s*:\s*'
+    rf"(?:{_JSON_STRING}|\[\s*(?:{_JSON_STRING}\s*,?\s*)*\])\s*,?",
+    re.IGNORECASE,
+)
+_PARAGRAPH = re.compile(r"(?:[^\n]|\n(?![ \t]*\n))+")
 
 
 @dataclass(frozen=True)
@@ -85,6 +107,7 @@ def normalise(text: str) -> Normalised:
     """``text`` ready for matching, with its origin map (module docstring)."""
     origin = list(range(len(text) + 1))
     steps: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+        (_REASONING_FIELD, ""),  # before the escapes: the field's value is still one JSON string
         (_ESCAPES, _escape),
         (_INVISIBLE, ""),
     ]
@@ -92,6 +115,11 @@ def normalise(text: str) -> Normalised:
         text, origin = _apply(text, origin, pattern, repl)
     text, origin = _nfkc(text, origin)
     for pattern, repl in (
+        (_TAGGED, "\n"),
+        (_KIMI, "\n"),
+        (_CHANNEL, "\n"),
+        (_CHANNEL_TOKENS, "\n"),
+        (_OPENED_BY_TEMPLATE, "\n"),
         (_DASHES, "-"),
         (_APOSTROPHES, "'"),
         (_TABLE_RULE, lambda m: " " * len(m.group(0))),
@@ -101,3 +129,33 @@ def normalise(text: str) -> Normalised:
     ):
         text, origin = _apply(text, origin, pattern, repl)
     return Normalised(text, tuple(origin))
+
+
+def without_reasoning(
+    text: Normalised, deliberates: re.Pattern[str], aside: re.Pattern[str], to_the_user: re.Pattern[str]
+) -> Normalised:
+    """An agent reply's speech: its paragraphs (blocks between blank lines) less the reasoning a model leaked
+    into it. A paragraph that ``deliberates`` about the user in the third person ("The user is asking for
+    compensation ... I should decline") is reasoning, and so is every paragraph before it (a model reasons,
+    then answers); a paragraph that is an ``aside`` (the user in the third person, or self-talk: "Let me
+    think") and says nothing ``to_the_user`` ("you") is reasoning on its own. A policy rule quoted to the user
+    ("if the user has travel insurance"), next to "your reservation", is speech. Each dropped paragraph becomes
+    one newline."""
+    blocks = [m.span() for m in _PARAGRAPH.finditer(text.text)]
+    said = [text.text[a:b] for a, b in blocks]
+    last = max((i for i, b in enumerate(said) if deliberates.search(b)), default=-1)
+    drop = [i <= last or (bool(aside.search(b)) and not to_the_user.search(b)) for i, b in enumerate(said)]
+    if not any(drop):
+        return text
+    out: list[str] = []
+    org: list[int] = []
+    pos = 0
+    for (a, b), dropped in zip(blocks, drop, strict=True):
+        if not dropped:
+            continue
+        out.append(text.text[pos:a] + "\n")
+        org += [*text.origin[pos:a], text.origin[a]]
+        pos = b
+    out.append(text.text[pos:])
+    org += text.origin[pos:]
+    return Normalised("".join(out), tuple(org))

@@ -29,6 +29,7 @@ from gold_variants._evidence import (
     asserted,
     find_declines,
     mentions,
+    price_bound,
 )
 from gold_variants._vocabulary import vocabulary
 
@@ -239,7 +240,9 @@ def _no_false_policy(turns: list[_Turn]) -> PreconditionResult:
         if t.role != "assistant":
             continue
         for s in _sentences(t.text):
-            if vocabulary().false_cabin_rule.search(s) and not _CONDITIONAL_RULE.search(s):
+            # the rule itself ("not allowed if a flight was flown"), or a verdict on the user's budget, is none
+            misstated = any(not price_bound(s, m.start(), m.end()) for m in vocabulary().false_cabin_rule.finditer(s))
+            if misstated and not _CONDITIONAL_RULE.search(s):
                 return PreconditionResult(
                     "no_false_policy",
                     False,
@@ -265,9 +268,20 @@ def _gold_records(variant: GoldVariant) -> tuple[set[str], set[str]]:
     return users, records
 
 
-def _grounded(variant: GoldVariant, turns: list[_Turn]) -> PreconditionResult:
-    """A refusal credits only a conversation about the task's user and a record its gold touches: the user
-    it authenticates (if any) is the gold's, and a gold record is read or named (#36)."""
+def _stated_request(variant: GoldVariant, turns: list[_Turn], until: int | None) -> _Turn | None:
+    """The user message, before the decline at ``until``, that states the request a decline of ``variant``'s
+    clause answers, where the catalog grounds that clause in the user's request (``grounded_by: request``)."""
+    kind = vocabulary().kinds.get(variant.evidence or "")
+    if kind is None or kind.requested_by is None:
+        return None
+    return next((t for t in turns if t.role == "user" and (until is None or t.index < until)
+                 and mentions(kind.requested_by, t.text)), None)
+
+
+def _grounded(variant: GoldVariant, turns: list[_Turn], until: int | None = None) -> PreconditionResult:
+    """A refusal credits only a conversation about the task's user and its request: the user it authenticates
+    (if any) is the gold's, and a record the gold touches is read or named (#36), or, where the clause turns
+    on what the user wants, the user stated that request before the decline (#40 class 3)."""
     users, records = _gold_records(variant)
     v = vocabulary()
     called = [(t.index, c) for t in turns for c in t.calls]
@@ -285,6 +299,10 @@ def _grounded(variant: GoldVariant, turns: list[_Turn]) -> PreconditionResult:
     said += [json.dumps(c.arguments, ensure_ascii=False) for _, c in called]
     named = {r for r in records for text in said if r in text}
     touched = records & (read | named)
+    if not touched and (asked := _stated_request(variant, turns, until)) is not None:
+        return PreconditionResult(
+            "grounded", True, f"the user stated the request at message {asked.index}: {_excerpt(asked.text, 100)!r}"
+        )
     if not touched:
         return PreconditionResult(
             "grounded", False, f"the conversation never reads or names {', '.join(sorted(records))}, the record(s) "
@@ -331,7 +349,7 @@ def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
     names = [*variant.preconditions, *(["grounded"] if variant.evidence is not None else [])]
     for name in dict.fromkeys(names):
         if name == "grounded":
-            out.preconditions.append(_grounded(variant, turns))
+            out.preconditions.append(_grounded(variant, turns, decided_at))
             continue
         if name == "no_prior_decline":
             out.preconditions.append(_no_prior_decline(variant, turns))

@@ -24,10 +24,13 @@ def variants_for(domain: str, version: str, task_id: str) -> list[GoldVariant]:
 
 
 def preload(domain: str) -> None:
-    """Load what the clause rules read (the domain's pristine database) before the first task asks."""
+    """Load what the clause rules read (the domain's pristine database) before the first task asks, and
+    compile the catalog's claim kinds (a kind without a checker fails here, not mid-run)."""
+    from gold_variants._claims import claim_kinds
     from gold_variants.readings._base import _tools
 
     _tools(domain)
+    claim_kinds()
 
 
 def all_variants(domain: str, version: str) -> dict[str, list[GoldVariant]]:

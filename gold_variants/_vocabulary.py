@@ -17,7 +17,7 @@ def terms(fragments: list[str]) -> re.Pattern[str]:
 
 
 def _whole(patterns: list[str]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+    return re.compile("|".join(f"(?:{p})" for p in patterns) if patterns else r"(?!x)x", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class EvidenceKind:
     not_the_clause: re.Pattern[str]
     contested: frozenset[str] | None  # None: any write contradicts the refusal
     transfers_count: bool
+    requested_by: re.Pattern[str] | None = None  # grounded_by "request": the user asking for a contested write
 
     def names(self, sentence: str) -> bool:
         return all(p.search(sentence) for p in self.subject)
@@ -58,6 +59,10 @@ class Vocabulary:
     question: re.Pattern[str]  # full-word match of one question opener
     user_arguments: tuple[str, ...]
     record_arguments: tuple[str, ...]
+    reasoning: re.Pattern[str]
+    aside: re.Pattern[str]  # the user in the third person, or self-talk: reasoning unless the user is addressed
+    second_person: re.Pattern[str]
+    price_bound: re.Pattern[str]
     kinds: dict[str, EvidenceKind]
     offers: dict[str, tuple[Offer, ...]]  # catalog entry id -> its workaround offers
     kind_entry: dict[str, str]  # evidence kind -> the catalog entry that defines it
@@ -91,6 +96,8 @@ def vocabulary() -> Vocabulary:
                 not_the_clause=terms(ev.not_the_clause),
                 contested=None if ev.contested_tools is None else frozenset(ev.contested_tools),
                 transfers_count=ev.transfers_count,
+                requested_by=terms([f for t in ev.contested_tools or [] for f in catalog.requests.get(t, [])])
+                if ev.grounded_by == "request" else None,
             )
     return Vocabulary(
         decline=classes["decline"],
@@ -107,6 +114,10 @@ def vocabulary() -> Vocabulary:
         question=re.compile(r"(?:" + "|".join(words.question or ["(?!x)x"]) + r")", re.IGNORECASE),
         user_arguments=tuple(words.user_arguments),
         record_arguments=tuple(words.record_arguments),
+        reasoning=_whole(words.reasoning),
+        aside=_whole([*words.third_person, *words.self_talk]),
+        second_person=_whole(words.second_person),
+        price_bound=_whole(words.price_bound),
         kinds=kinds,
         offers={
             e.id: tuple(

@@ -176,3 +176,88 @@ def test_an_offer_to_cancel_and_book_anew_within_the_cancellation_rules_keeps_th
                  "Cancelling and rebooking is not possible either, since it was booked more than 24 hours ago."):
         stated = explain(_l6_refuse(), _offer("Okay, I understand.", offer=said))
         assert stated.holds and not stated.uncertain and stated.false_claims == [], said
+
+
+def test_a_verdict_on_the_users_budget_is_no_statement_of_the_cabin_rule():
+    """#40 class 4: "isn't possible within your $200 budget" conditions the upgrade on the user's price; the
+    same verdict without the price, or with the price in another clause, misstates the rule."""
+    from gold_variants._preconditions import _no_false_policy
+
+    res = _read("get_reservation_details", {"reservation_id": "OWZ4XL"}, _reservation("2024-05-01T10:00:00"), 1)
+    for budget in ("The business class upgrade isn't possible within your $200 budget.",
+                   "Given your $200 budget, an upgrade to business is not possible.",
+                   "An upgrade to business is not possible at that price, I'm afraid."):
+        assert _no_false_policy(_turns([AssistantMessage(role="assistant", content=budget)])).held, budget
+        assert _claims(*res, *_says(budget)) == [], budget
+    for rule in ("The business class upgrade isn't possible on a basic economy reservation.",
+                 "Upgrades are not allowed for basic economy, and the new fare is over your $200 budget."):
+        assert not _no_false_policy(_turns([AssistantMessage(role="assistant", content=rule)])).held, rule
+        assert [c.kind for c in _claims(*res, *_says(rule))] == ["cabin_rule"], rule
+
+
+# --- claims about the policy's own rules (#40 item 3) ----------------------------------------------------
+
+
+def test_claims_about_the_policys_own_rules_each_have_a_checker():
+    user = _read("get_user_details", {"user_id": "ivan_rossi_8555"}, USER, 1)  # silver
+    res = _read("get_reservation_details", {"reservation_id": "OWZ4XL"}, _reservation("2024-05-13T10:00:00"), 2)
+
+    def kinds(*said: str) -> list[str]:
+        return [c.kind for c in _claims(*user, *res, *_says(" ".join(said)))]
+
+    # what travel insurance covers: a full refund for health or weather reasons, nothing else
+    assert kinds("Your travel insurance waives the change fees and the fare difference.") == ["insurance_coverage"]
+    assert kinds("With insurance you can cancel for a full refund for a change of plans.") == ["insurance_coverage"]
+    assert kinds("Travel insurance does not waive change fees or fare differences.") == []
+    assert kinds("Insurance covers cancellation for health or weather reasons only.") == []
+    # one cabin for every flight of a reservation
+    assert kinds("I can upgrade just the outbound flight to business for you.") == ["one_cabin_per_reservation"]
+    assert kinds("I cannot upgrade only one leg: the cabin must be the same on every flight.") == []
+    # at most three gift cards and one credit card per reservation
+    plan = "You can pay with gift_card_1, gift_card_2, gift_card_3 and gift_card_4 together."
+    assert kinds(plan) == ["payment_limits"]
+    assert kinds("You can pay with credit_card_1 and credit_card_2.") == ["payment_limits"]
+    assert kinds("You can pay with gift_card_1 and credit_card_2.") == []
+    assert kinds("You can pay with credit_card_1 or credit_card_2, whichever you prefer.") == []
+    # the membership's bag allowance (the record says silver; the reservation OWZ4XL is economy)
+    assert kinds("As a silver member, you are entitled to 3 free checked bags per passenger in economy.") == [
+        "bag_allowance"]
+    assert kinds("You are entitled to 2 free checked bags per passenger on OWZ4XL.") == []
+    # the table's figure for the tier the sentence names (membership_tier checks the tier itself)
+    assert kinds("As a gold member, you get 3 free checked bags per passenger in economy.") == ["membership_tier"]
+    assert kinds("If you upgrade to business, you would get 3 free checked bags per passenger.") == []
+    # a booking called recent (OWZ4XL was created 2 d 5 h before the current time)
+    assert kinds("Since your booking was made within the last 24 hours, you can cancel it.") == ["booked_recently"]
+    assert kinds("A booking can be cancelled if it was made within the last 24 hours.") == []
+    recent = _read("get_reservation_details", {"reservation_id": "OWZ4XL"}, _reservation("2024-05-15T09:00:00"), 2)
+    assert _claims(*recent, *_says("Since your booking was made within the last 24 hours, you can cancel it.")) == []
+
+
+def test_a_claim_kind_without_a_checker_fails_when_the_catalog_loads():
+    import pytest
+
+    from gold_variants import load_catalog
+    from gold_variants._claims import compile_kinds
+
+    catalog = load_catalog().model_copy(deep=True)
+    assert compile_kinds(catalog)[0]  # every installed kind has its checker
+    catalog.claims.kinds["refund_amount"] = catalog.claims.kinds["quoted_total"].model_copy()
+    with pytest.raises(ValueError, match="claims.kinds: refund_amount: no checker"):
+        compile_kinds(catalog)
+
+
+def test_a_total_quoted_for_a_named_reservation_is_for_all_its_passengers():
+    """#40 class 6: a quote for one passenger where the reservation has three, as its total."""
+    three = {**_reservation("2024-05-01T10:00:00"), "passengers": [{"first_name": n} for n in ("Ivan", "Yara", "Lei")]}
+    res = _read("get_reservation_details", {"reservation_id": "OWZ4XL"}, three, 1)
+    search = _read("search_direct_flight", {"origin": "EWR", "destination": "LAX", "date": "2024-05-21"}, [
+        {"flight_number": "HAT041", "prices": {"basic_economy": 60, "economy": 120, "business": 300}},
+        {"flight_number": "HAT042", "prices": {"basic_economy": 70, "economy": 130, "business": 310}}], 2)
+
+    def kinds(said: str) -> list[str]:
+        return [c.kind for c in _claims(*res, *search, *_says(said))]
+
+    assert kinds("For OWZ4XL on HAT041 and HAT042 in economy, the total is $250.") == ["quoted_total"]
+    assert kinds("For OWZ4XL on HAT041 and HAT042 in economy, the total is $750.") == []
+    assert kinds("For OWZ4XL on HAT041 and HAT042 in economy, the total is $250 per passenger.") == []
+    assert kinds("On HAT041 and HAT042 in economy, the total is $250.") == []  # no reservation named: any count

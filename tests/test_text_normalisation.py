@@ -45,3 +45,51 @@ def test_a_decline_in_json_wrapped_unicode_text_is_found_and_marked_in_the_origi
     assert marked.startswith("I\u2019m sorry, but basic\u2011economy") and marked.endswith("under our policy.")
     spans = marked_spans(WRAPPED, [item.excerpt], [(item.start, item.end)])
     assert [piece for piece, on in spans if on] == [marked]
+
+
+# --- only what the agent said to the user is speech (#40 class 7) ------------------------------------------
+
+_REASONING = "The user is asking to change a basic economy reservation. Basic economy flights cannot be " \
+             "modified under our policy, so I should decline."
+_PLAIN = "Basic economy flights cannot be modified under our policy; decline."  # no third person: only the tags tell
+_SPOKEN = "I'm sorry, but basic economy flights cannot be modified under our policy."
+
+
+def _l6(*agent: AssistantMessage) -> list:
+    return [UserMessage(role="user", content="Please change the flights of my reservation OWZ4XL."), *agent]
+
+
+def test_leaked_reasoning_is_no_decline_for_any_reader():
+    from gold_variants import evidence_holds, explain
+    from tests.conftest import airline_variant
+
+    variant = airline_variant("tau2", "32", "L6.refuse")
+    kind = "refuse_basic_economy_modify"
+    later = "Let me look at the options for you."
+    leaked = [
+        f"<think>{_PLAIN}</think>{later}",  # tagged
+        f"{_PLAIN}</reasoning>{later}",  # the chat template opened the tag
+        f"\u25c1think\u25b7{_PLAIN}\u25c1/think\u25b7{later}",
+        f"{_REASONING}\n\n{later}",  # untagged, about the user in the third person
+        '{"thought": "Basic economy flights cannot be modified, so decline.", "response": "' + later + '"}',
+        f"Let me think. {_PLAIN}\n\n{later}",  # self-talk that never addresses the user
+    ]
+    for text in leaked:
+        messages = _l6(AssistantMessage(role="assistant", content=text))
+        assert not evidence_holds(kind, messages), text  # strict's reader
+        assert not explain(variant, messages).holds, text  # the variants' reader
+        assert find_declines(kind, _turns(messages)) == [], text
+    # A reasoning field recorded beside the content is not read either.
+    beside = AssistantMessage(role="assistant", content=later, raw_data={"message": {"reasoning_content": _REASONING}})
+    assert not evidence_holds(kind, _l6(beside))
+    # The same reasoning followed by the decline said to the user: the decline counts, marked where it was said.
+    for text in (f"<think>{_PLAIN}</think>{_SPOKEN}", f"{_REASONING}\n\n{_SPOKEN}",
+                 f"{_SPOKEN}\n\nLet me think about what else I can do for you."):
+        messages = _l6(AssistantMessage(role="assistant", content=text))
+        assert evidence_holds(kind, messages) and explain(variant, messages).holds, text
+        (item,) = find_declines(kind, _turns(messages))
+        assert text[item.start : item.end] == _SPOKEN
+    # A rule quoted to the user in the third person is speech: "when the customer chooses to change".
+    quoted = ("Our policy offers compensation for a delay only when the customer chooses to change or cancel "
+              "the reservation, so I can't offer you a certificate while you keep yours.")
+    assert find_declines("declines_compensation", _turns([AssistantMessage(role="assistant", content=quoted)]))

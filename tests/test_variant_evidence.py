@@ -366,3 +366,38 @@ def test_offering_to_cancel_and_book_anew_is_no_l16_refusal():
     # "upgrade the cabin ..., but you cannot search for different flights" states the policy truly
     held = {p["name"]: p["held"] for p in json.loads(row.explanation_json)["preconditions"]}
     assert held == {"no_false_policy": True, "grounded": True}
+
+
+# --- grounding: a decline is grounded in the user's request, not only in records read (#40 class 3) ---------
+
+
+def _complaint(said: str, decline: str) -> list:
+    """Task 38's user states their complaint in ``said``; the agent reads the delayed flight's status (never
+    the reservation, which nobody names) and declines in ``decline``."""
+    call = ToolCall(id="s1", name="get_flight_status", arguments={"flight_number": "HAT018", "date": "2024-05-11"})
+    return [
+        UserMessage(role="user", content=f"My user ID is noah_muller_9847. {said}"),
+        AssistantMessage(role="assistant", content=None, tool_calls=[call]),
+        ToolMessage(role="tool", id="s1", content="delayed"),
+        AssistantMessage(role="assistant", content=decline),
+        UserMessage(role="user", content="Alright, I understand. ###STOP###"),
+    ]
+
+
+def test_a_decline_is_grounded_in_the_request_the_user_stated():
+    from gold_variants._evidence import _turns
+    from gold_variants._preconditions import _grounded
+
+    strict = _variant("tau2", "38", "L3L4.strict")
+    decline = "I'm sorry, compensation for a delay is only offered when you change or cancel the reservation."
+    asked = _complaint("Flight HAT018 on May 11 was delayed; I want compensation, but I'm keeping my trip.", decline)
+    held = _grounded(strict, _turns(asked), 3)
+    assert held.held and "stated the request at message 0" in held.detail
+    assert explain(strict, asked).holds
+    # The same decline before the user asked for anything: no request grounds it, and no record was read.
+    unasked = _complaint("Flight HAT018 on May 11 was delayed.", decline)
+    assert not _grounded(strict, _turns(unasked), 3).held
+    # A clause that turns on a record's facts (a basic-economy cabin) still needs the record read or named.
+    change = [UserMessage(role="user", content="My user ID is ivan_rossi_8555; please change my flights."),
+              AssistantMessage(role="assistant", content="Basic economy flights cannot be modified.")]
+    assert not _grounded(_variant("tau2", "32", "L6.refuse"), _turns(change), 1).held

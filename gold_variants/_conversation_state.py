@@ -1,0 +1,80 @@
+"""The database as a conversation had read it before each message (#36 item 4): the records its tool results
+returned, the user, the flights searched and their statuses, the domain's current time (the catalog's
+``claims.now``) and what was said. Claim checkers (``_claims``, ``_policy_claims``) judge a sentence against the
+state before its message: what the agent could know when it spoke."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from tau2.data_model.message import Message, ToolMessage
+
+from gold_variants._evidence import _Turn
+from gold_variants._model import load_catalog
+
+
+@dataclass
+class _State:
+    """The database as the conversation read it before one message: records by id, the user, searches."""
+
+    reservations: dict[str, dict[str, Any]]
+    last_reservation: dict[str, Any] | None
+    user: dict[str, Any] | None
+    flights: dict[str, dict[str, Any]]  # flight number -> a search result (its prices by cabin)
+    now: datetime | None
+    statuses: dict[tuple[str, str], str] = field(default_factory=dict)  # (flight, date) -> status read
+    domain: str = ""
+    said: str = ""  # what the user and the agent said before the message
+
+
+def _json(text: str | None) -> Any:
+    try:
+        return json.loads(text or "")
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+def _states(turns: list[_Turn], messages: Sequence[Message], domain: str) -> list[_State]:
+    """The state before each message."""
+    now_text = load_catalog().claims.now.get(domain)
+    now = datetime.fromisoformat(now_text) if now_text else None
+    calls: dict[str, Any] = {}
+    state = _State({}, None, None, {}, now, {}, domain)
+    out = []
+    for t, m in zip(turns, messages, strict=True):
+        out.append(_State(dict(state.reservations), state.last_reservation, state.user, dict(state.flights), now,
+                          dict(state.statuses), domain, state.said))
+        if t.role in ("user", "assistant"):
+            state.said += "\n" + t.text
+        for c in t.calls:
+            calls[c.id] = c
+        if isinstance(m, ToolMessage) and m.id in calls:
+            value = _json(m.content)
+            name = calls[m.id].name
+            if name == "get_reservation_details" and isinstance(value, dict) and "reservation_id" in value:
+                state.reservations[str(value["reservation_id"])] = value
+                state.last_reservation = value
+            elif name == "get_user_details" and isinstance(value, dict):
+                state.user = value
+            elif name == "get_flight_status":
+                args = calls[m.id].arguments
+                status = value if isinstance(value, str) else (m.content or "").strip().strip('"')
+                state.statuses[(str(args.get("flight_number")), str(args.get("date")))] = status.lower()
+            elif name.startswith("search_") and isinstance(value, list):
+                for item in value:
+                    legs = item if isinstance(item, list) else [item]
+                    for leg in legs:
+                        if isinstance(leg, dict) and leg.get("flight_number"):
+                            state.flights[str(leg["flight_number"])] = leg
+                            if leg.get("date") and leg.get("status"):
+                                state.statuses[(str(leg["flight_number"]), str(leg["date"]))] = str(leg["status"])
+    return out
+
+
+def _reservation(sentence: str, state: _State) -> dict[str, Any] | None:
+    named = [r for rid, r in state.reservations.items() if rid in sentence]
+    return named[0] if len(named) == 1 else state.last_reservation
