@@ -27,6 +27,15 @@ from ._model import (
     UpgradeModifyPredicate,
     load_catalog,
 )
+from ._no_write import (
+    TRANSFER_MARK,
+    Settled,
+    agreed_transfer,
+    anaphoric_decline,
+    informational_answer,
+    withdrawal_after_quote,
+    writes_without_yes,
+)
 from ._preconditions import (
     explain,
 )
@@ -53,6 +62,8 @@ from ._witness import (
 )
 
 __all__ = [
+    "agreed_transfer",
+    "anaphoric_decline",
     "all_variants",
     "ASK_COMPENSATION_TEXT",
     "Catalog",
@@ -69,6 +80,7 @@ __all__ = [
     "fixed_policy",
     "gold_reading",
     "GoldVariant",
+    "informational_answer",
     "load_catalog",
     "pending_ending",
     "policy_fixes",
@@ -80,8 +92,12 @@ __all__ = [
     "readings_offered",
     "RebookPredicate",
     "Requests",
+    "Settled",
+    "TRANSFER_MARK",
     "requests_in",
     "UpgradeModifyPredicate",
     "variants_for",
+    "withdrawal_after_quote",
     "witness",
+    "writes_without_yes",
 ]

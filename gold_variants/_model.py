@@ -66,6 +66,12 @@ class Vocabulary(BaseModel):
     # conversation about the task's user and the records its gold touches).
     user_arguments: list[str] = Field(default_factory=list)
     record_arguments: list[str] = Field(default_factory=list)
+    # What strict reads of a conversation whose gold makes no write (#40, ``gold_variants._no_write``): a user
+    # withdrawing their request (group: fragments), an agent quoting an amount (whole expressions), and an
+    # explicit "yes" before a write (fragments; a user message that only says these agrees).
+    withdrawal: list[str] = Field(default_factory=list)
+    quote: list[str] = Field(default_factory=list)
+    explicit_yes: list[str] = Field(default_factory=list)
 
 
 class ClaimKind(BaseModel):
