@@ -120,21 +120,29 @@ def test_broken_gold_is_never_a_strict_pass():
         assert strict.reward is None and strict.reason.startswith("broken gold: 12_4 return_delivered_order_items")
 
 
-def test_every_gold_write_must_be_made_as_the_gold_makes_it():
-    """τ³ airline 15: the gold changes flights. Enacting it is strict; the same change with extra keys in
-    each flight (the database ignores them; tau2's action check does not) passes single but not strict."""
+def test_every_gold_write_must_be_made_as_the_tools_read_it():
+    """τ³ airline 15: the gold changes flights. Enacting it after the user's yes is strict; the same change
+    with extra keys in each flight (FlightInfo reads flight_number and date only; tau2's action check
+    compares them as text) is strict too; the change not made fails the single gold (tests/test_strict_classes.py
+    has each class)."""
+    from tests.test_strict_classes import LISTED, YES, _user
+    from tests.test_strict_classes import _sim as _conversation
+
     task = _task("airline", "tau3", "15")
     info = " ".join(task.evaluation_criteria.communicate_info or [])
     calls = _gold_calls(task)
-    single, strict = _score("airline", "tau3", task, _sim("airline", task, calls, info))
+    single, strict = _score("airline", "tau3", task, _conversation("airline", task, LISTED, _user(YES), calls, info))
     assert (single, strict.reward) == (1.0, 1.0)
     padded = []
     for name, args in calls:
         if name == "update_reservation_flights":
             args = {**args, "flights": [{**f, "note": "as asked"} for f in args["flights"]]}
         padded.append((name, args))
-    single, strict = _score("airline", "tau3", task, _sim("airline", task, padded, info))
-    assert single == 1.0 and strict.reward == 0.0 and "15_0 update_reservation_flights" in strict.reason
+    single, strict = _score("airline", "tau3", task, _conversation("airline", task, LISTED, _user(YES), padded, info))
+    assert (single, strict.reward) == (1.0, 1.0), strict
+    reads = [(n, a) for n, a in calls if n != "update_reservation_flights"]
+    single, strict = _score("airline", "tau3", task, _conversation("airline", task, LISTED, _user(YES), reads, info))
+    assert single == 0.0 and strict.reward == 0.0
 
 
 # -- runs ------------------------------------------------------------------------------------------------------
