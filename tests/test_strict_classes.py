@@ -135,7 +135,7 @@ def test_a_decline_naming_its_clause_in_the_sentence_before(summary, strict_rewa
     (["I understand. I will transfer you to a human agent now.", _user("Thank you. ###TRANSFER###")], 1.0),
     # announced, then the conversation went on and ended without the transfer
     (["I will transfer you to a human agent.", _user("Actually, one more question."), "Sure, what is it?",
-      _user("Never mind, thanks. ###STOP###")], 0.0),
+      _user("Never mind. ###TRANSFER###")], 0.0),
     # the user simulator asks for a transfer and ends, but the agent never agreed to one
     (["Let me look up your reservations first.", _user("I want a supervisor. ###TRANSFER###")], 0.0),
 ])
