@@ -32,7 +32,16 @@ from dataclasses import dataclass
 from tau2.data_model.message import Message
 
 from gold_variants._claims import false_claims
-from gold_variants._evidence import _TRANSFER, _declines, _sentences, _Turn, _turns, _units, asks, mentions
+from gold_variants._evidence import (
+    _TRANSFER,
+    _declines,
+    _sentences,
+    _Turn,
+    _turns,
+    _units,
+    asks,
+    mentions,
+)
 from gold_variants._normalise import normalise
 from gold_variants._vocabulary import vocabulary
 

@@ -12,7 +12,12 @@ from tau2.data_model.simulation import SimulationRun, TerminationReason
 from tau2.data_model.tasks import Action
 
 from envs import engine_for, load_task_set
-from loophole_scoring import DO_NOTHING_GOODBYE, DO_NOTHING_GREETING, DO_NOTHING_USER_DONE, score_simulation
+from loophole_scoring import (
+    DO_NOTHING_GOODBYE,
+    DO_NOTHING_GREETING,
+    DO_NOTHING_USER_DONE,
+    score_simulation,
+)
 from loophole_scoring._strict_writes import gold_writes, unmatched_writes
 
 YES = "Yes, please go ahead."
