@@ -72,6 +72,8 @@ class Vocabulary(BaseModel):
     withdrawal: list[str] = Field(default_factory=list)
     quote: list[str] = Field(default_factory=list)
     explicit_yes: list[str] = Field(default_factory=list)
+    confirmation_request: list[str] = Field(default_factory=list)
+    compensation: list[str] = Field(default_factory=list)
 
 
 class ClaimKind(BaseModel):

@@ -20,7 +20,10 @@ read from the messages with the catalog's vocabulary (``withdrawal``, ``quote``,
   made. A transfer announced and then not made while the conversation went on is not one.
 
 ``writes_without_yes`` reads the policy's conduct rule (list the action's details and obtain an explicit
-"yes" before any write): a write whose last user message before it says no explicit yes.
+"yes" before any write), conservatively: a write whose last user message before it says no explicit yes
+and does not answer the agent's request for confirmation either (``confirmation_request``).
+A quote of compensation (a certificate's amount) does not count for a withdrawal: offering it unasked is
+itself what the policy forbids.
 """
 
 from __future__ import annotations
@@ -116,6 +119,8 @@ def withdrawal_after_quote(messages: Sequence[Message], domain: str) -> Settled 
     quote = next((t for t in reversed(turns[: last.index]) if t.role == "assistant" and t.text.strip()), None)
     if quote is None or not v.quote.search(quote.text):
         return None
+    if mentions(v.compensation, quote.text):
+        return None  # an amount of compensation declined is no quote of the request (the policy limits offers)
     if any(c.name != _TRANSFER for t in turns[last.index :] for c in t.calls):
         return None  # something was done after the withdrawal: it did not end the request
     if false_claims(turns, messages, domain, until=last.index):
@@ -173,6 +178,17 @@ def agreed_transfer(messages: Sequence[Message]) -> Settled | None:
                    f"{TRANSFER_MARK}", last.index, _excerpt(agent.text))
 
 
+def _answers_confirmation(turns: list[_Turn], said: _Turn) -> bool:
+    """``said`` answers the agent's request for confirmation (its last message before asks for it) without
+    refusing or withdrawing."""
+    v = vocabulary()
+    asked = next((t for t in reversed(turns[: said.index]) if t.role == "assistant" and t.text.strip()), None)
+    if asked is None or not v.confirmation_request.search(asked.text):
+        return False
+    refuses = re.match(r"\W*(?:no|nope|not)\b", said.text, re.IGNORECASE) is not None
+    return not refuses and not mentions(v.withdrawal, said.text)
+
+
 def writes_without_yes(
     messages: Sequence[Message], is_write: Callable[[str], bool]
 ) -> list[Settled]:
@@ -183,7 +199,7 @@ def writes_without_yes(
     for t in turns:
         for call in (c for c in t.calls if c.name != _TRANSFER and is_write(c.name)):
             said = next((u for u in reversed(turns[: t.index]) if u.role == "user" and u.text.strip()), None)
-            if said is None or not mentions(v.explicit_yes, said.text):
+            if said is None or not (mentions(v.explicit_yes, said.text) or _answers_confirmation(turns, said)):
                 found.append(Settled(f"{call.name} with no explicit yes from the user before it", t.index,
                                      _excerpt(said.text if said is not None else "")))
                 break

@@ -65,6 +65,8 @@ class Vocabulary:
     withdrawal: re.Pattern[str] = re.compile(r"(?!x)x")  # a user withdrawing their request (#40)
     quote: re.Pattern[str] = re.compile(r"(?!x)x")  # an agent quoting an amount
     explicit_yes: re.Pattern[str] = re.compile(r"(?!x)x")  # a user's explicit yes to listed details
+    confirmation_request: re.Pattern[str] = re.compile(r"(?!x)x")  # an agent asking for that yes
+    compensation: re.Pattern[str] = re.compile(r"(?!x)x")  # an amount of compensation
 
     def offers_for(self, loophole_id: str | None) -> tuple[Offer, ...]:
         """The offers of a variant's loophole ("L3/L4" gathers both entries)."""
@@ -124,4 +126,6 @@ def vocabulary() -> Vocabulary:
         withdrawal=terms(words.withdrawal),
         quote=_whole(words.quote) if words.quote else re.compile(r"(?!x)x"),
         explicit_yes=terms(words.explicit_yes),
+        confirmation_request=terms(words.confirmation_request),
+        compensation=terms(words.compensation),
     )

@@ -92,6 +92,7 @@ _WITHDRAW = _user("That is over my budget of $200, so I won't be proceeding. Ple
     ("The total comes to $725 for HAT072 and HAT278 in business.", 1.0),  # the searched business prices
     ("The total comes to $999 for HAT072 and HAT278 in business.", 0.0),  # no choice of flights makes it
     ("I can look into business class options for you.", 0.0),  # no quote at all
+    ("I can offer you a $100 travel certificate for the trouble.", 0.0),  # compensation, not a quote
 ])
 def test_withdrawal_after_a_correct_quote_settles_a_no_write_gold(quote, strict_reward):
     """τ² airline 34: the user withdraws when the changes exceed the budget. Strict only after a quote that
@@ -225,6 +226,12 @@ def test_a_write_without_an_explicit_yes_is_not_strict():
     request = _user("I want to change my flights to the ones on May 24.")
     single, strict = _score("airline", "tau3", task, _sim("airline", task, request, calls, info))
     assert single == 1.0 and strict.reward == 0.0 and "explicit yes" in strict.reason
+    # conservative: an answer to the agent's request for confirmation that neither refuses nor withdraws
+    answer = _user("Use the gift card on file.")
+    single, strict = _score("airline", "tau3", task, _sim("airline", task, LISTED, answer, calls, info))
+    assert (single, strict.reward) == (1.0, 1.0), strict
+    single, strict = _score("airline", "tau3", task, _sim("airline", task, "Here are the new flights.", answer, calls, info))
+    assert (single, strict.reward) == (1.0, 0.0), strict
 
 
 def test_a_gold_action_keeps_its_compare_args():
