@@ -170,8 +170,6 @@ def agreed_transfer(messages: Sequence[Message]) -> Settled | None:
     if not before or not before[-1].text.strip():
         return None
     agent = before[-1]
-    if any(t.role == "assistant" and t.text.strip() for t in turns[last.index + 1 :]):
-        return None
     if not mentions(vocabulary().transfer_request, agent.text):
         return None
     return Settled(f"the agent agrees to transfer at message {agent.index}; the user ends the call with "
