@@ -75,19 +75,18 @@ def _no_write_settled(
     messages: Sequence[Message], domain: str, task: Task, engine: ReplayEngine, kind: str
 ) -> str | None:
     """How a no-write gold's request was settled (None: it was not). A decline or transfer on the governing
-    clause always settles it; the other settlements only under the generic refusal (a loophole's refusal
-    needs its clause)."""
+    clause always settles it (``evidence_holds`` voids one the agent contradicted by a write); the others
+    only where no write was tried, even one a tool error stopped, and, but for a decline naming the clause in
+    the sentence before, only under the generic refusal (a loophole's refusal needs its clause)."""
     if evidence_holds(kind, messages):
         return f"declined or transferred ({kind})"
-    if not _writes_attempted(engine, messages) and (anaphor := anaphoric_decline(kind, messages)) is not None:
-        return f"{anaphor.what} (message {anaphor.message_index})"
-    if kind != GENERIC_REFUSAL:
-        return None
-    criteria = task.evaluation_criteria
-    facts = list(criteria.communicate_info or []) if criteria is not None else []
-    found = agreed_transfer(messages) or withdrawal_after_quote(messages, domain)
-    if found is None and not _writes_attempted(engine, messages):
-        found = informational_answer(messages, facts)
+    if _writes_attempted(engine, messages):
+        return None  # a write tried (one a tool error stopped too): only a decline that survives it settles
+    found = anaphoric_decline(kind, messages)
+    if found is None and kind == GENERIC_REFUSAL:
+        criteria = task.evaluation_criteria
+        facts = list(criteria.communicate_info or []) if criteria is not None else []
+        found = agreed_transfer(messages) or withdrawal_after_quote(messages, domain) or informational_answer(messages, facts)
     return None if found is None else f"{found.what} (message {found.message_index})"
 
 

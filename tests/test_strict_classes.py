@@ -18,7 +18,7 @@ from loophole_scoring import (
     DO_NOTHING_USER_DONE,
     score_simulation,
 )
-from loophole_scoring._strict_writes import gold_writes, unmatched_writes
+from loophole_scoring._strict_writes import as_read, gold_writes, unmatched_writes
 
 YES = "Yes, please go ahead."
 LISTED = "Here is what I will do, exactly as listed. Shall I proceed?"
@@ -153,6 +153,17 @@ def test_a_transfer_agreed_in_words_settles_a_no_write_gold(turns, strict_reward
     assert (single, strict.reward) == (1.0, strict_reward), strict
 
 
+def test_a_write_a_tool_error_stopped_leaves_nothing_settled():
+    """τ² airline 1: the agent tries the forbidden cancellation, the tool refuses it (no such reservation
+    id), then agrees to transfer: the single gold passes, strict does not."""
+    task = _task("airline", "tau2", "1")
+    tried = [("cancel_reservation", {"reservation_id": "NOSUCH"})]
+    turns = ["I will cancel it. Shall I proceed?", _user(YES), tried,
+             "I will transfer you to a human agent now.", _user("Thank you. ###TRANSFER###")]
+    single, strict = _score("airline", "tau2", task, _sim("airline", task, *turns, ending=False))
+    assert (single, strict.reward) == (1.0, 0.0), strict
+
+
 # -- class 12: writes compared as the tools read them --------------------------------------------------------------------
 
 
@@ -194,6 +205,10 @@ def test_keys_the_tool_does_not_read_are_ignored():
     call = AssistantMessage(role="assistant", content=None, tool_calls=[
         ToolCall(id="c", name=flights.name, arguments=moved, requestor="assistant")])
     assert [a.action_id for a in unmatched_writes(engine, gold, writes, [call])] == [flights.action_id]
+    # a payment entry is read through tau2's Payment model: its `type` is not read
+    paid = {"payment_methods": [{"payment_id": "gift_card_1", "amount": 10, "type": "gift_card"}], "cabin": "economy"}
+    assert as_read(engine, "book_reservation", paid) == {
+        "payment_methods": [{"payment_id": "gift_card_1", "amount": 10}], "cabin": "economy"}
 
 
 def test_a_gold_write_that_changes_nothing_is_not_required():
