@@ -7,47 +7,18 @@ from __future__ import annotations
 import copy
 
 import pytest
-from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
-from tau2.data_model.simulation import SimulationRun, TerminationReason
+from tau2.data_model.message import AssistantMessage, ToolCall
 from tau2.data_model.tasks import Action
 
 from envs import engine_for, load_task_set
 from loophole_scoring import (
-    DO_NOTHING_GOODBYE,
-    DO_NOTHING_GREETING,
-    DO_NOTHING_USER_DONE,
     score_simulation,
 )
 from loophole_scoring._strict_writes import as_read, gold_writes, unmatched_writes
+from tests.conftest import STRICT_LISTED, STRICT_YES, conversation
 
-YES = "Yes, please go ahead."
-LISTED = "Here is what I will do, exactly as listed. Shall I proceed?"
-
-
-def _sim(domain: str, task, *turns, ending: bool = True) -> SimulationRun:
-    """greeting, the user's request, ``turns`` (assistant texts; ("user", text); lists of tool calls run on
-    tau2's environment), then, with ``ending``, the goodbye and the user stopping."""
-    engine = engine_for(domain)
-    messages: list = [AssistantMessage(role="assistant", content=DO_NOTHING_GREETING),
-                      UserMessage(role="user", content="I need help with my booking.")]
-    n = 0
-    for turn in turns:
-        if isinstance(turn, str):
-            messages.append(AssistantMessage(role="assistant", content=turn))
-        elif isinstance(turn, tuple):
-            messages.append(UserMessage(role="user", content=turn[1]))
-        else:
-            calls = []
-            for name, arguments in turn:
-                calls.append(ToolCall(id=f"call_{n}", name=name, arguments=arguments, requestor="assistant"))
-                n += 1
-            messages.append(AssistantMessage(role="assistant", content=None, tool_calls=calls))
-            messages.extend(engine.respond(calls))
-    if ending:
-        messages += [AssistantMessage(role="assistant", content=DO_NOTHING_GOODBYE),
-                     UserMessage(role="user", content=DO_NOTHING_USER_DONE)]
-    return SimulationRun(id="t", task_id=task.id, start_time="x", end_time="x", duration=0.0,
-                         termination_reason=TerminationReason.USER_STOP, messages=messages)
+YES, LISTED = STRICT_YES, STRICT_LISTED
+_sim = conversation
 
 
 def _task(domain: str, version: str, task_id: str):
