@@ -19,6 +19,9 @@ read from the messages with the catalog's vocabulary (``withdrawal``, ``quote``,
   to), and the user simulator answers with ``###TRANSFER###``, ending the call before the tool call could be
   made. A transfer announced and then not made while the conversation went on is not one.
 
+None of these settles a request where the agent made a claim the database contradicts (``first_false_claim``:
+"as a Gold member" to a Silver one): the user's decision then rests on it.
+
 ``writes_without_yes`` reads the policy's conduct rule (list the action's details and obtain an explicit
 "yes" before any write), conservatively: a write whose last user message before it says no explicit yes
 and does not answer the agent's request for confirmation either (``confirmation_request``).
@@ -156,6 +159,15 @@ def anaphoric_decline(kind_name: str, messages: Sequence[Message]) -> Settled | 
     return None
 
 
+def first_false_claim(messages: Sequence[Message], domain: str) -> Settled | None:
+    """The first claim of the agent the database contradicts (``_claims``: the kinds it can check), if any."""
+    found = false_claims(_turns(messages), messages, domain)
+    if not found:
+        return None
+    first = min(found, key=lambda c: c.message_index)
+    return Settled(f"a false claim of {first.what}: {first.truth}", first.message_index, first.excerpt)
+
+
 def agreed_transfer(messages: Sequence[Message]) -> Settled | None:
     """The agent's last message agrees to transfer (or offers it) and the user ends the call with
     ``###TRANSFER###`` right after it, before any transfer tool call."""
@@ -204,4 +216,4 @@ def writes_without_yes(
     return found
 
 
-__all__ = ["Settled", "agreed_transfer", "anaphoric_decline", "informational_answer", "withdrawal_after_quote", "writes_without_yes"]
+__all__ = ["Settled", "agreed_transfer", "anaphoric_decline", "first_false_claim", "informational_answer", "withdrawal_after_quote", "writes_without_yes"]

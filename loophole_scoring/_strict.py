@@ -33,6 +33,7 @@ from gold_variants import (
     agreed_transfer,
     anaphoric_decline,
     evidence_holds,
+    first_false_claim,
     gold_reading,
     informational_answer,
     load_catalog,
@@ -76,12 +77,14 @@ def _no_write_settled(
 ) -> str | None:
     """How a no-write gold's request was settled (None: it was not). A decline or transfer on the governing
     clause always settles it (``evidence_holds`` voids one the agent contradicted by a write); the others
-    only where no write was tried, even one a tool error stopped, and, but for a decline naming the clause in
+    only where no write was tried, even one a tool error stopped, and no claim is false, and, but for a decline naming the clause in
     the sentence before, only under the generic refusal (a loophole's refusal needs its clause)."""
     if evidence_holds(kind, messages):
         return f"declined or transferred ({kind})"
     if _writes_attempted(engine, messages):
         return None  # a write tried (one a tool error stopped too): only a decline that survives it settles
+    if first_false_claim(messages, domain) is not None:
+        return None  # the user's decision may rest on it: only a decline on the clause settles
     found = anaphoric_decline(kind, messages)
     if found is None and kind == GENERIC_REFUSAL:
         criteria = task.evaluation_criteria

@@ -50,6 +50,14 @@ def test_informational_answer_settles_a_no_write_gold():
     assert (single, strict.reward) == (1.0, 1.0) and "'4'" in strict.settled
     single, strict = _score("airline", "tau2", task, _sim("airline", task, "Your reservation allows 14 kg of carry-on."))
     assert (single, strict.reward) == (1.0, 0.0), strict
+    # the fact stated on a false membership tier (the user record says silver)
+    read = [("get_user_details", {"user_id": "anya_garcia_5901"})]
+    said = "As a gold member, you can bring 4 free checked bags in total."
+    single, strict = _score("airline", "tau2", task, _sim("airline", task, read, said))
+    assert (single, strict.reward) == (1.0, 0.0), strict
+    said = "As a silver member, you can bring 4 free checked bags in total."
+    single, strict = _score("airline", "tau2", task, _sim("airline", task, read, said))
+    assert (single, strict.reward) == (1.0, 1.0), strict
 
 
 # -- class 9: the user withdraws after a correct quote ---------------------------------------------------------------
