@@ -13,6 +13,11 @@ an edit in ``benchmarks/label_cases.py`` (a shuffled task id, unicode text, a qu
 false claim, an offer to cancel and book anew) and the verdict it deserves; they are scored with the corpus and counted with it, and listed by
 class.
 
+A label whose ``variant`` is ``strict`` judges the band's lower end instead (#40): ``credit`` where the
+single-gold pass was earned (``strict_reward`` 1), ``no_credit`` where it was not. Those rows are kept apart
+from the credits' precision and recall; the line before the last is ``strict agreement: k/n`` over them,
+with each strict class's agreement above it.
+
     python benchmarks/credit_quality.py [--corpus DIR] [--extra CSV]
 """
 
@@ -32,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "dev-corpus"
 DEFAULT_EXTRA = ROOT / "benchmarks" / "labels_extra.csv"
 LABELS = ("credit", "no_credit", "unclear")
+STRICT = "strict"  # the variant column of a label that judges strict_reward
 
 
 @dataclass
@@ -73,9 +79,10 @@ def read_labels(path: Path) -> pd.DataFrame:
 
 def verdicts(
     corpus: Path, labels: pd.DataFrame, extra: pd.DataFrame | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Rescore the corpus (and the extra labels' case files, built now); return the labels with the scorer's
-    verdict and evidence beside them, and the credits and uncertain credits no label covers."""
+    verdict and evidence beside them, the credits and uncertain credits no label covers, and the strict
+    labels with the strict verdict ("credited": strict_reward 1) and its reason."""
     from harness import rescore
 
     named = sorted({corpus / "runs" / f for f in labels["file"]})
@@ -94,6 +101,12 @@ def verdicts(
         run = rescore(files, Path(tmp) / "run").run
         trials, scores = run.trials, run.scores
     trials = trials.assign(file=trials["source_file"].map(lambda p: Path(p).name))
+    strict = labels[labels["variant"] == STRICT].merge(
+        trials[["file", "simulation_id", "task_id", "reward", "strict_reward", "strict_reason"]],
+        on=["file", "simulation_id"], how="left",
+    )
+    strict["verdict"] = strict["strict_reward"].map(lambda r: "credited" if r == 1.0 else "not_credited")
+    labels = labels[labels["variant"] != STRICT]
     rows = scores.merge(trials[["trajectory_id", "file", "simulation_id"]], on="trajectory_id")
     rows = rows.rename(columns={"gold_id": "variant"})
     if "verdict" not in rows.columns:  # a tree from before the three verdicts: a full reward is a credit
@@ -107,7 +120,7 @@ def verdicts(
     flips = flips[flips["trajectory_id"].map(single) != 1.0]
     labeled = set(zip(labels["file"], labels["simulation_id"], labels["variant"], strict=True))
     unlabeled = flips[[k not in labeled for k in zip(flips["file"], flips["simulation_id"], flips["variant"], strict=True)]]
-    return merged, unlabeled[keep]
+    return merged, unlabeled[keep], strict
 
 
 def _evidence(row: pd.Series) -> str:
@@ -135,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HARNESS_TAU_DATA", str(ROOT.parent / "shared" / "tau-data"))
     labels = read_labels(args.corpus / "labels.csv")
     extra = read_labels(args.extra) if args.extra.is_file() else None
-    rows, unlabeled = verdicts(args.corpus, labels, extra)
+    rows, unlabeled, strict = verdicts(args.corpus, labels, extra)
     judged = rows[rows["expected"] != "unclear"]
 
     certain: dict[str, Counts] = {}
@@ -187,6 +200,17 @@ def main(argv: list[str] | None = None) -> int:
     own_uncertain = (own["verdict"] == "uncertain").sum() + (unlabeled["verdict"] == "uncertain").sum()
     print(f"uncertain share of all credits: {uncertain}/{credits} "
           f"(on the corpus's own runs, without the edited cases: {own_uncertain}/{own_credits})")
+    judged_strict = strict[strict["expected"] != "unclear"]
+    for cls, g in judged_strict.groupby("class"):
+        agree = sum((r.expected == "credit") == (r.verdict == "credited") for r in g.itertuples())
+        print(f"strict class {cls}: {agree}/{len(g)} agree "
+              f"({', '.join(f'{r.expected}->{r.verdict}' for r in g.itertuples())})")
+    for r in judged_strict.itertuples():
+        if (r.expected == "credit") != (r.verdict == "credited"):
+            print(f"  strict disagreement: {r.file} task {r.task_id}: label {r.expected}, strict {r.strict_reward} "
+                  f"({r.strict_reason})")
+    agree = sum((r.expected == "credit") == (r.verdict == "credited") for r in judged_strict.itertuples())
+    print(f"strict agreement: {agree}/{len(judged_strict)}")
     overall = certain.get("overall", Counts())
     print(f"precision={overall.precision:.3f} recall={overall.recall:.3f}")
     return 0

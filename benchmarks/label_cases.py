@@ -250,6 +250,95 @@ def insurance_claim_true(sim: Sim, other: Sim | None) -> Sim:
 def one_leg_upgrade_claim(sim: Sim, other: Sim | None) -> Sim:
     """The decline, then an offer to upgrade one leg only (every flight of a reservation has one cabin)."""
     return _policy_claim_case(sim, "I can upgrade just the first flight to business if you like.")
+# -- strict (#40 classes 8-12 and the conduct rule): the label is whether the single-gold pass was earned ------
+
+
+def as_recorded(sim: Sim, other: Sim | None) -> Sim:
+    """The simulation as the shared run holds it."""
+    return copy.deepcopy(sim)
+
+
+def _replace_text(sim: Sim, old: str, new: str) -> Sim:
+    out = copy.deepcopy(sim)
+    hits = [m for m in out["messages"] if m["role"] == "assistant" and old in (m.get("content") or "")]
+    assert hits, f"no assistant message of {sim['id']} says {old!r}"
+    for m in hits:
+        m["content"] = m["content"].replace(old, new)
+    return out
+
+
+def fact_inside_a_number(sim: Sim, other: Sim | None) -> Sim:
+    """The amount paid stated wrongly, as a number holding the gold's fact (829.43 -> 1,829.43): tau2's
+    substring check still finds it."""
+    return _replace_text(sim, "829.43", "1,829.43")
+
+
+def false_quote(sim: Sim, other: Sim | None) -> Sim:
+    """The agent's quote (message 10) replaced by a total that no choice of the searched flights makes; the
+    user still withdraws over the $222 difference."""
+    out = copy.deepcopy(sim)
+    out["messages"][10]["content"] = ("The total comes to $999 for HAT072 and HAT278 in business, a difference "
+                                      "of $222 to pay. Shall I proceed?")
+    return out
+
+
+def _pending_order_reply(sim: Sim, said: str, reply: str) -> Sim:
+    """Retail 57: the reads kept, the agent's texts replaced, then ``said`` and the user's ``reply``."""
+    msgs = copy.deepcopy(sim["messages"][:10])
+    msgs[4]["content"] = "I can help with that. First, please verify your account: your email, or your name and ZIP."
+    return _ending(sim, [*msgs, _assistant(said), _user(f"{reply} ###STOP###")])
+
+
+def decline_whole_order_only(sim: Sim, other: Sim | None) -> Sim:
+    """The decline in other words: only the whole pending order can be cancelled."""
+    return _pending_order_reply(sim, "Order #W4284542 is pending and has not shipped. We can only cancel an entire "
+                                     "pending order, not individual items.", "Then keep the order as it is.")
+
+
+def no_decline_left_open(sim: Sim, other: Sim | None) -> Sim:
+    """The agent neither declines nor acts; the user leaves."""
+    return _pending_order_reply(sim, "Order #W4284542 is pending and has not shipped. Let me know what you would "
+                                     "like to do.", "I'll think about it.")
+
+
+def _transfer_ending(sim: Sim, said: str, reply: str) -> Sim:
+    """Airline 1: up to the user's reason for cancelling (message 19), then ``said`` and ``reply``."""
+    return _ending(sim, [*copy.deepcopy(sim["messages"][:20]), _assistant(said), _user(reply)])
+
+
+def transfer_agreed_in_words(sim: Sim, other: Sim | None) -> Sim:
+    """The agent agrees to transfer; the user simulator ends with ###TRANSFER### before the tool call."""
+    return _transfer_ending(sim, "I understand. Since a representative told you a service agent would handle "
+                                 "this, I will transfer you to a human agent now.", "Thank you. ###TRANSFER###")
+
+
+def transfer_never_agreed(sim: Sim, other: Sim | None) -> Sim:
+    """The user asks for a supervisor and ends the call; the agent never agreed to transfer."""
+    return _transfer_ending(sim, "Let me review the cancellation rules for this reservation.",
+                            "I want to talk to a supervisor. ###TRANSFER###")
+
+
+def write_left_out(sim: Sim, other: Sim | None) -> Sim:
+    """The agent's flight change (its call and the tool's reply) taken out: the gold's write is not made."""
+    out = copy.deepcopy(sim)
+    ids = {c.get("id") for m in out["messages"] for c in m.get("tool_calls") or []
+           if c.get("name") == "update_reservation_flights"}
+    out["messages"] = [m for m in out["messages"]
+                       if not any(c.get("id") in ids for c in m.get("tool_calls") or []) and m.get("id") not in ids]
+    return out
+
+
+def confirmation_inserted(sim: Sim, other: Sim | None) -> Sim:
+    """Before the address change (message 26), the agent lists its details and the user says yes."""
+    out = copy.deepcopy(sim)
+    at = next(i for i, m in enumerate(out["messages"])
+              if any(c.get("name") == "modify_pending_order_address" for c in m.get("tool_calls") or []))
+    out["messages"][at:at] = [
+        _assistant("I will change the shipping address of order #W4860251 to 921 Park Avenue, Suite 892, Chicago, "
+                   "IL 60612, USA. Shall I proceed?"),
+        _user("Yes, please update it."),
+    ]
+    return out
 
 
 EDITS: dict[str, Callable[[Sim, Sim | None], Sim]] = {
@@ -259,7 +348,9 @@ EDITS: dict[str, Callable[[Sim, Sim | None], Sim]] = {
               true_tier_acted_on, cancel_offer_forbidden_taken, cancel_offer_forbidden_ignored,
               cancel_declined_too, reasoning_tagged_only, reasoning_third_person_only, reasoning_then_decline,
               budget_not_rule, budget_rule_misstated, request_grounds_decline, decline_before_any_request,
-              insurance_claim_false, insurance_claim_true, one_leg_upgrade_claim)
+              insurance_claim_false, insurance_claim_true, one_leg_upgrade_claim, as_recorded,
+              fact_inside_a_number, false_quote, decline_whole_order_only, no_decline_left_open,
+              transfer_agreed_in_words, transfer_never_agreed, write_left_out, confirmation_inserted)
 }
 
 
@@ -277,7 +368,9 @@ def build(rows: list[dict[str, str]], shared: Path, out: Path) -> dict[str, Path
         sims = {s["id"]: s for s in base["simulations"]}
         sim = sims[row["base_simulation"]]
         other = sims.get(row.get("other_simulation") or "")
-        case = {**{k: v for k, v in base.items() if k != "simulations"}, "simulations": [EDITS[row["edit"]](sim, other)]}
+        # the header without its index of the base's simulations (the case holds one)
+        header = {k: v for k, v in base.items() if k not in ("simulations", "simulation_index")}
+        case = {**header, "simulations": [EDITS[row["edit"]](sim, other)]}
         path = out / row["file"]
         atomic_write_text(path, json.dumps(case))
         built[row["file"]] = path

@@ -27,15 +27,17 @@ from ._pool import (
     DatabasePool,
 )
 from ._replay import (
-    REPLAY_FLAGS,
     ReplayEngine,
-    ReplayFlag,
-    ReplayMode,
     ReplayResult,
     State,
     TrajectoryStructureError,
     engine_for,
     tool_call_pairs,
+)
+from ._replay_modes import (
+    REPLAY_FLAGS,
+    ReplayFlag,
+    ReplayMode,
 )
 from ._steps import (
     GoldStep,

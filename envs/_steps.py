@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from tau2.data_model.tasks import Action
 
-from envs._replay import _MISSING, ReplayEngine, State, _record_json
+from envs._replay import ReplayEngine, State, _record_json
+from envs._tracked import _MISSING
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,16 @@ from ._model import (
     UpgradeModifyPredicate,
     load_catalog,
 )
+from ._no_write import (
+    TRANSFER_MARK,
+    Settled,
+    agreed_transfer,
+    anaphoric_decline,
+    first_false_claim,
+    informational_answer,
+    withdrawal_after_quote,
+    writes_without_yes,
+)
 from ._preconditions import (
     explain,
 )
@@ -53,6 +63,8 @@ from ._witness import (
 )
 
 __all__ = [
+    "agreed_transfer",
+    "anaphoric_decline",
     "all_variants",
     "ASK_COMPENSATION_TEXT",
     "Catalog",
@@ -66,9 +78,11 @@ __all__ = [
     "EvidenceItem",
     "explain",
     "Explanation",
+    "first_false_claim",
     "fixed_policy",
     "gold_reading",
     "GoldVariant",
+    "informational_answer",
     "load_catalog",
     "pending_ending",
     "policy_fixes",
@@ -80,8 +94,12 @@ __all__ = [
     "readings_offered",
     "RebookPredicate",
     "Requests",
+    "Settled",
+    "TRANSFER_MARK",
     "requests_in",
     "UpgradeModifyPredicate",
     "variants_for",
+    "withdrawal_after_quote",
     "witness",
+    "writes_without_yes",
 ]

@@ -80,6 +80,14 @@ class Vocabulary(BaseModel):
     second_person: list[str] = Field(default_factory=list)
     # A verdict conditioned on the user's budget or a price is no statement of a rule (#40 class 4).
     price_bound: list[str] = Field(default_factory=list)
+    # What strict reads of a conversation whose gold makes no write (#40, ``gold_variants._no_write``): a user
+    # withdrawing their request (group: fragments), an agent quoting an amount (whole expressions), and an
+    # explicit "yes" before a write (fragments; a user message that only says these agrees).
+    withdrawal: list[str] = Field(default_factory=list)
+    quote: list[str] = Field(default_factory=list)
+    explicit_yes: list[str] = Field(default_factory=list)
+    confirmation_request: list[str] = Field(default_factory=list)
+    compensation: list[str] = Field(default_factory=list)
 
 
 class ClaimKind(BaseModel):

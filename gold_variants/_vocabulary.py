@@ -67,6 +67,11 @@ class Vocabulary:
     offers: dict[str, tuple[Offer, ...]]  # catalog entry id -> its workaround offers
     kind_entry: dict[str, str]  # evidence kind -> the catalog entry that defines it
     requests: dict[str, re.Pattern[str]]  # write tool -> a user asking for it
+    withdrawal: re.Pattern[str] = re.compile(r"(?!x)x")  # a user withdrawing their request (#40)
+    quote: re.Pattern[str] = re.compile(r"(?!x)x")  # an agent quoting an amount
+    explicit_yes: re.Pattern[str] = re.compile(r"(?!x)x")  # a user's explicit yes to listed details
+    confirmation_request: re.Pattern[str] = re.compile(r"(?!x)x")  # an agent asking for that yes
+    compensation: re.Pattern[str] = re.compile(r"(?!x)x")  # an amount of compensation
 
     def offers_for(self, loophole_id: str | None) -> tuple[Offer, ...]:
         """The offers of a variant's loophole ("L3/L4" gathers both entries)."""
@@ -129,4 +134,9 @@ def vocabulary() -> Vocabulary:
         },
         kind_entry=kind_entry,
         requests={tool: terms(fragments) for tool, fragments in catalog.requests.items()},
+        withdrawal=terms(words.withdrawal),
+        quote=_whole(words.quote) if words.quote else re.compile(r"(?!x)x"),
+        explicit_yes=terms(words.explicit_yes),
+        confirmation_request=terms(words.confirmation_request),
+        compensation=terms(words.compensation),
     )

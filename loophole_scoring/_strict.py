@@ -1,59 +1,57 @@
 """``strict_reward``: the band's lower end, a single-gold pass that was earned.
 
-A trajectory is a strict pass only when the single gold passes it and
+A trajectory is a strict pass only when the single gold passes it, the agent made no write without the
+user's explicit yes (the policy's conduct rule, ``gold_variants.writes_without_yes``), and
 
-- every gold *write* is matched by tau2's action check (``ActionEvaluator.evaluate_actions``: the same tool
-  and arguments called by the agent), whatever the task's reward basis; or,
-- where the gold makes no write, the conversation shows the agent declining or transferring on the clause
-  that governs the request (``gold_variants.evidence_holds``: the catalog's evidence kind of the gold's own
-  refusal reading where a loophole applies, else the generic ``refusal`` — any decline or any transfer).
+- every gold *write* that changes the database is made, compared as tau2's tools read their arguments
+  (``_strict_writes``: tau2's action check first, then only the keys the tool reads, and lists as multisets
+  where replay shows the tool ignores their order); a gold write that changes nothing is not required; or,
+- where the gold makes no write, the conversation shows the request settled: the agent declining or
+  transferring on the clause that governs it (``gold_variants.evidence_holds``: the catalog's evidence
+  kind of the gold's own refusal reading where a loophole applies, else the generic ``refusal``, any decline
+  or any transfer); and, under the generic refusal only, a transfer agreed in words and ended by the user
+  simulator's ``###TRANSFER###``, the gold's own facts (``communicate_info``) stated to a user who asked
+  for them with no write attempted, or the user withdrawing right after the agent quoted an amount, with no
+  false claim before it (``gold_variants.agreed_transfer``, ``informational_answer``,
+  ``withdrawal_after_quote``).
 
 A task whose gold is broken (a gold write raises on replay, so the expected state lacks it) is never a strict
 pass: its strict reward is null, and the reason says ``broken gold``. A single gold that cannot be scored
-leaves it null too.
+leaves it null too. Strict passes only where the single gold passes: strict <= single by construction.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tau2.data_model.message import Message
-from tau2.data_model.tasks import Action, Task
-from tau2.evaluator.evaluator_action import ActionEvaluator
+from tau2.data_model.message import AssistantMessage, Message
+from tau2.data_model.tasks import Task
 
-from envs import CUSTOM, ReplayEngine, pinned_gold_version, replay_steps
-from gold_variants import evidence_holds, gold_reading, load_catalog
+from envs import CUSTOM, ReplayEngine, pinned_gold_version, tool_kind
+from gold_variants import (
+    agreed_transfer,
+    anaphoric_decline,
+    evidence_holds,
+    first_false_claim,
+    gold_reading,
+    informational_answer,
+    load_catalog,
+    withdrawal_after_quote,
+    writes_without_yes,
+)
+from loophole_scoring._strict_writes import GoldWrites, gold_writes, unmatched_writes
 
 BROKEN_GOLD = "broken gold"
 GENERIC_REFUSAL = "refusal"  # the catalog's clause-free evidence kind: a decline, or any transfer
+NO_YES = "a write without the user's explicit yes"
 
 
 @dataclass(frozen=True)
 class StrictVerdict:
     reward: float | None  # 1.0, 0.0, or None (broken gold; single gold not scored)
     reason: str | None
-
-
-@dataclass(frozen=True)
-class GoldWrites:
-    """A gold's writes and the ones that raise on replay (cached per domain and action list)."""
-
-    writes: tuple[Action, ...]
-    broken: tuple[str, ...]  # "action_id name: error"
-
-
-_WRITES: dict[tuple[str, str], GoldWrites] = {}
-
-
-def gold_writes(engine: ReplayEngine, actions: Sequence[Action]) -> GoldWrites:
-    key = (engine.domain, json.dumps([a.model_dump(mode="json") for a in actions], sort_keys=True))
-    if key not in _WRITES:
-        steps, _ = replay_steps(engine, actions)
-        writes = tuple(a for a, s in zip(actions, steps, strict=True) if s.is_write)
-        _WRITES[key] = GoldWrites(writes, tuple(s.describe() for s in steps if s.is_write and s.error))
-    return _WRITES[key]
+    settled: str | None = None  # on a pass of a no-write gold: how the request was settled
 
 
 def governing_evidence(domain: str, task_version: str, task: Task) -> str:
@@ -67,6 +65,34 @@ def governing_evidence(domain: str, task_version: str, task: Task) -> str:
     return GENERIC_REFUSAL
 
 
+def _writes_attempted(engine: ReplayEngine, messages: Sequence[Message]) -> bool:
+    return any(
+        tool_kind(engine, c.name) == "write"
+        for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls or []
+    )
+
+
+def _no_write_settled(
+    messages: Sequence[Message], domain: str, task: Task, engine: ReplayEngine, kind: str
+) -> str | None:
+    """How a no-write gold's request was settled (None: it was not). A decline or transfer on the governing
+    clause always settles it (``evidence_holds`` voids one the agent contradicted by a write); the others
+    only where no write was tried, even one a tool error stopped, and no claim is false, and, but for a decline naming the clause in
+    the sentence before, only under the generic refusal (a loophole's refusal needs its clause)."""
+    if evidence_holds(kind, messages):
+        return f"declined or transferred ({kind})"
+    if _writes_attempted(engine, messages):
+        return None  # a write tried (one a tool error stopped too): only a decline that survives it settles
+    if first_false_claim(messages, domain) is not None:
+        return None  # the user's decision may rest on it: only a decline on the clause settles
+    found = anaphoric_decline(kind, messages)
+    if found is None and kind == GENERIC_REFUSAL:
+        criteria = task.evaluation_criteria
+        facts = list(criteria.communicate_info or []) if criteria is not None else []
+        found = agreed_transfer(messages) or withdrawal_after_quote(messages, domain) or informational_answer(messages, facts)
+    return None if found is None else f"{found.what} (message {found.message_index})"
+
+
 def strict_verdict(
     single_reward: float | None,
     messages: Sequence[Message],
@@ -77,22 +103,30 @@ def strict_verdict(
 ) -> StrictVerdict:
     """The strict reward of a trajectory whose single-gold reward is ``single_reward``."""
     criteria = task.evaluation_criteria
-    gold = gold_writes(engine, list(criteria.actions or []) if criteria is not None else [])
+    actions = list(criteria.actions or []) if criteria is not None else []
+    gold: GoldWrites = gold_writes(engine, actions)
     if gold.broken:
         return StrictVerdict(None, f"{BROKEN_GOLD}: {'; '.join(gold.broken)}")
     if single_reward is None:
         return StrictVerdict(None, "the single gold could not score it")
     if single_reward != 1.0:
         return StrictVerdict(0.0, "the single gold fails it")
+    unconfirmed = writes_without_yes(messages, lambda name: tool_kind(engine, name) == "write")
+    if unconfirmed:
+        first = unconfirmed[0]
+        return StrictVerdict(0.0, f"{NO_YES}: message {first.message_index}: {first.what}")
     if gold.writes:
-        checks = ActionEvaluator.evaluate_actions(list(messages), list(gold.writes))
-        missed = [f"{c.action.action_id} {c.action.name}" for c in checks if not c.action_match]
+        missed = unmatched_writes(engine, actions, gold, messages)
         if missed:
-            return StrictVerdict(0.0, f"gold writes not made as the gold makes them: {', '.join(missed)}")
+            names = ", ".join(f"{a.action_id} {a.name}" for a in missed)
+            return StrictVerdict(0.0, f"gold writes not made as the tools read them: {names}")
         return StrictVerdict(1.0, None)
     kind = governing_evidence(domain, task_version, task)
-    if evidence_holds(kind, messages):
-        return StrictVerdict(1.0, None)
+    settled = _no_write_settled(messages, domain, task, engine, kind)
+    if settled is not None:
+        return StrictVerdict(1.0, None, settled)
     return StrictVerdict(
-        0.0, f"the gold makes no write and the agent neither declined nor transferred on its clause ({kind})"
+        0.0,
+        f"the gold makes no write and the agent neither declined nor transferred on its clause ({kind}), "
+        "nor settled the request otherwise",
     )

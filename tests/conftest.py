@@ -149,6 +149,43 @@ def enacted(
     )
 
 
+STRICT_YES = "Yes, please go ahead."
+STRICT_LISTED = "Here is what I will do, exactly as listed. Shall I proceed?"
+
+
+def conversation(domain: str, task: Any, *turns: Any, ending: bool = True) -> Any:
+    """A ``SimulationRun`` for strict: the do-nothing greeting, the user's request, ``turns`` (assistant
+    texts; ("user", text); lists of (tool, arguments) run on tau2's environment), then, with ``ending``, the
+    goodbye and the user stopping."""
+    from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
+    from tau2.data_model.simulation import SimulationRun, TerminationReason
+
+    from envs import engine_for
+    from loophole_scoring import DO_NOTHING_GOODBYE, DO_NOTHING_GREETING, DO_NOTHING_USER_DONE
+
+    engine = engine_for(domain)
+    messages: list = [AssistantMessage(role="assistant", content=DO_NOTHING_GREETING),
+                      UserMessage(role="user", content="I need help with my booking.")]
+    n = 0
+    for turn in turns:
+        if isinstance(turn, str):
+            messages.append(AssistantMessage(role="assistant", content=turn))
+        elif isinstance(turn, tuple):
+            messages.append(UserMessage(role="user", content=turn[1]))
+        else:
+            calls = []
+            for name, arguments in turn:
+                calls.append(ToolCall(id=f"call_{n}", name=name, arguments=arguments, requestor="assistant"))
+                n += 1
+            messages.append(AssistantMessage(role="assistant", content=None, tool_calls=calls))
+            messages.extend(engine.respond(calls))
+    if ending:
+        messages += [AssistantMessage(role="assistant", content=DO_NOTHING_GOODBYE),
+                     UserMessage(role="user", content=DO_NOTHING_USER_DONE)]
+    return SimulationRun(id="t", task_id=task.id, start_time="x", end_time="x", duration=0.0,
+                         termination_reason=TerminationReason.USER_STOP, messages=messages)
+
+
 def score_in(domain: str, version: str, sim: Any) -> Any:
     """``sim`` scored against its task's gold and the catalog's variants for ``domain`` and ``version``."""
     from envs import engine_for, load_task_set

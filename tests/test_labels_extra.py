@@ -23,8 +23,10 @@ def test_every_class_has_a_positive_and_a_negative_case_built_from_shared_runs(t
         assert r["edit"] in EDITS, r
         for cls in r["class"].split("+"):
             expected.setdefault(cls, set()).add(r["expected"])
-    assert set(expected) == {"identity", "text", "question", "grounding", "claims", "cancel_offer", "reasoning", "budget",
-                             "grounding_request", "policy_claims"}
+    assert set(expected) == {"identity", "text", "question", "grounding", "claims", "cancel_offer",
+                             "reasoning", "budget", "grounding_request", "policy_claims", "strict_informational", "strict_withdrawal", "strict_other_words",
+                             "strict_agreed_transfer", "strict_writes", "strict_conduct"}
+    assert all(r["variant"] == "strict" for r in rows if r["class"].startswith("strict_"))
     assert all(v == {"credit", "no_credit"} for v in expected.values()), expected
     built = build(rows, SHARED, tmp_path / "cases")
     assert set(built) == {r["file"] for r in rows}

@@ -11,47 +11,22 @@ import shutil
 
 import pyarrow.parquet as pq
 import pytest
-from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
-from tau2.data_model.simulation import SimulationRun, TerminationReason
 
 import loophole_store as store
 from envs import TASK_VERSIONS, engine_for, load_task_set
 from gold_variants import EVIDENCE_TEXT
 from loophole_scoring import (
-    DO_NOTHING_GOODBYE,
-    DO_NOTHING_GREETING,
-    DO_NOTHING_USER_DONE,
     do_nothing_simulation,
     governing_evidence,
     score_simulation,
 )
-from tests.conftest import BROKEN_GOLDS, SHARED, harness
+from tests.conftest import BROKEN_GOLDS, SHARED, STRICT_LISTED, STRICT_YES, conversation, harness
 
 REFUSAL = EVIDENCE_TEXT["refusal"]  # "I'm sorry, but I cannot do that: the policy does not allow this request."
 ROUTE_REFUSAL = EVIDENCE_TEXT["refuse_route_change"]
 
 
-def _sim(domain: str, task, *turns) -> SimulationRun:
-    """greeting, the user's request, ``turns`` (assistant texts, or lists of tool calls run on tau2's
-    environment), the goodbye, the user stops."""
-    engine = engine_for(domain)
-    messages: list = [AssistantMessage(role="assistant", content=DO_NOTHING_GREETING),
-                      UserMessage(role="user", content="I need help with my booking.")]
-    n = 0
-    for turn in turns:
-        if isinstance(turn, str):
-            messages.append(AssistantMessage(role="assistant", content=turn))
-            continue
-        calls = []
-        for name, arguments in turn:
-            calls.append(ToolCall(id=f"call_{n}", name=name, arguments=arguments, requestor="assistant"))
-            n += 1
-        messages.append(AssistantMessage(role="assistant", content=None, tool_calls=calls))
-        messages.extend(engine.respond(calls))
-    messages += [AssistantMessage(role="assistant", content=DO_NOTHING_GOODBYE),
-                 UserMessage(role="user", content=DO_NOTHING_USER_DONE)]
-    return SimulationRun(id="t", task_id=task.id, start_time="x", end_time="x", duration=0.0,
-                         termination_reason=TerminationReason.USER_STOP, messages=messages)
+_sim = conversation  # greeting, request, turns, goodbye, the user stops
 
 
 def _task(domain: str, version: str, task_id: str):
@@ -120,21 +95,26 @@ def test_broken_gold_is_never_a_strict_pass():
         assert strict.reward is None and strict.reason.startswith("broken gold: 12_4 return_delivered_order_items")
 
 
-def test_every_gold_write_must_be_made_as_the_gold_makes_it():
-    """τ³ airline 15: the gold changes flights. Enacting it is strict; the same change with extra keys in
-    each flight (the database ignores them; tau2's action check does not) passes single but not strict."""
+def test_every_gold_write_must_be_made_as_the_tools_read_it():
+    """τ³ airline 15: the gold changes flights. Enacting it after the user's yes is strict; the same change
+    with extra keys in each flight (FlightInfo reads flight_number and date only; tau2's action check
+    compares them as text) is strict too; the change not made fails the single gold (tests/test_strict_classes.py
+    has each class)."""
     task = _task("airline", "tau3", "15")
     info = " ".join(task.evaluation_criteria.communicate_info or [])
     calls = _gold_calls(task)
-    single, strict = _score("airline", "tau3", task, _sim("airline", task, calls, info))
+    single, strict = _score("airline", "tau3", task, conversation("airline", task, STRICT_LISTED, ("user", STRICT_YES), calls, info))
     assert (single, strict.reward) == (1.0, 1.0)
     padded = []
     for name, args in calls:
         if name == "update_reservation_flights":
             args = {**args, "flights": [{**f, "note": "as asked"} for f in args["flights"]]}
         padded.append((name, args))
-    single, strict = _score("airline", "tau3", task, _sim("airline", task, padded, info))
-    assert single == 1.0 and strict.reward == 0.0 and "15_0 update_reservation_flights" in strict.reason
+    single, strict = _score("airline", "tau3", task, conversation("airline", task, STRICT_LISTED, ("user", STRICT_YES), padded, info))
+    assert (single, strict.reward) == (1.0, 1.0), strict
+    reads = [(n, a) for n, a in calls if n != "update_reservation_flights"]
+    single, strict = _score("airline", "tau3", task, conversation("airline", task, STRICT_LISTED, ("user", STRICT_YES), reads, info))
+    assert single == 0.0 and strict.reward == 0.0
 
 
 # -- runs ------------------------------------------------------------------------------------------------------
