@@ -19,7 +19,12 @@ from analysis._stats import (
     variance_by_agent,
     version_comparison,
 )
-from analysis._tables import band_by_agent, loophole_task_table, success_by_agent
+from analysis._tables import (
+    band_by_agent,
+    loophole_task_table,
+    replay_flag_counts,
+    success_by_agent,
+)
 from analysis._versions import against_mask, moves_across_versions, native, ranks_across_versions
 
 
@@ -46,6 +51,13 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
     if len(unscored):
         reasons = ", ".join(f"{n} {s}" for s, n in unscored.status.value_counts().items())
         bundle.notes.append(f"{len(unscored)} trials have no reward and are left out ({reasons})")
+    flagged = replay_flag_counts(trials)
+    if flagged:
+        modes = ", ".join(sorted(str(m) for m in trials.get("replay_mode", pd.Series(dtype=str)).dropna().unique()))
+        bundle.notes.append(
+            f"replay flags ({modes or 'lenient'} replay, tau2 1.0.1's evaluate-trajs): {flagged} trials; "
+            "strict_replay_diverges counts the rewards the pinned package's strict replay would leave null"
+        )
     per_cell = trials[trials.reward.notna()].groupby(["agent_name", "task_id"]).size()
     if len(per_cell) and per_cell.max() < 2:
         bundle.notes.append("one trial per agent and task: pass^k stops at k=1, variance and CIs are undefined")

@@ -19,7 +19,7 @@ from tau2.metrics.agent_metrics import is_successful, pass_hat_k
 
 from analysis._contract import band4
 from analysis._stats import bootstrap_ci, task_clusters
-from analysis._tables import band, loophole_mask, with_upper
+from analysis._tables import band, loophole_mask, replay_flag_counts, with_upper
 from envs import CUSTOM
 
 
@@ -227,18 +227,6 @@ def unscored_causes(g: pd.DataFrame) -> str:
     causes = status.map(lambda s: _CAUSES.get(s, s.replace("_", " "))).where(~custom, "custom tools")
     counts = sorted(causes.value_counts().items(), key=lambda c: (-c[1], c[0]))
     return ", ".join(f"{cause} ({n})" for cause, n in counts)
-
-
-def replay_flag_counts(g: pd.DataFrame) -> str:
-    """How many of a run's rows carry each replay flag (``trials.replay_flags``, most common first):
-    "strict_replay_diverges (147), write_output_differs (12)". Empty where none does, or the run predates them."""
-    if "replay_flags" not in g:
-        return ""
-    counts: dict[str, int] = {}
-    for flags in g["replay_flags"]:
-        for flag in flags if flags is not None else ():
-            counts[str(flag)] = counts.get(str(flag), 0) + 1
-    return ", ".join(f"{flag} ({n})" for flag, n in sorted(counts.items(), key=lambda c: (-c[1], c[0])))
 
 
 def task_groups(trials: pd.DataFrame) -> pd.Series:

@@ -103,3 +103,15 @@ def band_by_agent(trials: pd.DataFrame) -> pd.DataFrame:
     if not rows:
         return pd.DataFrame(columns=["agent", "trials", "single", "multi", "upper", "uncertain_trials", "band"])
     return pd.DataFrame(rows)
+
+
+def replay_flag_counts(g: pd.DataFrame) -> str:
+    """How many of a run's rows carry each replay flag (``trials.replay_flags``, most common first):
+    "strict_replay_diverges (147), write_output_differs (12)". Empty where none does, or the run predates them."""
+    if "replay_flags" not in g:
+        return ""
+    counts: dict[str, int] = {}
+    for flags in g["replay_flags"]:
+        for flag in flags if flags is not None else ():
+            counts[str(flag)] = counts.get(str(flag), 0) + 1
+    return ", ".join(f"{flag} ({n})" for flag, n in sorted(counts.items(), key=lambda c: (-c[1], c[0])))

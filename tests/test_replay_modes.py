@@ -192,6 +192,11 @@ def test_rescore_cli_default_and_strict(aide, tmp_path):
     assert trials.reward.notna().all()
     assert (trials.reward == trials.recorded_reward).all()
     assert json.loads((tmp_path / "lenient" / "run.json").read_text())["replay"] == "lenient"
+    from analysis import analyze_trials
+    from loophole_store import open_run
+
+    (note,) = [n for n in analyze_trials(open_run(tmp_path / "lenient").trials, reps=10).notes if "replay flags" in n]
+    assert "strict_replay_diverges (2), write_output_differs (2) trials" in note  # the report's notes say it
     strict = harness("rescore", str(path), "--out", str(tmp_path / "strict"), "--replay", "strict")
     assert strict.returncode == 0, strict.stderr
     rows = pd.read_parquet(tmp_path / "strict" / "trials.parquet").set_index("task_id")
