@@ -93,3 +93,20 @@ def test_leaked_reasoning_is_no_decline_for_any_reader():
     quoted = ("Our policy offers compensation for a delay only when the customer chooses to change or cancel "
               "the reservation, so I can't offer you a certificate while you keep yours.")
     assert find_declines("declines_compensation", _turns([AssistantMessage(role="assistant", content=quoted)]))
+
+
+def test_a_conversation_is_read_once_and_an_edit_is_read_again():
+    """The turns are built once per conversation (every verdict reads the same ones); a message edited in
+    place, or another message list, is read anew."""
+    from tau2.data_model.message import AssistantMessage, UserMessage
+
+    from gold_variants._evidence import _turns
+
+    messages = [UserMessage(role="user", content="Can I get compensation?"),
+                AssistantMessage(role="assistant", content="<think>I should decline.</think>Let me check.")]
+    first = _turns(messages)
+    assert _turns(list(messages)) == first and _turns(messages)[1] is first[1]  # the same turns, not rebuilt
+    messages[1].content = "I'm sorry, compensation is not offered for this."
+    again = _turns(messages)
+    assert again[1].text != first[1].text and "not offered" in again[1].text
+    assert "decline" not in first[1].text  # the reasoning was never speech
