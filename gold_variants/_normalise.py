@@ -87,48 +87,68 @@ def _apply(
     return "".join(out), org
 
 
+_NON_ASCII_CHAR = re.compile(r"[^\x00-\x7f]")
+
+
 def _nfkc(text: str, origin: list[int]) -> tuple[str, list[int]]:
+    """Each non-ASCII character in its NFKC form (character by character, each new character mapped to the
+    one it came from); ASCII passes as it is, unscanned in Python."""
     if text.isascii():
         return text, origin
-    out: list[str] = []
-    org: list[int] = []
-    for ch, at in zip(text, origin[:-1], strict=True):
-        new = unicodedata.normalize("NFKC", ch) if not ch.isascii() else ch
-        out.append(new)
-        org += [at] * len(new)
-    return "".join(out), org + origin[-1:]
+    return _apply(text, origin, _NON_ASCII_CHAR, lambda m: unicodedata.normalize("NFKC", m.group(0)))
 
 
 def _escape(m: re.Match[str]) -> str:
     return {"n": "\n", "r": "\n", "t": " ", '"': '"'}[m.group(0)[1]]
 
 
-def normalise(text: str) -> Normalised:
-    """``text`` ready for matching, with its origin map (module docstring)."""
+_NON_ASCII = ""  # a guard: the step can match only a text with a character outside ASCII
+
+# Each step with what its pattern cannot match without (any one of these substrings; ``_NON_ASCII``: a
+# non-ASCII character; nothing: always run): a text without it passes the step unchanged, so the scan is
+# skipped. Tested against every step run unguarded (tests/test_text_normalisation.py).
+def _steps() -> tuple[tuple, tuple]:
+    before = (
+        (_REASONING_FIELD, "", ('"',)),  # before the escapes: the field's value is still one JSON string
+        (_ESCAPES, _escape, ("\\",)),
+        (_INVISIBLE, "", (_NON_ASCII,)),
+    )
+    after = (
+        (_TAGGED, "\n", ("<",)),
+        (_KIMI, "\n", (_NON_ASCII,)),
+        (_CHANNEL, "\n", ("<|",)),
+        (_CHANNEL_TOKENS, "\n", ("<|",)),
+        (_OPENED_BY_TEMPLATE, "\n", ("<",)),
+        (_DASHES, "-", (_NON_ASCII,)),
+        (_APOSTROPHES, "'", (_NON_ASCII,)),
+        (_TABLE_RULE, lambda m: " " * len(m.group(0)), ("|",)),
+        (_TABLE_ROW, lambda m: m.group(0).replace("|", ";"), ("|",)),
+        (_EMPHASIS, "", ("**", "__")),
+        (_INLINE_ITEM, "\n", ()),
+    )
+    return before, after
+
+
+def _may_match(text: str, needs: tuple[str, ...]) -> bool:
+    return not needs or any((not text.isascii()) if n == _NON_ASCII else (n in text) for n in needs)
+
+
+def normalise(text: str, guarded: bool = True) -> Normalised:
+    """``text`` ready for matching, with its origin map (module docstring). ``guarded=False`` scans every
+    step whatever the text holds (the reference the guards are tested against)."""
     origin = list(range(len(text) + 1))
-    steps: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
-        (_REASONING_FIELD, ""),  # before the escapes: the field's value is still one JSON string
-        (_ESCAPES, _escape),
-        (_INVISIBLE, ""),
-    ]
-    for pattern, repl in steps:
-        text, origin = _apply(text, origin, pattern, repl)
+    before, after = _STEPS
+    for pattern, repl, needs in before:
+        if not guarded or _may_match(text, needs):
+            text, origin = _apply(text, origin, pattern, repl)
     text, origin = _nfkc(text, origin)
-    for pattern, repl in (
-        (_TAGGED, "\n"),
-        (_KIMI, "\n"),
-        (_CHANNEL, "\n"),
-        (_CHANNEL_TOKENS, "\n"),
-        (_OPENED_BY_TEMPLATE, "\n"),
-        (_DASHES, "-"),
-        (_APOSTROPHES, "'"),
-        (_TABLE_RULE, lambda m: " " * len(m.group(0))),
-        (_TABLE_ROW, lambda m: m.group(0).replace("|", ";")),
-        (_EMPHASIS, ""),
-        (_INLINE_ITEM, "\n"),
-    ):
-        text, origin = _apply(text, origin, pattern, repl)
+    for pattern, repl, needs in after:
+        if not guarded or _may_match(text, needs):
+            text, origin = _apply(text, origin, pattern, repl)
     return Normalised(text, tuple(origin))
+
+
+_STEPS = _steps()
 
 
 def without_reasoning(

@@ -110,3 +110,27 @@ def test_a_conversation_is_read_once_and_an_edit_is_read_again():
     again = _turns(messages)
     assert again[1].text != first[1].text and "not offered" in again[1].text
     assert "decline" not in first[1].text  # the reasoning was never speech
+
+
+def test_skipping_a_step_that_cannot_match_changes_nothing():
+    """``normalise`` skips a step whose pattern needs a character the text lacks (a speed-up): on every
+    message of the shared runs, and on texts made to reach each step (full-width tags that NFKC turns into
+    ``<``, escapes, JSON reasoning fields, tables, emphasis, Kimi's and gpt-oss's markers), the result and its
+    origin map equal those of every step run."""
+    import json
+
+    from gold_variants._normalise import normalise
+    from tests.conftest import REAL_RUNS
+
+    texts = [
+        "\uff1cthink\uff1eI should decline.\uff1c/think\uff1eHello", "Hi \uff1cthink\uff1ex\uff1c/think\uff1e there", "line\\none \\\"quoted\\\"",
+        '{"thought": "decline it", "reply": "Sorry, you cannot."}', "| a | b |\n|---|---|\n| 1 | 2 |",
+        "**Note** 1. Cancel 2. Book", "\u25c1think\u25b7x\u25c1/think\u25b7y", "<|channel|>analysis<|message|>x<|end|>hi",
+        "It\u2019s \u2014 fine\u200b", "reasoning first</think>Then the answer", "\ufb01ne caf\u00e9 e\u0301 \u00bd x\u00a0y",
+    ]
+    for path in sorted(REAL_RUNS.glob("*.json")):
+        for sim in json.loads(path.read_text(encoding="utf-8"))["simulations"]:
+            texts += [m["content"] for m in sim.get("messages") or [] if isinstance(m.get("content"), str)]
+    assert len(texts) > 1000
+    for text in texts:
+        assert normalise(text) == normalise(text, guarded=False), text[:200]
