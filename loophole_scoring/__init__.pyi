@@ -22,6 +22,10 @@ from ._judge import (
     RecordedJudge,
     recorded_verdicts,
 )
+from ._record import (
+    stored_record,
+    trajectory_record,
+)
 from ._simulation import (
     NO_VARIANTS_CUSTOM,
     ScoredSimulation,
@@ -63,6 +67,7 @@ __all__ = [
     "governing_evidence",
     "strict_verdict",
     "StrictVerdict",
+    "stored_record",
     "do_nothing_simulation",
     "do_nothing_verdict",
     "DO_NOTHING_GOODBYE",
@@ -96,6 +101,7 @@ __all__ = [
     "ScoringInvariantError",
     "Status",
     "tau2_messages",
+    "trajectory_record",
     "TrajectoryScore",
     "Verdict",
     "WhyGoldFails",

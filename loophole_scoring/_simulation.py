@@ -12,8 +12,9 @@ from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
 from envs import CUSTOM, ReplayEngine, ReplayMode, load_task_set, pinned_gold_version
-from gold_variants import GoldVariant, variants_for
+from gold_variants import ConversationRecord, GoldVariant, variants_for
 from loophole_scoring._judge import Judge, OncePerTrajectory
+from loophole_scoring._record import trajectory_record
 from loophole_scoring._strict import StrictVerdict, strict_verdict
 from loophole_scoring._trajectory import TrajectoryScore, score_trajectory
 
@@ -30,6 +31,7 @@ class ScoredSimulation:
     judge_name: str  # "none" when no judge was asked
     judge_cost: float
     strict: StrictVerdict | None = None  # the band's lower end (``_strict``)
+    record: ConversationRecord | None = None  # the conversation read once (``gold_variants.conversation_record``)
 
 
 def golds_for(domain: str, task_version: str, task: Task) -> tuple[list[GoldVariant], str | None]:
@@ -61,4 +63,6 @@ def score_simulation(
     result = score_trajectory(sim, task, engine, once, variants, replay)
     name = once.name if once is not None and once.cache else "none"
     strict = strict_verdict(result.single_gold.reward, sim.messages, domain, task_version, task, engine)
-    return ScoredSimulation(sim.task_id, result, note, name, once.cost if once is not None else 0.0, strict)
+    record = trajectory_record(sim.messages, domain, task, engine)
+    return ScoredSimulation(sim.task_id, result, note, name, once.cost if once is not None else 0.0, strict, record)
+
