@@ -139,7 +139,26 @@ def _norm(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s']", " ", text.lower()).split())
 
 
+# The last conversation read and its turns: a trajectory's readers (strict, every variant, its record) each
+# read the same messages, and normalising them is most of their cost. Held by identity of the message
+# objects (kept alive here, so no other list can reuse their ids); scoring never edits a message.
+_LAST_READ: tuple[tuple[tuple[Message, Any, Any], ...], list[_Turn]] | None = None
+
+
 def _turns(messages: Sequence[Message]) -> list[_Turn]:
+    global _LAST_READ
+    key = tuple((m, m.content, getattr(m, "tool_calls", None)) for m in messages)
+    last = _LAST_READ
+    if last is not None and len(last[0]) == len(key) and all(
+        a is b and c is d and e is f for (a, c, e), (b, d, f) in zip(last[0], key, strict=True)
+    ):
+        return list(last[1])
+    turns = _read_turns(messages)
+    _LAST_READ = (key, turns)
+    return list(turns)
+
+
+def _read_turns(messages: Sequence[Message]) -> list[_Turn]:
     out = []
     heard = ""  # what the user said so far: an agent quoting it is not speaking for itself
     for i, m in enumerate(messages):

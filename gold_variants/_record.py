@@ -23,7 +23,7 @@ is read by the readers the verdicts use, so what the record says is what strict 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -161,21 +161,27 @@ def read_record(text: str) -> ConversationRecord:
     return ConversationRecord.model_validate(data)
 
 
-def _requests(turns: list[_Turn]) -> list[UserRequest]:
+def _requests(turns: list[_Turn], is_write: Callable[[str], bool]) -> list[UserRequest]:
+    """The first user message asking for each of the domain's writes (the catalog's words for both domains)."""
+    words = {tool: pattern for tool, pattern in vocabulary().requests.items() if is_write(tool)}
     found: dict[str, UserRequest] = {}
     for t in turns:
         if t.role != "user" or not t.text.strip():
             continue
-        for tool, pattern in vocabulary().requests.items():
+        for tool, pattern in words.items():
             if tool not in found and mentions(pattern, t.text):
                 found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=_excerpt(t.raw))
     return sorted(found.values(), key=lambda r: r.message_index)
 
 
-def _declines_and_transfers(turns: list[_Turn], messages: Sequence[Message]) -> tuple[list[Decline], list[Transfer]]:
+def _declines_and_transfers(
+    turns: list[_Turn], messages: Sequence[Message], kinds: Collection[str] | None
+) -> tuple[list[Decline], list[Transfer]]:
     declines: list[Decline] = []
     clauses: dict[int, list[str]] = {}  # message -> kinds its transfer's summary declines on
     for name, kind in vocabulary().kinds.items():
+        if kinds is not None and name not in kinds:
+            continue
         for e in _declines_in(kind, turns):
             if e.tool_call is None:
                 declines.append(Decline(clause=name, what=e.what, message_index=e.message_index, excerpt=e.excerpt,
@@ -287,16 +293,19 @@ def _final_decision(turns: list[_Turn], messages: Sequence[Message], domain: str
 
 
 def conversation_record(
-    messages: Sequence[Message], domain: str, is_write: Callable[[str], bool], facts: Sequence[str] = ()
+    messages: Sequence[Message], domain: str, is_write: Callable[[str], bool], facts: Sequence[str] = (),
+    clauses: Collection[str] | None = None,
 ) -> ConversationRecord:
     """The record of ``messages`` (``is_write``: a tool name is a write, as the domain's tools say; ``facts``:
-    the gold's ``communicate_info``, the informational answers the record looks for)."""
+    the gold's ``communicate_info``, the informational answers the record looks for; ``clauses``: the evidence
+    kinds whose declines it reads, every kind where None: reading a clause costs a pass over every sentence,
+    so scoring names the ones its verdicts read)."""
     turns = _turns(messages)
-    declines, transfers = _declines_and_transfers(turns, messages)
+    declines, transfers = _declines_and_transfers(turns, messages, clauses)
     claims = _claims(turns, messages, domain)
     answer = informational_answer(messages, facts)
     return ConversationRecord(
-        requests=_requests(turns),
+        requests=_requests(turns, is_write),
         declines=declines,
         transfers=transfers,
         offers=_offers_in(turns),

@@ -23,7 +23,6 @@ from ._judge import (
     recorded_verdicts,
 )
 from ._record import (
-    stored_record,
     trajectory_record,
 )
 from ._simulation import (
@@ -31,6 +30,7 @@ from ._simulation import (
     ScoredSimulation,
     golds_for,
     score_simulation,
+    stored_record,
 )
 from ._single_gold import (
     GOLD_ID,

@@ -7,16 +7,18 @@ The golds are the task's single gold and, where that gold is a pinned version's,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
-from envs import CUSTOM, ReplayEngine, ReplayMode, load_task_set, pinned_gold_version
-from gold_variants import ConversationRecord, GoldVariant, variants_for
+from envs import CUSTOM, ReplayEngine, ReplayMode, engine_for, load_task_set, pinned_gold_version
+from gold_variants import ConversationRecord, GoldVariant, read_record, variants_for
 from loophole_scoring._judge import Judge, OncePerTrajectory
 from loophole_scoring._record import trajectory_record
 from loophole_scoring._strict import StrictVerdict, strict_verdict
 from loophole_scoring._trajectory import TrajectoryScore, score_trajectory
+from loophole_scoring._why import tau2_messages
 
 NO_VARIANTS_CUSTOM = "no variants: custom task"
 
@@ -63,6 +65,19 @@ def score_simulation(
     result = score_trajectory(sim, task, engine, once, variants, replay)
     name = once.name if once is not None and once.cache else "none"
     strict = strict_verdict(result.single_gold.reward, sim.messages, domain, task_version, task, engine)
-    record = trajectory_record(sim.messages, domain, task, engine)
+    record = trajectory_record(sim.messages, domain, task_version, task, engine, variants)
     return ScoredSimulation(sim.task_id, result, note, name, once.cost if once is not None else 0.0, strict, record)
 
+
+def stored_record(
+    record_json: str | None, messages: list[dict[str, Any]], domain: str, task_version: str, task_id: str
+) -> ConversationRecord:
+    """A trial's record: ``record_json`` read (``gold_variants.read_record``: ``RecordVersionError`` names another
+    schema version, ``ValueError`` a malformed one), or, where the run predates the column, rebuilt from the
+    trial's messages as scoring builds it (a custom task's gold is not at hand: its record reads the generic
+    refusal and looks for no informational answer)."""
+    if isinstance(record_json, str) and record_json:
+        return read_record(record_json)
+    task = None if task_version == CUSTOM else load_task_set(domain, task_version).task(task_id)
+    variants = golds_for(domain, task_version, task)[0] if task is not None else []
+    return trajectory_record(tau2_messages(messages), domain, task_version, task, engine_for(domain), variants)
