@@ -110,7 +110,8 @@ def explain(
     ),
     width: int = typer.Option(400, "--width", min=40, help="Characters of each message to print."),
 ) -> None:
-    """Print the conversation with every variant's preconditions and evidence marked."""
+    """Print the conversation's record (requests, declines, writes with their confirmations, claims with their
+    truth), strict's verdict, and the conversation with every variant's preconditions and evidence marked."""
     from rich.markup import escape
 
     import loophole_store as store
