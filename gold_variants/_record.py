@@ -91,7 +91,9 @@ class Write(_Part):
     tool: str
     arguments: dict[str, Any]
     message_index: int
-    confirmed: bool  # the agent listed the details and the user's explicit yes came before it
+    # the user's last message before it says an explicit yes, or answers the agent's request for confirmation
+    # without refusing (``writes_without_yes``, as strict reads the conduct rule); details listed are not read apart
+    confirmed: bool
     confirmation_index: int | None  # the user's last message before the write (None: no user message)
     confirmation: str  # that message's words
 
@@ -168,8 +170,8 @@ def _requests(turns: list[_Turn], is_write: Callable[[str], bool]) -> list[UserR
     for t in turns:
         if t.role != "user" or not t.text.strip():
             continue
-        for tool, pattern in words.items():
-            if tool not in found and mentions(pattern, t.text):
+        for tool, pattern in words.items():  # a search first: most words are in no message at all
+            if tool not in found and pattern.search(t.text) and mentions(pattern, t.text):
                 found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=_excerpt(t.raw))
     return sorted(found.values(), key=lambda r: r.message_index)
 
@@ -208,12 +210,11 @@ def _declines_and_transfers(
 
 def _offers_in(turns: list[_Turn]) -> list[Offer]:
     found = []
+    spoken = [(t, _sentences(t.text)) for t in turns if t.role == "assistant" and t.text]
     for loophole_id, offers in vocabulary().offers.items():
         for offer in offers:
-            for t in turns:
-                if t.role != "assistant":
-                    continue
-                said = next((s for s in _sentences(t.text) if _offers(offer, s)), None)
+            for t, sentences in spoken:
+                said = next((s for s in sentences if _offers(offer, s)), None)
                 if said is not None:
                     found.append(Offer(loophole_id=loophole_id, what=offer.what, message_index=t.index,
                                        excerpt=t.excerpt(said)[0]))
@@ -244,12 +245,14 @@ def _claims(turns: list[_Turn], messages: Sequence[Message], domain: str) -> lis
     for t in turns:
         if t.role != "assistant" or not t.text:
             continue
+        sentences = _sentences(t.text)
         for kind in kinds:
             checker = check.get(kind.name)
-            if checker is None:
+            # a sentence is a part of the message: a kind none of whose patterns occurs in it has no claim there
+            if checker is None or not any(p.search(t.text) for p in kind.patterns):
                 continue
             claim: Claim | None = None
-            for sentence, m in ((s, m) for s in _sentences(t.text) for p in kind.patterns for m in p.finditer(s)):
+            for sentence, m in ((s, m) for s in sentences for p in kind.patterns for m in p.finditer(s)):
                 if kind.not_claims is not None and kind.not_claims.search(sentence):
                     continue  # the sentence states the rule
                 truth = checker(sentence, m, t.text, states[t.index])
