@@ -134,3 +134,23 @@ def test_a_conversation_is_read_once_and_an_edited_one_again():
     edited = [said[0], UserMessage(role="user", content="Please change my flight.")]
     assert [t.text for t in _turns(edited)] == ["Hi! How can I help?", "Please change my flight."]
     assert [t.text for t in _turns(said)] == ["Hi! How can I help?", "Please cancel my reservation."]
+
+
+def test_the_viewer_of_a_run_written_before_the_record_shows_it_rebuilt(runs, pages, tmp_path):
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    old = tmp_path / "old"
+    shutil.copytree(runs["aide"], old)
+    table = pq.read_table(old / "trials.parquet")
+    pq.write_table(table.remove_column(table.schema.get_field_index("record_json")), old / "trials.parquet")
+    build_site(old, tmp_path / "site")
+    trial = store.read_table(old, "trials").iloc[0]
+    page = html.unescape((tmp_path / "site" / page_name(trial.trajectory_id)).read_text())
+
+    def record_section(text: str) -> str:
+        return text.split("<h2>Record</h2>")[1].split("<h2>Conversation</h2>")[0]
+
+    assert "decline on <b>refuse_basic_economy_modify</b>" in record_section(page)
+    assert record_section(page) == record_section(pages["aide"])
