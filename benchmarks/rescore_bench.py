@@ -24,7 +24,7 @@ subprocess) is sampled from /proc every 50 ms (the tree walked again every 0.5 s
 its own tree, and prints its peak on its own line (the last line's peak leaves that subprocess out).
 Before it, the CPU budget: a worker's steps timed one by one (CPU seconds, ``time.process_time``) on
 chunks of 64 of the repeated file, as a worker runs them after its first chunk (decode, validate, the
-agent's replay, the single gold, the variants, the strict band, the rows), and the main process's CPU
+agent's replay, the single gold, the variants, the strict band, the conversation record, the rows), and the main process's CPU
 during the pipeline, each per trajectory. ``--replay strict`` times the pinned package's replay instead of
 the default lenient one.
 The last line is ``speedup=<pipeline end-to-end ratio at N> peak_rss_mb=<tree peak>``.
@@ -216,7 +216,13 @@ def cpu_budget(path: Path, tmp: Path, replay: str, main_per: float | None, chunk
     from loophole_ingest._spans import (
         read_spans,  # the decode alone (read_simulations also validates)
     )
-    from loophole_scoring import golds_for, replay_prediction, score_against_gold, strict_verdict
+    from loophole_scoring import (
+        golds_for,
+        replay_prediction,
+        score_against_gold,
+        strict_verdict,
+        trajectory_record,
+    )
     from loophole_scoring._trajectory import _score_variant
 
     big = _repeated_file(path, chunk * (chunks + 1), tmp / "budget.json")
@@ -225,7 +231,7 @@ def cpu_budget(path: Path, tmp: Path, replay: str, main_per: float | None, chunk
     spans = list(found)
     engine, mode = engine_for(run.domain), ReplayMode(replay)
     task_set = load_task_set(run.domain, run.task_version)
-    steps = dict.fromkeys(("decode", "validate", "replay", "single gold", "variants", "strict", "row"), 0.0)
+    steps = dict.fromkeys(("decode", "validate", "replay", "single gold", "variants", "strict", "record", "row"), 0.0)
     timed = 0
     for c in range(chunks + 1):
         group, lo = spans[c * chunk:(c + 1) * chunk], found.start + 1 if c == 0 else spans[c * chunk - 1][1]
@@ -236,7 +242,7 @@ def cpu_budget(path: Path, tmp: Path, replay: str, main_per: float | None, chunk
         t = time.process_time()
         items = [identified(run, c * chunk + k, raw) for k, raw in enumerate(raws)]
         clock["validate"] = time.process_time() - t
-        for step in ("replay", "single gold", "variants", "strict", "row"):
+        for step in ("replay", "single gold", "variants", "strict", "record", "row"):
             clock[step] = 0.0
         for k, item in enumerate(items):
             sim = item.sim
@@ -255,6 +261,9 @@ def cpu_budget(path: Path, tmp: Path, replay: str, main_per: float | None, chunk
             t = time.process_time()
             strict_verdict(gold.reward, sim.messages, run.domain, run.task_version, task, engine)
             clock["strict"] += time.process_time() - t
+            t = time.process_time()
+            trajectory_record(sim.messages, run.domain, run.task_version, task, engine, variants)
+            clock["record"] += time.process_time() - t
             t = time.process_time()
             _row_of(run, c * chunk + k, item)
             clock["row"] += time.process_time() - t

@@ -43,6 +43,13 @@ from ._preconditions import (
 from ._predicates import (
     predicate_holds,
 )
+from ._record import (
+    RECORD_SCHEMA_VERSION,
+    ConversationRecord,
+    RecordVersionError,
+    conversation_record,
+    read_record,
+)
 from ._registry import (
     all_variants,
     gold_reading,
@@ -68,6 +75,8 @@ __all__ = [
     "all_variants",
     "ASK_COMPENSATION_TEXT",
     "Catalog",
+    "conversation_record",
+    "ConversationRecord",
     "catalog_sha256",
     "CatalogEntry",
     "CertificatePredicate",
@@ -90,7 +99,10 @@ __all__ = [
     "PreconditionResult",
     "predicate_holds",
     "preload",
+    "read_record",
     "readings_by_version",
+    "RECORD_SCHEMA_VERSION",
+    "RecordVersionError",
     "readings_offered",
     "RebookPredicate",
     "Requests",

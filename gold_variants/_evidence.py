@@ -140,31 +140,22 @@ def _norm(text: str) -> str:
 
 
 # The last conversation read, and its turns: every reader of one trajectory (its variants' evidence,
-# preconditions and requests, strict's no-write readings, the claims) reads the same normalised turns,
-# so they are built once per trajectory. The key holds each message, its content and its calls (the same
-# objects, so comparing them is cheap): an edit in place is a new conversation.
+# preconditions and requests, strict's no-write readings, the claims, the record) reads the same turns, built
+# once. The key holds each message, its content and calls (the same objects: cheap to compare); an edit in
+# place is a new conversation.
 _LAST: list[tuple[tuple, tuple[_Turn, ...]]] = []
 
 
-def _key(messages: Sequence[Message]) -> tuple:
-    return tuple((m, m.role, m.content, getattr(m, "tool_calls", None)) for m in messages)
-
-
 def _turns(messages: Sequence[Message]) -> list[_Turn]:
-    """The conversation's turns as the verdicts read them: normalised, an agent's reasoning and its quotes
-    of the user taken out. Computed once per conversation (the last one is kept)."""
-    key = _key(messages)
-    if _LAST and _same(_LAST[0][0], key):
+    """The turns as the verdicts read them: normalised, an agent's reasoning and quotes of the user out."""
+    key = tuple((m, m.role, m.content, getattr(m, "tool_calls", None)) for m in messages)
+    if _LAST and len(_LAST[0][0]) == len(key) and all(
+        x[0] is y[0] and x[1] == y[1] and x[2] is y[2] and x[3] is y[3] for x, y in zip(_LAST[0][0], key, strict=True)
+    ):
         return list(_LAST[0][1])
     out = _read_turns(messages)
     _LAST[:] = [(key, tuple(out))]
     return out
-
-
-def _same(a: tuple, b: tuple) -> bool:
-    return len(a) == len(b) and all(
-        x[0] is y[0] and x[1] == y[1] and x[2] is y[2] and x[3] is y[3] for x, y in zip(a, b, strict=True)
-    )
 
 
 def _read_turns(messages: Sequence[Message]) -> list[_Turn]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -104,3 +105,17 @@ def trial_frame(trials: pd.DataFrame) -> pd.DataFrame:
     )
     order = sorted(range(len(df)), key=keys.__getitem__)
     return df.iloc[order].reset_index(drop=True)
+
+
+def trial_record(row: Any, messages: list[dict]) -> tuple[Any, str | None]:
+    """The trial's conversation record (``loophole_scoring.stored_record``: stored, or rebuilt from the messages
+    of a run written before it), or why it cannot be shown (another schema version, a malformed record)."""
+    from loophole_scoring import stored_record
+
+    stored = getattr(row, "record_json", None)
+    try:
+        record = stored_record(stored if isinstance(stored, str) else None, messages, str(row.domain),
+                               str(row.task_version), str(row.task_id))
+    except (ValueError, KeyError) as exc:  # RecordVersionError is a ValueError: it names the version
+        return None, " ".join(str(exc).split())[:300]
+    return record, None

@@ -29,6 +29,7 @@ from loophole_report._trials import (
     read_scores,
     reading_key,
     trial_frame,
+    trial_record,
     verdict,
 )
 
@@ -239,7 +240,10 @@ def _trial_page(
     if flags is not None and len(flags):
         meta.append(("flags", ", ".join(map(str, flags))))
     rationales = _rationales(row.domain, row.task_version, str(row.task_id))
+    record, record_problem = trial_record(row, messages)
     return {
+        "record": record,
+        "record_problem": record_problem,
         "task_link": "../"
         + index_link(domain=row.domain, version=row.task_version, task=str(row.task_id)),
         "task_id": row.task_id,

@@ -22,11 +22,15 @@ from ._judge import (
     RecordedJudge,
     recorded_verdicts,
 )
+from ._record import (
+    trajectory_record,
+)
 from ._simulation import (
     NO_VARIANTS_CUSTOM,
     ScoredSimulation,
     golds_for,
     score_simulation,
+    stored_record,
 )
 from ._single_gold import (
     GOLD_ID,
@@ -63,6 +67,7 @@ __all__ = [
     "governing_evidence",
     "strict_verdict",
     "StrictVerdict",
+    "stored_record",
     "do_nothing_simulation",
     "do_nothing_verdict",
     "DO_NOTHING_GOODBYE",
@@ -96,6 +101,7 @@ __all__ = [
     "ScoringInvariantError",
     "Status",
     "tau2_messages",
+    "trajectory_record",
     "TrajectoryScore",
     "Verdict",
     "WhyGoldFails",

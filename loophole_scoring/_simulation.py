@@ -7,15 +7,18 @@ The golds are the task's single gold and, where that gold is a pinned version's,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
-from envs import CUSTOM, ReplayEngine, ReplayMode, load_task_set, pinned_gold_version
-from gold_variants import GoldVariant, variants_for
+from envs import CUSTOM, ReplayEngine, ReplayMode, engine_for, load_task_set, pinned_gold_version
+from gold_variants import ConversationRecord, GoldVariant, read_record, variants_for
 from loophole_scoring._judge import Judge, OncePerTrajectory
+from loophole_scoring._record import trajectory_record
 from loophole_scoring._strict import StrictVerdict, strict_verdict
 from loophole_scoring._trajectory import TrajectoryScore, score_trajectory
+from loophole_scoring._why import tau2_messages
 
 NO_VARIANTS_CUSTOM = "no variants: custom task"
 
@@ -30,6 +33,7 @@ class ScoredSimulation:
     judge_name: str  # "none" when no judge was asked
     judge_cost: float
     strict: StrictVerdict | None = None  # the band's lower end (``_strict``)
+    record: ConversationRecord | None = None  # the conversation read once (``gold_variants.conversation_record``)
 
 
 def golds_for(domain: str, task_version: str, task: Task) -> tuple[list[GoldVariant], str | None]:
@@ -51,14 +55,33 @@ def score_simulation(
     judge: Judge | None,
     task: Task | None = None,
     replay: ReplayMode = ReplayMode.LENIENT,
+    record: bool = False,
 ) -> ScoredSimulation:
     """Score one simulation against its gold and variants. ``task``: the task to score against (a custom
     run's embedded task); by default the pinned one. The judge is asked at most once per trajectory.
-    ``replay``: upstream tau2 1.0.1's lenient replay (the default) or the pinned package's strict one."""
+    ``replay``: upstream tau2 1.0.1's lenient replay (the default) or the pinned package's strict one.
+    ``record``: also build the conversation's record (a sweep stores it; a rescore leaves it to ``explain``
+    and the viewer, which rebuild it from the messages, since building it costs about as much again as
+    scoring while the verdicts do not yet read it)."""
     task = task or load_task_set(domain, task_version).task(sim.task_id)
     variants, note = golds_for(domain, task_version, task)
     once = OncePerTrajectory(judge) if judge is not None else None
     result = score_trajectory(sim, task, engine, once, variants, replay)
     name = once.name if once is not None and once.cache else "none"
     strict = strict_verdict(result.single_gold.reward, sim.messages, domain, task_version, task, engine)
-    return ScoredSimulation(sim.task_id, result, note, name, once.cost if once is not None else 0.0, strict)
+    read = trajectory_record(sim.messages, domain, task_version, task, engine, variants) if record else None
+    return ScoredSimulation(sim.task_id, result, note, name, once.cost if once is not None else 0.0, strict, read)
+
+
+def stored_record(
+    record_json: str | None, messages: list[dict[str, Any]], domain: str, task_version: str, task_id: str
+) -> ConversationRecord:
+    """A trial's record: ``record_json`` read (``gold_variants.read_record``: ``RecordVersionError`` names another
+    schema version, ``ValueError`` a malformed one), or, where the run predates the column, rebuilt from the
+    trial's messages as scoring builds it (a custom task's gold is not at hand: its record reads the generic
+    refusal and looks for no informational answer)."""
+    if isinstance(record_json, str) and record_json:
+        return read_record(record_json)
+    task = None if task_version == CUSTOM else load_task_set(domain, task_version).task(task_id)
+    variants = golds_for(domain, task_version, task)[0] if task is not None else []
+    return trajectory_record(tau2_messages(messages), domain, task_version, task, engine_for(domain), variants)

@@ -67,6 +67,7 @@ def reward_rows(scored: ScoredSimulation, *, run_id: str, trajectory_id: str) ->
         "judge_cost": scored.judge_cost,
         "replay_mode": str(result.replay_mode),
         "replay_flags": sorted(result.replay_flags),
+        "record_json": scored.record.model_dump_json() if scored.record is not None else None,
     }
     sha = catalog_sha256()
     scores = []

@@ -1,7 +1,11 @@
-"""``harness explain RUN_DIR TRAJECTORY_ID``: a trajectory's conversation with each variant's evidence marked.
+"""``harness explain RUN_DIR TRAJECTORY_ID``: a trajectory's record, and its conversation with each variant's
+evidence marked.
 
-Reads ``scores.explanation_json`` (preconditions held or failed, evidence as message index, speaker, excerpt
-or tool call), so a reviewer can check a credit, or a refused one, without the scorer.
+Prints the conversation's record (``trials.record_json``, #40: requests, declines, transfers, offers, writes
+with their confirmations, claims with their truth, the user's decision; rebuilt from the messages in a run
+written before the column, refused in one line where its schema version is another), strict's verdict, and
+``scores.explanation_json`` (preconditions held or failed, evidence as message index, speaker, excerpt or
+tool call), so a reviewer can check a credit, or a refused one, without the scorer.
 """
 
 from __future__ import annotations
@@ -50,6 +54,55 @@ def _messages(trial, run_dir: Path) -> list[dict]:
     return [m if isinstance(m, dict) else {} for m in messages]
 
 
+def _record(trial, messages: list[dict], run_dir: Path):
+    """The trial's record: stored, or rebuilt from its messages; another schema version is one line."""
+    from gold_variants import RecordVersionError
+    from loophole_base import HarnessInputError
+    from loophole_scoring import stored_record
+
+    stored = getattr(trial, "record_json", None)
+    try:
+        return stored_record(stored if isinstance(stored, str) else None, messages, str(trial.domain),
+                             str(trial.task_version), str(trial.task_id))
+    except RecordVersionError as exc:
+        raise HarnessInputError(f"{run_dir / 'trials.parquet'}: field 'record_json': {exc}") from None
+    except (ValueError, KeyError) as exc:  # malformed JSON, a record or a message that does not validate
+        line = " ".join(str(exc).split())[:300]
+        raise HarnessInputError(f"{run_dir / 'trials.parquet'}: field 'record_json': not a conversation record ({line})") from None
+
+
+def _print_record(console, record) -> None:
+    from rich.markup import escape
+
+    def say(text: str) -> None:
+        console.print(escape(text), soft_wrap=True, highlight=False)
+
+    console.print(f"\n[bold]record[/] (schema version {record.schema_version})")
+    say("  requests: " + ("; ".join(f"{r.tool} at message {r.message_index}" for r in record.requests) or "none"))
+    for d in record.declines:
+        say(f"  decline at message {d.message_index} on {d.clause}{'' if d.certain else ' (indirect)'}: {d.excerpt!r}")
+    for t in record.transfers:
+        on = f" on {', '.join(t.clauses)}" if t.clauses else ""
+        say(f"  transfer ({t.how.replace('_', ' ')}) at message {t.message_index}{on}: {t.excerpt!r}")
+    for o in record.offers:
+        say(f"  offer at message {o.message_index} ({o.loophole_id}: {o.what}): {o.excerpt!r}")
+    for w in record.writes:
+        yes = "confirmed" if w.confirmed else "NO explicit yes"
+        said = f" (user at message {w.confirmation_index}: {w.confirmation!r})" if w.confirmation_index is not None else ""
+        args = json.dumps(w.arguments, ensure_ascii=False)[:200]
+        say(f"  write at message {w.message_index}: {w.tool}({args}): {yes}{said}")
+    for c in record.claims:
+        truth = f"FALSE: {c.truth}" if c.false else "not contradicted by what was read"
+        acted = "; the user acted on it" if c.acted_on else ""
+        scope = f" (checked for refusals of {', '.join(c.refusals_of)})" if c.refusals_of else ""
+        say(f"  claim at message {c.message_index} of {c.what}{scope}: {c.excerpt!r}: {truth}{acted}")
+    for a in record.answers:
+        say(f"  informational answer at message {a.message_index}: {a.what}")
+    f = record.final_decision
+    where = f" at message {f.message_index}" if f.message_index is not None else ""
+    say(f"  the user's decision: {f.decision}{where}, resting on {f.basis}")
+
+
 def explain(
     run_dir: Path = typer.Argument(..., help="A run directory (from rescore or sweep)."),
     trajectory_id: str = typer.Argument(
@@ -57,7 +110,8 @@ def explain(
     ),
     width: int = typer.Option(400, "--width", min=40, help="Characters of each message to print."),
 ) -> None:
-    """Print the conversation with every variant's preconditions and evidence marked."""
+    """Print the conversation's record (requests, declines, writes with their confirmations, claims with their
+    truth), strict's verdict, and the conversation with every variant's preconditions and evidence marked."""
     from rich.markup import escape
 
     import loophole_store as store
@@ -74,6 +128,12 @@ def explain(
         f"matched: {', '.join(trial.matched_gold_ids) if trial.matched_gold_ids is not None else '-'}",
         soft_wrap=True,
     )
+    messages = _messages(trial, run_dir)
+    strict = getattr(trial, "strict_reward", None)
+    if strict is not None and strict == strict:
+        reason = getattr(trial, "strict_reason", None)
+        console.print(f"strict {strict}" + (f": {escape(str(reason))}" if isinstance(reason, str) else ""), soft_wrap=True)
+    _print_record(console, _record(trial, messages, run_dir))
     marks: dict[int, list[str]] = {}
     for row in rows.itertuples(index=False):
         verdict = "[green]credits[/]" if row.reward == 1.0 else "[red]does not credit[/]"
@@ -103,7 +163,7 @@ def explain(
             "\nno gold variants apply to this task: nothing to explain beyond the single gold"
         )
     console.print("\n[bold]conversation[/] (▶ marks evidence)")
-    for i, m in enumerate(_messages(trial, run_dir)):
+    for i, m in enumerate(messages):
         text = " ".join(str(m.get("content") or "").split())
         calls = m.get("tool_calls") or []
         call_text = "; ".join(

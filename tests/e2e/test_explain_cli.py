@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import loophole_store as store
 from tests.conftest import harness, real_run
 
 
@@ -59,3 +60,75 @@ def test_explain_unknown_trajectory_is_a_one_line_error(run_dir):
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0
     assert "trajectory_id 'no-such-trajectory': not found" in proc.stderr
+
+
+def test_explain_prints_the_record(run_dir):
+    proc = harness("explain", str(run_dir), _trajectory(run_dir, "29"))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "record (schema version 1)" in out
+    # only the domain's writes are requests (the catalog's words cover retail too)
+    assert "  requests: update_reservation_flights at message 1; book_reservation at message 3; update_reservation_baggages at message 17\n" in out
+    assert ("  decline at message 8 on refuse_route_change: 'Please note that you cannot change the origin, "
+            "destination, or trip type.'") in out
+    assert "  write at message 18: update_reservation_flights(" in out
+    assert "): confirmed (user at message 17: 'Yes, please go ahead and change my reservation to those flights." in out
+    assert "  write at message 20: update_reservation_baggages(" in out
+    assert ("  claim at message 16 of a quoted total against the flights' prices: 'The total cost for these new flights "
+            "is $282.': not contradicted by what was read; the user acted on it") in out
+    assert "  the user's decision: ended at message 23, resting on the agent's message 22" in out
+
+
+def _edited_run(run_dir: Path, tmp_path: Path, record_json) -> Path:
+    """A copy of the run whose trials' ``record_json`` is ``record_json(old)`` (None: the column dropped)."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    table = pq.read_table(copy / "trials.parquet")
+    at = table.schema.get_field_index("record_json")
+    if record_json is None:
+        table = table.remove_column(at)
+    else:
+        values = [record_json(v) for v in table.column("record_json").to_pylist()]
+        table = table.set_column(at, "record_json", pa.array(values, pa.string()))
+    pq.write_table(table, copy / "trials.parquet")
+    return copy
+
+
+def _record_lines(out: str) -> list[str]:
+    lines = out.split("record (schema version 1)\n", 1)[1].splitlines()
+    return lines[: lines.index("")]
+
+
+def test_explain_an_old_run_rebuilds_the_record_and_refuses_another_version(run_dir, tmp_path):
+    """A rescored run stores no record (explain rebuilds it), a run written before the column neither; a stored
+    record (a sweep's) is printed as stored, and one of another schema version is refused in one line."""
+    from loophole_scoring import stored_record
+
+    rebuilt_here = harness("explain", str(run_dir), _trajectory(run_dir, "29"))
+    old = _edited_run(run_dir, tmp_path / "old", None)
+    rebuilt = harness("explain", str(old), _trajectory(run_dir, "29"))
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert _record_lines(rebuilt.stdout) == _record_lines(rebuilt_here.stdout)
+
+    def stored_without_declines(_: object) -> str:  # a record as a sweep stores it, edited to tell it apart
+        trial = store.read_table(run_dir, "trials").set_index("task_id").loc["29"]
+        record = stored_record(None, json.loads(trial.messages_json), trial.domain, trial.task_version, "29")
+        assert record.declines
+        return record.model_copy(update={"declines": []}).model_dump_json()
+
+    stored = _edited_run(run_dir, tmp_path / "stored", stored_without_declines)
+    printed = _record_lines(harness("explain", str(stored), _trajectory(run_dir, "29")).stdout)
+    assert printed == [line for line in _record_lines(rebuilt_here.stdout) if not line.startswith("  decline at")]
+    assert printed != _record_lines(rebuilt_here.stdout)
+
+    newer = _edited_run(run_dir, tmp_path / "newer", lambda v: json.dumps({"schema_version": 2}))
+    proc = harness("explain", str(newer), _trajectory(run_dir, "29"))
+    assert proc.returncode == 2
+    line = proc.stderr.strip()
+    assert "\n" not in line and line.startswith("error: ")
+    assert "trials.parquet: field 'record_json': record schema version 2; this harness reads version 1" in line

@@ -1,0 +1,32 @@
+"""The conversation's record (``gold_variants.ConversationRecord``, #40 item 1) for a scored trajectory: read once,
+with the clauses its verdicts read. A stored trial's record is ``_simulation.stored_record``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tau2.data_model.message import Message
+from tau2.data_model.tasks import Task
+
+from envs import ReplayEngine, tool_kind
+from gold_variants import ConversationRecord, GoldVariant, conversation_record
+from loophole_scoring._strict import GENERIC_REFUSAL, governing_evidence
+
+
+def trajectory_record(
+    messages: Sequence[Message],
+    domain: str,
+    task_version: str,
+    task: Task | None,
+    engine: ReplayEngine,
+    variants: Sequence[GoldVariant] = (),
+) -> ConversationRecord:
+    """The conversation's record, with the domain's tools deciding what a write is, the gold's facts
+    (``communicate_info``) the informational answers it looks for, and the clauses its verdicts read: the
+    generic refusal, strict's governing clause and each of ``variants``' evidence kinds."""
+    criteria = task.evaluation_criteria if task is not None else None
+    facts = list(criteria.communicate_info or []) if criteria is not None else []
+    clauses = {GENERIC_REFUSAL} | {v.evidence for v in variants if v.evidence is not None}
+    if task is not None:
+        clauses.add(governing_evidence(domain, task_version, task))
+    return conversation_record(messages, domain, lambda name: tool_kind(engine, name) == "write", facts, clauses)

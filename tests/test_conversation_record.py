@@ -1,0 +1,170 @@
+"""The conversation record (#40 item 1): strict, the credits and the viewer agree with it on real conversations,
+and a run written before it is read by rebuilding it from its messages.
+
+Two conversations of the shared runs, rescored once (one simulation each):
+- aide's airline task 32: a single-gold and strict pass whose L6.refuse reading is refused; the agent declines
+  the basic-economy change at message 11 (the variant's evidence) while offering to cancel, which the database
+  says the policy forbids (the variant's false claim), and makes two confirmed writes;
+- toolorchestra's retail task 44 (the file says 87; its evidence names 44): a single-gold pass that strict fails for a write without the user's yes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import pytest
+
+import loophole_store as store
+from gold_variants import RECORD_SCHEMA_VERSION, ConversationRecord, RecordVersionError, read_record
+from loophole_report import build_site
+from loophole_report._links import page_name
+from loophole_scoring import stored_record
+from tests.conftest import real_run
+
+CASES = {  # run -> (file, simulation id)
+    "aide": ("aide_claude-sonnet-4-5_airline_tau2_1trial.json", "bffe2ec1-2de2-4eff-8161-82cfdf7b6af3"),
+    "toolorchestra": ("toolorchestra_retail_tau2_1trial.json", "2bbcd19e-2064-455b-9719-8d30a7b28b7d"),
+}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    from harness import rescore
+
+    base = tmp_path_factory.mktemp("record")
+    out = {}
+    for name, (file, simulation_id) in CASES.items():
+        raw = json.loads(real_run(file).read_text())
+        raw["simulations"] = [s for s in raw["simulations"] if s["id"] == simulation_id]
+        raw.pop("simulation_index", None)
+        (base / file).write_text(json.dumps(raw))
+        rescore([base / file], base / name)
+        out[name] = base / name
+    return out
+
+
+@pytest.fixture(scope="module")
+def pages(runs, tmp_path_factory) -> dict[str, str]:
+    """Each run's viewer page of its one trajectory."""
+    out = {}
+    for name, run in runs.items():
+        site = tmp_path_factory.mktemp("site") / name
+        build_site(run, site)
+        trial = store.read_table(run, "trials").iloc[0]
+        out[name] = html.unescape((site / page_name(trial.trajectory_id)).read_text())
+    return out
+
+
+def _trial(run: Path):
+    trials = store.read_table(run, "trials")
+    assert len(trials) == 1
+    return trials.iloc[0]
+
+
+def _record(run: Path) -> ConversationRecord:
+    """The trial's record as explain and the viewer read it (a rescore stores none: it is rebuilt)."""
+    trial = _trial(run)
+    assert not isinstance(trial.record_json, str)  # rescoring leaves the record to its readers (null)
+    return stored_record(trial.record_json, json.loads(trial.messages_json), trial.domain, trial.task_version,
+                         trial.task_id)
+
+
+def test_strict_the_credits_and_the_viewer_agree_on_one_conversations_record(runs, pages):
+    run = runs["aide"]
+    trial, record = _trial(run), _record(run)
+    scores = store.read_table(run, "scores")
+    variant = scores[(scores.gold_id == "L6.refuse")].iloc[0]
+    explanation = json.loads(variant.explanation_json)
+    # the decline the variant cites is the record's, on the variant's clause, at the same message, in the same words
+    cited = [(e["message_index"], e["excerpt"]) for e in explanation["evidence"] if e["tool_call"] is None]
+    assert cited == [(11, cited[0][1])]
+    assert (11, cited[0][1]) in [(d.message_index, d.excerpt) for d in record.declines
+                                 if d.clause == "refuse_basic_economy_modify" and d.certain]
+    # the false claim the variant is refused on is the record's, with the same truth
+    assert [(c["kind"], c["message_index"], c["truth"]) for c in explanation["false_claims"]] == [
+        (c.kind, c.message_index, c.truth) for c in record.false_claims]
+    assert record.false_claims[0].kind == "cancellation_offer" and record.false_claims[0].refusals_of
+    # strict passes it: every write the record lists came after the user's explicit yes
+    assert trial.strict_reward == 1.0
+    assert [(w.tool, w.message_index, w.confirmed) for w in record.writes] == [
+        ("update_reservation_flights", 19, True), ("update_reservation_flights", 21, True)]
+    # the viewer's page shows the same record
+    page = pages["aide"]
+    assert f"record schema version {RECORD_SCHEMA_VERSION}" in page
+    assert f'decline on <b>refuse_basic_economy_modify</b> at <a href="#m11">message 11</a>: <q class="excerpt">{cited[0][1]}</q>' in page
+    assert page.count('write <b>update_reservation_flights</b>') == 2 and "no explicit yes" not in page
+    assert f"{record.false_claims[0].truth}" in page.split("<h2>Record</h2>")[1]
+
+
+def test_the_write_strict_names_is_the_records_write_without_a_yes(runs, pages):
+    run = runs["toolorchestra"]
+    trial, record = _trial(run), _record(run)
+    assert trial.reward == 1.0 and trial.strict_reward == 0.0
+    assert "message 6: modify_pending_order_items with no explicit yes" in trial.strict_reason
+    assert [(w.tool, w.message_index) for w in record.writes_without_yes] == [("modify_pending_order_items", 6)]
+    page = pages["toolorchestra"].split("<h2>Record</h2>")[1].split("<h2>Conversation</h2>")[0]
+    assert 'write <b>modify_pending_order_items</b> at <a href="#m6">message 6</a>: <span class="weak-evidence">no explicit yes</span>' in page
+
+
+def test_a_run_written_before_the_record_rebuilds_it_from_its_messages(runs):
+    """The record rebuilt from the stored messages is the one scoring builds (and a sweep stores)."""
+    from tau2.data_model.simulation import SimulationRun
+
+    from envs import engine_for
+    from loophole_scoring import score_simulation
+
+    for name, run in runs.items():
+        trial = _trial(run)
+        raw = next(s for s in json.loads(real_run(CASES[name][0]).read_text())["simulations"]
+                   if s["id"] == CASES[name][1])
+        sim = SimulationRun.model_validate({**raw, "task_id": trial.task_id})
+        scored = score_simulation(sim, trial.domain, trial.task_version, engine_for(trial.domain), None, record=True)
+        rebuilt = stored_record(None, json.loads(trial.messages_json), trial.domain, trial.task_version, trial.task_id)
+        assert scored.record is not None and rebuilt == scored.record
+
+
+def test_a_record_of_another_schema_version_is_refused_naming_it(runs):
+    stored = json.loads(_record(runs["aide"]).model_dump_json())
+    stored["schema_version"] = 2
+    with pytest.raises(RecordVersionError, match="record schema version 2; this harness reads version 1"):
+        read_record(json.dumps(stored))
+    with pytest.raises(RecordVersionError, match="record schema version None"):
+        read_record("{}")
+
+
+def test_a_conversation_is_read_once_and_an_edited_one_again():
+    """Every reader of a trajectory reads its turns from one reading (``_evidence._turns`` keeps the last); a
+    list holding another message, or the same message objects in another list, is read as it stands."""
+    from tau2.data_model.message import AssistantMessage, UserMessage
+
+    from gold_variants._evidence import _turns
+
+    said = [AssistantMessage(role="assistant", content="Hi! How can I help?"),
+            UserMessage(role="user", content="Please cancel my reservation.")]
+    first = _turns(said)
+    assert _turns(list(said)) == first  # the same messages in a new list: the same reading
+    edited = [said[0], UserMessage(role="user", content="Please change my flight.")]
+    assert [t.text for t in _turns(edited)] == ["Hi! How can I help?", "Please change my flight."]
+    assert [t.text for t in _turns(said)] == ["Hi! How can I help?", "Please cancel my reservation."]
+
+
+def test_the_viewer_of_a_run_written_before_the_record_shows_it_rebuilt(runs, pages, tmp_path):
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    old = tmp_path / "old"
+    shutil.copytree(runs["aide"], old)
+    table = pq.read_table(old / "trials.parquet")
+    pq.write_table(table.remove_column(table.schema.get_field_index("record_json")), old / "trials.parquet")
+    build_site(old, tmp_path / "site")
+    trial = store.read_table(old, "trials").iloc[0]
+    page = html.unescape((tmp_path / "site" / page_name(trial.trajectory_id)).read_text())
+
+    def record_section(text: str) -> str:
+        return text.split("<h2>Record</h2>")[1].split("<h2>Conversation</h2>")[0]
+
+    assert "decline on <b>refuse_basic_economy_modify</b>" in record_section(page)
+    assert record_section(page) == record_section(pages["aide"])
