@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, PrivateAttr
 
 from envs import environment_constructor
-from envs._replay import _deep_copy
+from envs._tracked import _deep_copy
 from envs._tasks import gc_paused
 from tests.conftest import ROOT, real_run
 
