@@ -6,6 +6,11 @@ from ._catalog_hash import (
 from ._check import (
     check_variants,
 )
+from ._conduct import (
+    UNIVERSAL_CHECKS,
+    Violation,
+    conduct_violations,
+)
 from ._evidence import (
     EvidenceItem,
     Explanation,
@@ -73,6 +78,7 @@ __all__ = [
     "CertificatePredicate",
     "check_variants",
     "closing_text",
+    "conduct_violations",
     "evidence_holds",
     "EVIDENCE_TEXT",
     "EvidenceItem",
@@ -97,8 +103,10 @@ __all__ = [
     "Settled",
     "TRANSFER_MARK",
     "requests_in",
+    "UNIVERSAL_CHECKS",
     "UpgradeModifyPredicate",
     "variants_for",
+    "Violation",
     "withdrawal_after_quote",
     "witness",
     "writes_without_yes",
