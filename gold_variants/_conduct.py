@@ -15,9 +15,10 @@ conversation, after the decision and after the write too, and any one that fails
   (``_claims._not_cancellable``: booked over 24 hours ago, not business, no insurance, no flight cancelled
   by the airline, or a flight already flown), unless the reading itself cancels it; an offer of such a
   cancellation that the user took is a false claim (``cancellation_offer``) acted on;
-- ``no_unwarranted_transfer``: no transfer to a human agent, where the task's gold makes none, that the user
-  did not ask for and that hands off a request the agent never declined (no decline before it or in its
-  summary): the policy transfers only what cannot be handled, and a request to decline can be.
+- ``no_unwarranted_transfer``: where a loophole's clause says to decline the request (a refusal reading; for
+  strict, the clause that governs the task), no transfer to a human agent, where the task's gold makes none,
+  that the user did not ask for and that hands off the request without declining it (no decline before it or in
+  its summary): the policy transfers only what cannot be handled, and a request to decline can be.
 
 ``conduct_violations`` gives strict the same checks on the task's gold (strict already fails a write without
 a yes).
@@ -54,17 +55,24 @@ from gold_variants._vocabulary import vocabulary
 
 Check = Literal["writes_confirmed", "compensation_asked", "no_forbidden_cancellation", "no_unwarranted_transfer"]
 
-# Which universal checks each kind of variant applies; a string says why a kind does not use one. Every kind
-# uses every check today: a refusal keeps the gold's independent writes (a bag) and may cancel or transfer on
-# the way, a reading that acts reaches its outcome through the same conversation, and a task report's
-# alternative changes what counts as the outcome, never the conduct the policy asks for.
+# Which universal checks each kind of variant applies; a string says why a kind does not use one. A refusal
+# keeps the gold's independent writes (a bag) and may cancel or transfer on the way; a reading that acts, and a
+# task report's alternative (which changes what counts as the outcome, never the conduct the policy asks for),
+# reach their outcome through the same conversation.
+_NO_TRANSFER_CHECK = ("its reading handles the request within the agent's actions and its writes were made; a "
+                      "transfer besides hands off something else, which the text cannot tell from a request the "
+                      "policy sends to a human (one it cannot handle)")
 UNIVERSAL_CHECKS: dict[ReadingKind, dict[Check, str | None]] = {
-    kind: {"writes_confirmed": None, "compensation_asked": None, "no_forbidden_cancellation": None,
-           "no_unwarranted_transfer": None}
-    for kind in ("refusal", "action_reading", "task_report")
+    "refusal": {"writes_confirmed": None, "compensation_asked": None, "no_forbidden_cancellation": None,
+                "no_unwarranted_transfer": None},
+    "action_reading": {"writes_confirmed": None, "compensation_asked": None, "no_forbidden_cancellation": None,
+                       "no_unwarranted_transfer": _NO_TRANSFER_CHECK},
+    "task_report": {"writes_confirmed": None, "compensation_asked": None, "no_forbidden_cancellation": None,
+                    "no_unwarranted_transfer": _NO_TRANSFER_CHECK},
 }
-
-
+# The clause-free refusal (any decline, or any transfer): a request outside the agent's actions is transferred,
+# so no transfer there is unwarranted by what the text shows.
+GENERIC_REFUSAL = "refusal"
 _CHANGES = frozenset({"cancel_reservation", "update_reservation_flights"})
 
 
@@ -85,7 +93,7 @@ def unasked_compensation(turns: list[_Turn]) -> Violation | None:
     """Compensation offered or sent before the user asked for any, or a certificate sent after the agent
     declined compensation on the change-or-cancel condition."""
     v = vocabulary()
-    asked = next((t.index for t in turns if t.role == "user" and mentions(v.requests["send_certificate"], t.text)), None)
+    asked = next((t.index for t in turns if t.role == "user" and mentions(v.compensation_request, t.text)), None)
     for t in turns:
         if asked is not None and t.index >= asked:
             break
@@ -139,10 +147,11 @@ def _declined(turns: list[_Turn], upto: int, summary: str) -> bool:
     )
 
 
-def unwarranted_transfer(turns: list[_Turn], gold_transfers: bool) -> Violation | None:
-    """A transfer the task's gold does not make, which the user did not ask for, of a request the agent never
-    declined (before it, or in its summary)."""
-    if gold_transfers:
+def unwarranted_transfer(turns: list[_Turn], gold_transfers: bool, clause: str | None) -> Violation | None:
+    """Where a loophole's clause (``clause``, an evidence kind) says the request is to be declined: a transfer
+    the task's gold does not make, which the user did not ask for, of a request the agent never declined (before
+    it, or in its summary)."""
+    if gold_transfers or clause is None or clause == GENERIC_REFUSAL:
         return None
     v = vocabulary()
     for t in turns:
@@ -187,7 +196,8 @@ def universal_checks(variant: GoldVariant, turns: list[_Turn], messages: Sequenc
         "writes_confirmed": lambda: _unconfirmed(messages, variant.domain),
         "compensation_asked": lambda: unasked_compensation(turns),
         "no_forbidden_cancellation": lambda: forbidden_cancellation(turns, messages, variant.domain, allowed),
-        "no_unwarranted_transfer": lambda: unwarranted_transfer(turns, any(a.name == _TRANSFER for a in gold)),
+        "no_unwarranted_transfer": lambda: unwarranted_transfer(turns, any(a.name == _TRANSFER for a in gold),
+                                                                variant.evidence),
     }
     out = []
     for check, why_not in UNIVERSAL_CHECKS[variant.reading_kind].items():
@@ -201,14 +211,17 @@ def universal_checks(variant: GoldVariant, turns: list[_Turn], messages: Sequenc
     return out
 
 
-def conduct_violations(messages: Sequence[Message], domain: str, gold: Sequence[Action]) -> list[Violation]:
+def conduct_violations(
+    messages: Sequence[Message], domain: str, gold: Sequence[Action], clause: str | None
+) -> list[Violation]:
     """What strict fails beside a write without a yes (#40 item 4): compensation offered unasked, a forbidden
-    cancellation made or offered and taken, an unwarranted transfer, each as the variants read it."""
+    cancellation made or offered and taken, an unwarranted transfer where ``clause`` (the evidence kind that
+    governs the task) says to decline, each as the variants read it."""
     turns = _turns(messages)
     found = [
         unasked_compensation(turns),
         forbidden_cancellation(turns, messages, domain, _cancelled_by(gold)),
-        unwarranted_transfer(turns, any(a.name == _TRANSFER for a in gold)),
+        unwarranted_transfer(turns, any(a.name == _TRANSFER for a in gold), clause),
     ]
     taken = [c for c in false_claims(turns, messages, domain, every_kind=True)
              if c.kind == "cancellation_offer" and c.acted_on]

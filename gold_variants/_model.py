@@ -90,6 +90,7 @@ class Vocabulary(BaseModel):
     compensation: list[str] = Field(default_factory=list)
     # An agent offering compensation (whole expressions): the policy forbids it before the user asks (#40).
     compensation_offer: list[str] = Field(default_factory=list)
+    compensation_request: list[str] = Field(default_factory=list)  # a user asking for compensation (not a refund)
 
 
 class ClaimKind(BaseModel):

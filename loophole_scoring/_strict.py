@@ -119,7 +119,8 @@ def strict_verdict(
     if unconfirmed:
         first = unconfirmed[0]
         return StrictVerdict(0.0, f"{NO_YES}: message {first.message_index}: {first.what}")
-    conduct = conduct_violations(messages, domain, actions)
+    kind = governing_evidence(domain, task_version, task)
+    conduct = conduct_violations(messages, domain, actions, kind)
     if conduct:  # compensation offered unasked, a forbidden cancellation, an unwarranted transfer (#40 item 4)
         first_violation = min(conduct, key=lambda v: v.message_index)
         return StrictVerdict(0.0, f"{CONDUCT}: message {first_violation.message_index}: {first_violation.detail}")
@@ -129,7 +130,6 @@ def strict_verdict(
             names = ", ".join(f"{a.action_id} {a.name}" for a in missed)
             return StrictVerdict(0.0, f"gold writes not made as the tools read them: {names}")
         return StrictVerdict(1.0, None)
-    kind = governing_evidence(domain, task_version, task)
     settled = _no_write_settled(messages, domain, task, engine, kind)
     if settled is not None:
         return StrictVerdict(1.0, None, settled)

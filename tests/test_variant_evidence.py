@@ -18,7 +18,9 @@ from tests.conftest import reading_row as _row
 from tests.conftest import real_simulation as _real
 from tests.conftest import score_airline as _score
 
-UNIVERSAL = list(UNIVERSAL_CHECKS["action_reading"])  # the conduct every non-gold credit keeps (#40)
+# the conduct every non-gold credit keeps (#40), as each kind applies it
+UNIVERSAL = [c for c, why_not in UNIVERSAL_CHECKS["action_reading"].items() if why_not is None]
+UNIVERSAL_REFUSAL = [c for c, why_not in UNIVERSAL_CHECKS["refusal"].items() if why_not is None]
 
 
 def _say(sim: SimulationRun, index: int, text: str) -> SimulationRun:
@@ -368,7 +370,7 @@ def test_offering_to_cancel_and_book_anew_is_no_l16_refusal():
     assert row.reward == 0.0 and "offer to cancel and book anew at message 10" in row.reason
     # "upgrade the cabin ..., but you cannot search for different flights" states the policy truly
     held = {p["name"]: p["held"] for p in json.loads(row.explanation_json)["preconditions"]}
-    assert held == {"no_false_policy": True, "grounded": True, **dict.fromkeys(UNIVERSAL, True)}
+    assert held == {"no_false_policy": True, "grounded": True, **dict.fromkeys(UNIVERSAL_REFUSAL, True)}
 
 
 # --- grounding: a decline is grounded in the user's request, not only in records read (#40 class 3) ---------
