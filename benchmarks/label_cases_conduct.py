@@ -123,8 +123,19 @@ def transfer_summary_undecided(sim: Sim, other: Sim | None) -> Sim:
     return out
 
 
+# --- strict: compensation offered before the user asked (airline 2, grok-3: the certificate at message 26) ----
+
+
+def compensation_asked_first(sim: Sim, other: Sim | None) -> Sim:
+    """The user asks for compensation when raising the delay (message 5), so the later offer answers it."""
+    out = copy.deepcopy(sim)
+    assert "delayed flight" in out["messages"][5]["content"]
+    out["messages"][5]["content"] += " I'd like some compensation for it."
+    return out
+
+
 EDITS = {f.__name__: f for f in (
     tier_after_decline_false, tier_after_decline_true, report_insurance_after_write, report_write_without_yes,
     report_false_tier_after_write, report_true_tier_after_write, report_compensation_unasked,
-    report_compensation_declined_when_asked, transfer_summary_undecided,
+    report_compensation_declined_when_asked, transfer_summary_undecided, compensation_asked_first,
 )}
