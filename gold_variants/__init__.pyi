@@ -64,6 +64,7 @@ from ._witness import (
     ASK_COMPENSATION_TEXT,
     EVIDENCE_TEXT,
     closing_text,
+    confirmation_text,
     witness,
 )
 
@@ -78,6 +79,7 @@ __all__ = [
     "CertificatePredicate",
     "check_variants",
     "closing_text",
+    "confirmation_text",
     "conduct_violations",
     "evidence_holds",
     "EVIDENCE_TEXT",
