@@ -49,7 +49,7 @@ from gold_variants._evidence import (
     mentions,
 )
 from gold_variants._model import GoldVariant, ReadingKind
-from gold_variants._no_write import writes_without_yes
+from gold_variants._no_write import unconfirmed_writes
 from gold_variants._normalise import normalise
 from gold_variants._vocabulary import vocabulary
 
@@ -165,9 +165,9 @@ def unwarranted_transfer(turns: list[_Turn], gold_transfers: bool, clause: str |
     return None
 
 
-def _unconfirmed(messages: Sequence[Message], domain: str) -> Violation | None:
+def _unconfirmed(turns: list[_Turn], domain: str) -> Violation | None:
     tools = _write_tools(domain)
-    found = writes_without_yes(messages, lambda name: name in tools)
+    found = unconfirmed_writes(turns, lambda name: name in tools)
     return Violation("writes_confirmed", found[0].message_index, found[0].what) if found else None
 
 
@@ -193,7 +193,7 @@ def universal_checks(variant: GoldVariant, turns: list[_Turn], messages: Sequenc
     if predicate is not None and getattr(predicate, "original", None) == "cancelled":
         allowed.add(str(getattr(predicate, "reservation_id", "")))
     found = {
-        "writes_confirmed": lambda: _unconfirmed(messages, variant.domain),
+        "writes_confirmed": lambda: _unconfirmed(turns, variant.domain),
         "compensation_asked": lambda: unasked_compensation(turns),
         "no_forbidden_cancellation": lambda: forbidden_cancellation(turns, messages, variant.domain, allowed),
         "no_unwarranted_transfer": lambda: unwarranted_transfer(turns, any(a.name == _TRANSFER for a in gold),
