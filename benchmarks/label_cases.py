@@ -13,6 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from label_cases_conduct import (
+    EDITS as CONDUCT_EDITS,  # #40's universal checks (classes 1, 2, 5, 6)
+)
+
 from loophole_base import atomic_write_text
 
 Sim = dict[str, Any]
@@ -342,7 +346,8 @@ def confirmation_inserted(sim: Sim, other: Sim | None) -> Sim:
 
 
 EDITS: dict[str, Callable[[Sim, Sim | None], Sim]] = {
-    f.__name__: f
+    **CONDUCT_EDITS,
+    **{f.__name__: f
     for f in (wrong_task_id, other_task_named_this_one, unicode_summary, wrapped_unrelated_summary,
               decline_in_words, question_not_decline, decline_without_the_record, false_tier_acted_on,
               true_tier_acted_on, cancel_offer_forbidden_taken, cancel_offer_forbidden_ignored,
@@ -350,7 +355,7 @@ EDITS: dict[str, Callable[[Sim, Sim | None], Sim]] = {
               budget_not_rule, budget_rule_misstated, request_grounds_decline, decline_before_any_request,
               insurance_claim_false, insurance_claim_true, one_leg_upgrade_claim, as_recorded,
               fact_inside_a_number, false_quote, decline_whole_order_only, no_decline_left_open,
-              transfer_agreed_in_words, transfer_never_agreed, write_left_out, confirmation_inserted)
+              transfer_agreed_in_words, transfer_never_agreed, write_left_out, confirmation_inserted)},
 }
 
 

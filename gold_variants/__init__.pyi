@@ -6,6 +6,11 @@ from ._catalog_hash import (
 from ._check import (
     check_variants,
 )
+from ._conduct import (
+    UNIVERSAL_CHECKS,
+    Violation,
+    conduct_violations,
+)
 from ._evidence import (
     EvidenceItem,
     Explanation,
@@ -66,6 +71,7 @@ from ._witness import (
     ASK_COMPENSATION_TEXT,
     EVIDENCE_TEXT,
     closing_text,
+    confirmation_text,
     witness,
 )
 
@@ -82,6 +88,8 @@ __all__ = [
     "CertificatePredicate",
     "check_variants",
     "closing_text",
+    "confirmation_text",
+    "conduct_violations",
     "evidence_holds",
     "EVIDENCE_TEXT",
     "EvidenceItem",
@@ -109,8 +117,10 @@ __all__ = [
     "Settled",
     "TRANSFER_MARK",
     "requests_in",
+    "UNIVERSAL_CHECKS",
     "UpgradeModifyPredicate",
     "variants_for",
+    "Violation",
     "withdrawal_after_quote",
     "witness",
     "writes_without_yes",

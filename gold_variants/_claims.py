@@ -303,13 +303,13 @@ ACTED_ON: dict[str, Callable[[list[_Turn], int], bool]] = {"cancellation_offer":
 
 def false_claims(
     turns: list[_Turn], messages: Sequence[Message], domain: str, until: int | None = None,
-    refusal_of: str | None = None,
+    refusal_of: str | None = None, every_kind: bool = False,
 ) -> list[FalseClaim]:
     """Every assistant sentence before message ``until`` that asserts a claim the database contradicts. A kind
     the catalog checks only for some loopholes' refusals (``refusals_of``) is checked where ``refusal_of`` (the
-    refusal's loophole id) is one of them, over the whole conversation."""
+    refusal's loophole id) is one of them, or ``every_kind`` asks for it, over the whole conversation."""
     loopholes = set((refusal_of or "").split("/")) - {""}
-    kinds = [k for k in claim_kinds()[0] if not k.refusals_of or loopholes & set(k.refusals_of)]
+    kinds = [k for k in claim_kinds()[0] if every_kind or not k.refusals_of or loopholes & set(k.refusals_of)]
     if not kinds:
         return []
     states = _states(turns, messages, domain)

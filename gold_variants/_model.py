@@ -7,7 +7,7 @@ from importlib import resources
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from tau2.data_model.tasks import Action
 
 from envs import Domain, TaskVersion
@@ -88,6 +88,9 @@ class Vocabulary(BaseModel):
     explicit_yes: list[str] = Field(default_factory=list)
     confirmation_request: list[str] = Field(default_factory=list)
     compensation: list[str] = Field(default_factory=list)
+    # An agent offering compensation (whole expressions): the policy forbids it before the user asks (#40).
+    compensation_offer: list[str] = Field(default_factory=list)
+    compensation_request: list[str] = Field(default_factory=list)  # a user asking for compensation (not a refund)
 
 
 class ClaimKind(BaseModel):
@@ -256,6 +259,13 @@ Precondition = Literal[
 ]
 
 
+# What kind of non-gold credit a variant is (#40 item 2), stated by the rule that makes it: a refusal of a
+# loophole's contested act (it needs ``evidence``), a reading that acts (an action list or an outcome
+# predicate), or a task report's alternative. Which universal checks each applies, and why one does not, is
+# ``_conduct.UNIVERSAL_CHECKS``.
+ReadingKind = Literal["refusal", "action_reading", "task_report"]
+
+
 class GoldVariant(BaseModel):
     """One defensible reading's gold for one task at one task version."""
 
@@ -279,6 +289,14 @@ class GoldVariant(BaseModel):
     # Writes serving a request the contested clause does not touch (a refusal's kept gold writes, e.g. a
     # checked bag): required only where the user asked for them in the conversation (``_requests``).
     independent: list[str] = Field(default_factory=list)  # action ids in ``actions``
+    reading_kind: ReadingKind = "action_reading"
+
+    @model_validator(mode="after")
+    def _refusals_need_evidence(self) -> GoldVariant:
+        if (self.reading_kind == "refusal") != (self.evidence is not None):
+            raise ValueError(f"{self.gold_id}: a refusal, and only a refusal, names the evidence it needs "
+                             f"(reading_kind {self.reading_kind!r}, evidence {self.evidence!r})")
+        return self
 
     @property
     def kind(self) -> str:

@@ -203,7 +203,11 @@ def writes_without_yes(
     messages: Sequence[Message], is_write: Callable[[str], bool]
 ) -> list[Settled]:
     """Each write call (``is_write`` by tool name) whose last user message before it has no explicit yes."""
-    turns = _turns(messages)
+    return unconfirmed_writes(_turns(messages), is_write)
+
+
+def unconfirmed_writes(turns: list[_Turn], is_write: Callable[[str], bool]) -> list[Settled]:
+    """``writes_without_yes`` on a conversation already read (``_evidence._turns``)."""
     v = vocabulary()
     found: list[Settled] = []
     for t in turns:

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from tau2.data_model.message import Message, ToolMessage
 
-from gold_variants._claims import false_claims
+from gold_variants._claims import claim_kinds, false_claims
+from gold_variants._conduct import universal_checks
 from gold_variants._evidence import (
     _CONDITIONAL_RULE,
     _TRANSFER,
@@ -311,17 +312,16 @@ def _grounded(variant: GoldVariant, turns: list[_Turn], until: int | None = None
     return PreconditionResult("grounded", True, f"concerns {', '.join(sorted(touched))}")
 
 
-def _check_claims(
-    variant: GoldVariant, turns: list[_Turn], messages: Sequence[Message], out: Explanation, decided_at: int | None
-) -> None:
-    """False claims of fact up to the decision (a refusal's last decline; else the last write), and anywhere
-    the offers a refusal of this loophole is checked for (``refusals_of``): one the user acted on voids the
-    credit (``claims_true`` fails); otherwise the credit is uncertain."""
-    until = decided_at
-    if until is None:
-        until = max((t.index for t in turns for c in t.calls if not _is_read(c.name) and c.name != _TRANSFER), default=None)
-    refusal_of = variant.loophole_id if variant.evidence is not None else None
-    found = false_claims(turns, messages, variant.domain, until, refusal_of)
+def _check_claims(variant: GoldVariant, turns: list[_Turn], messages: Sequence[Message], out: Explanation) -> None:
+    """False claims of fact anywhere in the conversation, after the decision and the write too (#40 classes 1,
+    6): one the user acted on voids the credit (``claims_true`` fails); otherwise the credit is uncertain. An
+    offer kind the catalog checks for some loopholes' refusals (``refusals_of``) counts for those refusals
+    whether taken or not, and for every other variant only where the user took it (a forbidden offer taken)."""
+    refusal_of = variant.loophole_id if variant.reading_kind == "refusal" else None
+    scoped = {k.name: set(k.refusals_of) for k in claim_kinds()[0] if k.refusals_of}
+    ours = set((refusal_of or "").split("/")) - {""}
+    found = [c for c in false_claims(turns, messages, variant.domain, None, refusal_of, every_kind=True)
+             if c.kind not in scoped or ours & scoped[c.kind] or c.acted_on]
     out.false_claims = found
     acted = [c for c in found if c.acted_on]
     if acted:
@@ -366,7 +366,9 @@ def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
                 "changes_requested": _changes_requested,
             }[name]
             out.preconditions.append(check(turns, messages))
-    _check_claims(variant, turns, messages, out, decided_at if variant.evidence is not None else None)
+    _check_claims(variant, turns, messages, out)
+    # The policy's conduct, whatever the reading (#40 item 2): a failed check voids the credit.
+    out.preconditions += universal_checks(variant, turns, messages)
     # What the database credit rests on: the agent's writes, where it made any.
     out.evidence += [
         EvidenceItem(t.index, "assistant", "", _call_text(c), "write")

@@ -72,6 +72,8 @@ class Vocabulary:
     explicit_yes: re.Pattern[str] = re.compile(r"(?!x)x")  # a user's explicit yes to listed details
     confirmation_request: re.Pattern[str] = re.compile(r"(?!x)x")  # an agent asking for that yes
     compensation: re.Pattern[str] = re.compile(r"(?!x)x")  # an amount of compensation
+    compensation_offer: re.Pattern[str] = re.compile(r"(?!x)x")  # an agent offering compensation (#40 class 5)
+    compensation_request: re.Pattern[str] = re.compile(r"(?!x)x")  # a user asking for it (not a refund)
 
     def offers_for(self, loophole_id: str | None) -> tuple[Offer, ...]:
         """The offers of a variant's loophole ("L3/L4" gathers both entries)."""
@@ -139,4 +141,6 @@ def vocabulary() -> Vocabulary:
         explicit_yes=terms(words.explicit_yes),
         confirmation_request=terms(words.confirmation_request),
         compensation=terms(words.compensation),
+        compensation_offer=_whole(words.compensation_offer),
+        compensation_request=terms(words.compensation_request),
     )

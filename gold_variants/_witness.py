@@ -89,7 +89,10 @@ def witness(variant: GoldVariant) -> list[Action]:
         flights = [{"flight_number": direct.flight_number, "date": date}]
         origin, destination, trip = p.segment[0], p.segment[1], "one_way"
     amount = sum(db.flights[f["flight_number"]].dates[f["date"]].prices[cabin] for f in flights) * len(passengers)
-    calls.append(("cancel_reservation", {"reservation_id": res.reservation_id}))
+    if p.original == "cancelled":
+        # Where the reading leaves the original to the agent, the witness keeps it: a cancellation the rules
+        # forbid (a flight already flown) voids any credit (``_conduct``, #40 class 5).
+        calls.append(("cancel_reservation", {"reservation_id": res.reservation_id}))
     calls.append(("book_reservation", {
         "user_id": p.user_id, "origin": origin, "destination": destination, "flight_type": trip, "cabin": cabin,
         "flights": flights, "passengers": passengers,
@@ -122,3 +125,14 @@ ASK_COMPENSATION_TEXT = "I would like compensation for the delay."
 def closing_text(evidence: str | None, communicate_info: list[str] | None = None) -> str:
     """An agent's last message for a plan: its evidence sentence, then what it must tell the user."""
     return " ".join([EVIDENCE_TEXT.get(evidence or "", DONE_TEXT), *(communicate_info or [])])
+
+
+def confirmation_text(step: int, tool: str, domain: str) -> str | None:
+    """What an agent acting out a plan asks before the call at ``step`` (0-based) where the call writes, so the
+    user's yes comes before every write (the policy's conduct rule, a universal check of every credit, #40);
+    None for a call that does not write."""
+    from gold_variants.readings._base import write_tools
+
+    if tool not in write_tools(domain):
+        return None
+    return f"Shall I proceed with step {step + 1}, {tool}? (yes/no)"

@@ -1,7 +1,9 @@
 """``strict_reward``: the band's lower end, a single-gold pass that was earned.
 
 A trajectory is a strict pass only when the single gold passes it, the agent made no write without the
-user's explicit yes (the policy's conduct rule, ``gold_variants.writes_without_yes``), and
+user's explicit yes (the policy's conduct rule, ``gold_variants.writes_without_yes``), offered no
+compensation unasked, made or got taken no cancellation the rules forbid, and transferred no request it could
+have declined (``gold_variants.conduct_violations``: the checks every non-gold credit applies), and
 
 - every gold *write* that changes the database is made, compared as tau2's tools read their arguments
   (``_strict_writes``: tau2's action check first, then only the keys the tool reads, and lists as multisets
@@ -32,6 +34,7 @@ from envs import CUSTOM, ReplayEngine, pinned_gold_version, tool_kind
 from gold_variants import (
     agreed_transfer,
     anaphoric_decline,
+    conduct_violations,
     evidence_holds,
     first_false_claim,
     gold_reading,
@@ -45,6 +48,7 @@ from loophole_scoring._strict_writes import GoldWrites, gold_writes, unmatched_w
 BROKEN_GOLD = "broken gold"
 GENERIC_REFUSAL = "refusal"  # the catalog's clause-free evidence kind: a decline, or any transfer
 NO_YES = "a write without the user's explicit yes"
+CONDUCT = "conduct the policy forbids"
 
 
 @dataclass(frozen=True)
@@ -115,13 +119,17 @@ def strict_verdict(
     if unconfirmed:
         first = unconfirmed[0]
         return StrictVerdict(0.0, f"{NO_YES}: message {first.message_index}: {first.what}")
+    kind = governing_evidence(domain, task_version, task)
+    conduct = conduct_violations(messages, domain, actions, kind)
+    if conduct:  # compensation offered unasked, a forbidden cancellation, an unwarranted transfer (#40 item 4)
+        first_violation = min(conduct, key=lambda v: v.message_index)
+        return StrictVerdict(0.0, f"{CONDUCT}: message {first_violation.message_index}: {first_violation.detail}")
     if gold.writes:
         missed = unmatched_writes(engine, actions, gold, messages)
         if missed:
             names = ", ".join(f"{a.action_id} {a.name}" for a in missed)
             return StrictVerdict(0.0, f"gold writes not made as the tools read them: {names}")
         return StrictVerdict(1.0, None)
-    kind = governing_evidence(domain, task_version, task)
     settled = _no_write_settled(messages, domain, task, engine, kind)
     if settled is not None:
         return StrictVerdict(1.0, None, settled)

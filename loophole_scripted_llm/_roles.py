@@ -15,7 +15,13 @@ from typing import Any
 from tau2.data_model.tasks import Action
 
 from envs import load_task_set
-from gold_variants import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, closing_text, variants_for
+from gold_variants import (
+    ASK_COMPENSATION_TEXT,
+    EVIDENCE_TEXT,
+    closing_text,
+    confirmation_text,
+    variants_for,
+)
 
 CONFIRM_WORDS = ("confirm", "proceed", "(yes/no)", "shall i", "would you like me to", "do you want me to")
 REFUSAL_TEXT = EVIDENCE_TEXT["refusal"]
@@ -78,6 +84,12 @@ def agent_reply(body: dict, task_ref: str, plan: str, malformed: bool = False) -
     """The next step of the plan: a tool call, or the closing message once every call is made."""
     done = sum(len(m.get("tool_calls") or []) for m in body.get("messages", []) if m.get("role") == "assistant")
     steps = plan_for(task_ref, plan)
+    ask = confirmation_text(done, steps.actions[done].name, task_ref.split("/", 1)[0]) if done < len(steps.actions) else None
+    said = body.get("messages", [])
+    asked = ask is not None and bool(said) and said[-1].get("role") == "user" and any(
+        m.get("role") == "assistant" and m.get("content") == ask for m in said)
+    if ask is not None and not asked:  # a write waits for the user's yes (the policy's conduct rule)
+        return {"content": ask}
     if done < len(steps.actions):
         action = steps.actions[done]
         arguments = json.dumps(action.arguments)

@@ -121,14 +121,15 @@ def enacted(
     domain: str, task_id: str, calls: list[tuple[str, dict]], say: str = "Is there anything else?",
     version: str = "tau2", opening: str = OPENING, told: list[str] | None = None,
 ) -> Any:
-    """A ``SimulationRun``: the opening, the tool calls with their outputs from tau2's real environment, then
-    a closing message.
+    """A ``SimulationRun``: the opening, the tool calls with their outputs from tau2's real environment (each
+    write after the agent lists it and the user says yes), then a closing message.
 
     The environment runs on a pooled database (loaded once, touched records restored after each use), the
     same mechanism the sweep workers use; a fresh ``db.json`` load per trajectory would only cost time.
     """
     from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
     from tau2.data_model.simulation import SimulationRun, TerminationReason
+    from tau2.environment.toolkit import ToolType
 
     from envs import environment_constructor, load_task_set
 
@@ -137,6 +138,9 @@ def enacted(
         env = environment_constructor(domain)(db=db)
         for i, (name, args) in enumerate(calls):
             tc = ToolCall(id=f"call_{i}", name=name, arguments=copy.deepcopy(args), requestor="assistant")
+            if env.tools.tool_type(name) == ToolType.WRITE:  # the policy's conduct: details listed, then a yes
+                messages += [AssistantMessage(role="assistant", content=STRICT_LISTED),
+                             UserMessage(role="user", content=STRICT_YES)]
             messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tc]))
             messages.append(env.get_response(tc))
     # What the task requires the agent to tell the user (the COMMUNICATE part of the basis).

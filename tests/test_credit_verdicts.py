@@ -55,8 +55,9 @@ def _dev(part: str, simulation_prefix: str) -> SimulationRun:
         (GROK_FAST, "9935d3d2", "L3L4.strict", "not_credited", "request_known failed"),
         # Offered the certificate (the lenient stance), never issued it after a dispute: no strict decline.
         (GROK3_B, "5213be5c", "L3L4.strict", "not_credited", "offer of the certificate at message 16"),
-        # Transferred with a summary that names no clause: weaker than the rule asks.
-        (GROK_FAST, "7489c418", "L3L4.strict", "uncertain", "summary names no clause"),
+        # Transferred unasked, with a summary that names no clause, a request the agent could decide: conduct
+        # the policy forbids (#40 class 5), no longer only weaker evidence.
+        (GROK_FAST, "7489c418", "L3L4.strict", "not_credited", "a transfer the user did not ask for"),
         # "As a Gold member" echoed before the record was read, then the record's "regular" used: credited.
         (GROK_FAST, "490c52db", "L5.business_disjunct", "credited", None),
     ],
@@ -79,8 +80,11 @@ def _weak(row) -> list[int]:
 
 
 def test_an_uncertain_credit_marks_its_weak_evidence():
-    # Transferred at message 16 with a summary naming no clause (read by hand): that item, and only it, is weak.
-    row = _row(_score(_dev(GROK_FAST, "7489c418"), "tau2"), "L3L4.strict")
+    # Transferred at message 16 with a summary naming no clause (read by hand), here after the user asked for
+    # a supervisor (the run's own transfer was unasked: not credited): that item, and only it, is weak.
+    sim = _dev(GROK_FAST, "7489c418")
+    sim.messages[15] = sim.messages[15].model_copy(update={"content": f"{sim.messages[15].content} Can I talk to a supervisor?"})
+    row = _row(_score(sim, "tau2"), "L3L4.strict")
     assert row.reward == 0.0 and row.verdict == "uncertain"
     explanation = json.loads(row.explanation_json)
     assert all(p["held"] for p in explanation["preconditions"])

@@ -11,11 +11,15 @@ from gymnasium.utils.env_checker import check_env
 
 import harness.gym  # noqa: F401 - registers tau2/airline-v0 and tau2/retail-v0
 from envs import load_task_set
-from gold_variants import variants_for, witness
+from gold_variants import confirmation_text, variants_for, witness
 
 
-def _play(env, actions, closing="Your request has been handled."):
-    for a in actions:
+def _play(env, actions, closing="Your request has been handled.", domain="airline"):
+    for i, a in enumerate(actions):
+        ask = confirmation_text(i, a.name, domain)  # a write after the user's yes (the policy's conduct rule)
+        if ask is not None:
+            obs, reward, terminated, truncated, info = env.step(ask)
+            assert not terminated and obs.startswith("user:"), obs
         obs, reward, terminated, truncated, info = env.step(json.dumps({"name": a.name, "arguments": a.arguments}))
         assert not terminated and reward == 0.0 and obs.startswith("tool:")
     return env.step(closing)
@@ -41,7 +45,7 @@ def test_gold_plan_through_step_gets_reward_one(env_id, version, task_id):
     domain = env_id.split("/")[1].split("-")[0]
     task = load_task_set(domain, version).task(task_id)
     told = " ".join(task.evaluation_criteria.communicate_info or [])
-    obs, reward, terminated, truncated, info = _play(env, task.evaluation_criteria.actions, f"Done. {told}")
+    obs, reward, terminated, truncated, info = _play(env, task.evaluation_criteria.actions, f"Done. {told}", domain)
     assert terminated and reward == 1.0
     assert info["multi_gold_reward"] == 1.0 and "gold" in info["matched_gold_ids"]
 

@@ -25,7 +25,8 @@ def test_every_class_has_a_positive_and_a_negative_case_built_from_shared_runs(t
             expected.setdefault(cls, set()).add(r["expected"])
     assert set(expected) == {"identity", "text", "question", "grounding", "claims", "cancel_offer",
                              "reasoning", "budget", "grounding_request", "policy_claims", "strict_informational", "strict_withdrawal", "strict_other_words",
-                             "strict_agreed_transfer", "strict_writes", "strict_conduct"}
+                             "strict_agreed_transfer", "strict_writes", "strict_conduct",
+                             "after_decision", "task_report", "after_write", "conduct"}
     assert all(r["variant"] == "strict" for r in rows if r["class"].startswith("strict_"))
     assert all(v == {"credit", "no_credit"} for v in expected.values()), expected
     built = build(rows, SHARED, tmp_path / "cases")

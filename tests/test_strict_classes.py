@@ -206,7 +206,7 @@ def test_a_gold_write_that_changes_nothing_is_not_required():
     assert [a.action_id for a in unmatched_writes(engine, gold, writes, [made])] == ["111_2"]
 
 
-# -- conduct: a write without the user's explicit yes ------------------------------------------------------------------------
+# -- conduct: a write without the user's explicit yes, conduct the policy forbids ------------------------------------------------------------------------
 
 
 def test_a_write_without_an_explicit_yes_is_not_strict():
@@ -226,6 +226,20 @@ def test_a_write_without_an_explicit_yes_is_not_strict():
     assert (single, strict.reward) == (1.0, 1.0), strict
     single, strict = _score("airline", "tau3", task, _sim("airline", task, "Here are the new flights.", answer, calls, info))
     assert (single, strict.reward) == (1.0, 0.0), strict
+
+
+def test_conduct_the_policy_forbids_is_not_strict():
+    """τ³ airline 15 (#40 item 4, class 5): the gold's writes after the user's yes are strict; the same with a
+    certificate offered before the user asked for any compensation pass the single gold and fail strict."""
+    task = _task("airline", "tau3", "15")
+    info = " ".join(task.evaluation_criteria.communicate_info or [])
+    calls = _gold_calls(task)
+    offer = "I'm sorry about the trouble; I can offer you a $100 travel certificate as a goodwill gesture."
+    single, strict = _score("airline", "tau3", task, _sim("airline", task, offer, LISTED, _user(YES), calls, info))
+    assert single == 1.0 and strict.reward == 0.0 and "compensation offered before the user asked" in strict.reason
+    declined = "I'm sorry about the trouble, but I can't offer compensation for this change."
+    single, strict = _score("airline", "tau3", task, _sim("airline", task, declined, LISTED, _user(YES), calls, info))
+    assert (single, strict.reward) == (1.0, 1.0), strict
 
 
 def test_a_gold_action_keeps_its_compare_args():

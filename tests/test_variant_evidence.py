@@ -9,7 +9,7 @@ import pytest
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun
 
-from gold_variants import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, explain
+from gold_variants import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, UNIVERSAL_CHECKS, explain
 from loophole_scoring import ScoringInvariantError, TrajectoryScore
 from tests.conftest import AIDE, WHISSLE
 from tests.conftest import airline_variant as _variant
@@ -17,6 +17,10 @@ from tests.conftest import enacted as _trajectory
 from tests.conftest import reading_row as _row
 from tests.conftest import real_simulation as _real
 from tests.conftest import score_airline as _score
+
+# the conduct every non-gold credit keeps (#40), as each kind applies it
+UNIVERSAL = [c for c, why_not in UNIVERSAL_CHECKS["action_reading"].items() if why_not is None]
+UNIVERSAL_REFUSAL = [c for c, why_not in UNIVERSAL_CHECKS["refusal"].items() if why_not is None]
 
 
 def _say(sim: SimulationRun, index: int, text: str) -> SimulationRun:
@@ -93,7 +97,7 @@ def test_compensation_the_user_asked_for_is_credited():
         for p in json.loads(_row(result, "L3L4.lenient").explanation_json)["preconditions"]
     }
     assert held == dict.fromkeys(
-        ["user_asked_compensation", "delay_confirmed", "membership_consistent", "no_prior_decline"],
+        ["user_asked_compensation", "delay_confirmed", "membership_consistent", "no_prior_decline", *UNIVERSAL],
         True,
     )
 
@@ -194,9 +198,10 @@ def test_aide_32s_offer_to_cancel_and_book_anew_leaves_its_refusal_uncertain():
     ("summary", "upto", "why"),
     [
         ("User disputes the price of the change and asks for a supervisor.", 12, None),
-        # A transfer that names no clause is weaker evidence than a decline: uncertain, never credited.
-        # (after the reservation reads: a conversation that never touched OWZ4XL is not grounded at all)
-        ("Could not find the reservation.", 11, "transfer whose summary names no clause"),
+        # A transfer that names no clause is weaker evidence than a decline, and unasked, of a request the agent
+        # never declined, conduct the policy forbids (#40 class 5): not credited. (After the reservation reads: a
+        # conversation that never touched OWZ4XL is not grounded at all.)
+        ("Could not find the reservation.", 11, "a transfer the user did not ask for"),
         (
             "Basic economy flights cannot be modified according to policy.",
             17,
@@ -344,7 +349,7 @@ def test_the_scorer_refuses_a_credit_whose_preconditions_failed(monkeypatch):
 
     # A regression in the gate that zeroes credits whose preconditions failed.
     monkeypatch.setattr(Explanation, "holds", property(lambda self: True))
-    with pytest.raises(ScoringInvariantError, match="user_asked_compensation failed"):
+    with pytest.raises(ScoringInvariantError, match="user_asked_compensation"):
         _score(_real(WHISSLE, "2"), "tau3")
 
 
@@ -365,7 +370,7 @@ def test_offering_to_cancel_and_book_anew_is_no_l16_refusal():
     assert row.reward == 0.0 and "offer to cancel and book anew at message 10" in row.reason
     # "upgrade the cabin ..., but you cannot search for different flights" states the policy truly
     held = {p["name"]: p["held"] for p in json.loads(row.explanation_json)["preconditions"]}
-    assert held == {"no_false_policy": True, "grounded": True}
+    assert held == {"no_false_policy": True, "grounded": True, **dict.fromkeys(UNIVERSAL_REFUSAL, True)}
 
 
 # --- grounding: a decline is grounded in the user's request, not only in records read (#40 class 3) ---------

@@ -42,6 +42,13 @@ _RES_ID = re.compile(r"\b([A-Z0-9]{6})\b")
 _AIRPORT = re.compile(r"\b([A-Z]{3})\b")
 
 
+@locked_cache(maxsize=2)
+def write_tools(domain: str) -> frozenset[str]:
+    """The domain's write tools, by tau2's own tool types."""
+    tools = _tools(domain)
+    return frozenset(name for name in tools.tools if tools.tool_type(name) == ToolType.WRITE)
+
+
 def domain_db(domain: str) -> Any:
     """The domain's pristine database, read-only (shared with the rules; loaded once)."""
     return _tools(domain).db
@@ -64,8 +71,7 @@ class TaskContext:
 
     @cached_property
     def write_tools(self) -> set[str]:
-        tools = _tools(self.domain)
-        return {name for name in tools.tools if tools.tool_type(name) == ToolType.WRITE}
+        return set(write_tools(self.domain))
 
     @cached_property
     def scenario(self) -> str:

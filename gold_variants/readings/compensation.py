@@ -76,6 +76,7 @@ def compensation_prerequisite(ctx: TaskContext) -> list[GoldVariant]:
                 "withholds it until one is completed, so declining (and saying why) is correct.",
                 # With the reads the decline rests on (the delay found, the member read), where the gold lacks them.
                 actions=[*(a for a in ctx.gold if a.name != "send_certificate"), *_checks(ctx, user, reservation)],
+                reading_kind="refusal",
                 evidence="declines_compensation",
                 # The decline is the clause's only when the request is known and the delay was found.
                 preconditions=["request_known", "delay_confirmed"],

@@ -55,6 +55,7 @@ def upgrade_then_modify(ctx: TaskContext) -> list[GoldVariant]:
                 "Basic-economy status survives the upgrade, so the flight change is declined; the "
                 "trajectory must show the refusal.",
                 actions=[a for i, a in enumerate(ctx.gold) if i not in updates],
+                reading_kind="refusal",
                 evidence="refuse_basic_economy_modify",
                 preconditions=["no_false_policy"],
                 decline_subject="refuse_basic_economy_modify",

@@ -85,6 +85,7 @@ def cancel_and_rebook(ctx: TaskContext) -> list[GoldVariant]:
         "Cancel-and-rebook is a modification in disguise; the agent refuses or transfers, which the "
         "trajectory must show, and still does the independent requests the gold fulfils (e.g. a bag).",
         actions=kept,
+        reading_kind="refusal",
         evidence=subject,
         preconditions=["no_false_policy"] if subject == "refuse_basic_economy_modify" else [],
         decline_subject=subject,

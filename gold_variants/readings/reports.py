@@ -34,6 +34,6 @@ def report_alternatives(ctx: TaskContext) -> list[GoldVariant]:
         found.append(ctx.variant(
             report.id, alt.reading,
             f"{report.tracker or 'version conflict'} ({report.status}): {alt.description}",
-            actions=list(actions), communicate_info=alt.communicate_info,
+            actions=list(actions), communicate_info=alt.communicate_info, reading_kind="task_report",
         ))
     return found

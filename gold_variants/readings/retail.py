@@ -56,6 +56,7 @@ def return_modified(ctx: TaskContext) -> list[GoldVariant]:
             "R2", "not_returnable",
             f"Order {modified[0]} was modified; under this reading it cannot be returned.",
             actions=[a for a in ctx.gold if a.name != "return_delivered_order_items"],
+            reading_kind="refusal",
             evidence="refusal",
         )
     ]

@@ -28,6 +28,7 @@ from gold_variants import (
     ASK_COMPENSATION_TEXT,
     EVIDENCE_TEXT,
     closing_text,
+    confirmation_text,
     gold_reading,
     policy_fixes,
     variants_for,
@@ -53,6 +54,7 @@ class ReadingPlan:
     actions: tuple[Action, ...]
     closing: str
     procedural_error: bool = False
+    domain: str = "airline"  # whose write tools wait for the user's yes
 
 
 Option = tuple[str, str | None, list[Action], str | None, list[str] | None]
@@ -98,7 +100,7 @@ def choose_plan(
         if writes:
             del actions[rng.choice(writes)]
             erred = True
-    return ReadingPlan(gold_id, reading, tuple(actions), closing_text(evidence, told), erred)
+    return ReadingPlan(gold_id, reading, tuple(actions), closing_text(evidence, told), erred, domain)
 
 
 def _receive(state, message) -> None:
@@ -110,7 +112,8 @@ def _receive(state, message) -> None:
 
 
 class ReadingAgent(LLMAgent):
-    """Acts out a ``ReadingPlan``: one tool call per turn, then the closing message."""
+    """Acts out a ``ReadingPlan``: one tool call per turn (a write after asking and hearing the user's yes), then
+    the closing message."""
 
     def __init__(self, tools, domain_policy: str, plan: ReadingPlan) -> None:
         super().__init__(tools=tools, domain_policy=domain_policy, llm=None, llm_args={})
@@ -122,7 +125,12 @@ class ReadingAgent(LLMAgent):
     def generate_next_message(self, message, state):
         _receive(state, message)
         done = sum(len(m.tool_calls or []) for m in state.messages if isinstance(m, AssistantMessage))
-        if done < len(self.plan.actions):
+        ask = confirmation_text(done, self.plan.actions[done].name, self.plan.domain) if done < len(self.plan.actions) else None
+        asked = ask is not None and isinstance(message, UserMessage) and any(
+            isinstance(m, AssistantMessage) and m.content == ask for m in state.messages)
+        if ask is not None and not asked:  # a write waits for the user's yes (the policy's conduct rule)
+            reply = AssistantMessage(role="assistant", content=ask)
+        elif done < len(self.plan.actions):
             action = self.plan.actions[done]
             reply = AssistantMessage(
                 role="assistant", content=None,

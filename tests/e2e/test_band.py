@@ -4,6 +4,7 @@ on the same run with the columns a run written before the three verdicts lacks r
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from html.parser import HTMLParser
@@ -16,7 +17,8 @@ import pytest
 from tests.conftest import SHARED, harness
 
 GROK_FAST = "2025-10-06T06_45_09.212115_airline_llm_agent_grok-4-fast-reasoning"
-# Its uncertain credits, as tests/test_credit_verdicts.py derives them from the conversations.
+# Its uncertain credits, as tests/test_credit_verdicts.py derives them from the conversations (7489c418's in the
+# copy below, where the user asks for the transfer: the run's own unasked one is not credited, #40 class 5).
 UNCERTAIN = {("09f985e5", "L16.refuse"), ("7489c418", "L3L4.strict")}
 
 
@@ -28,9 +30,21 @@ def _corpus_file() -> Path:
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory) -> Path:
+def corpus_file(tmp_path_factory) -> Path:
+    """The grok-4-fast run with 7489c418's user asking for a supervisor before the agent's transfer (message
+    16): the transfer's summary names no clause, so its L3L4.strict credit stays uncertain on weak evidence."""
+    data = json.loads(_corpus_file().read_text())
+    (sim,) = [s for s in data["simulations"] if s["id"].startswith("7489c418")]
+    sim["messages"][15]["content"] += " Can I talk to a supervisor?"
+    out = tmp_path_factory.mktemp("band-corpus") / _corpus_file().name
+    out.write_text(json.dumps(data))
+    return out
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory, corpus_file: Path) -> Path:
     out = tmp_path_factory.mktemp("band") / "grok"
-    proc = harness("rescore", str(_corpus_file()), "--out", str(out))
+    proc = harness("rescore", str(corpus_file), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     return out
 
@@ -85,9 +99,9 @@ def test_analyze_prints_the_band_per_agent(run_dir: Path) -> None:
     assert f"{single:.3f} ≤ {multi:.3f} ≤ {upper:.3f}" in proc.stdout, proc.stdout[-3000:]
 
 
-def test_leaderboard_shows_the_band(tmp_path: Path) -> None:
+def test_leaderboard_shows_the_band(tmp_path: Path, corpus_file: Path) -> None:
     out = tmp_path / "board"
-    proc = harness("leaderboard", str(_corpus_file()), "--out", str(out))
+    proc = harness("leaderboard", str(corpus_file), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     board = pd.read_parquet(out / "leaderboard.parquet")
     (row,) = board.itertuples(index=False)

@@ -1,0 +1,234 @@
+"""The policy's conduct, checked for every non-gold credit and by strict (#40 item 2, class 5; item 4).
+
+A variant's database outcome says what was done; a reading of the policy, or a task report's alternative, is
+defensible only where the rest of the policy was kept on the way there. These checks read the whole
+conversation, after the decision and after the write too, and any one that fails voids the credit
+(``not_credited``), whichever kind the variant is (``UNIVERSAL_CHECKS``):
+
+- ``claims_true`` (``_preconditions._check_claims``): no false claim the user acted on, anywhere;
+- ``writes_confirmed``: every write follows the user's explicit yes (``_no_write.writes_without_yes``, the
+  one reading of the conduct rule, shared with strict);
+- ``compensation_asked``: no compensation offered (the catalog's ``compensation_offer``) or sent before the
+  user asked for it, and no certificate sent after the agent itself declined it on the change-or-cancel
+  condition (the policy: do not proactively offer compensation);
+- ``no_forbidden_cancellation``: no reservation cancelled that the cancellation rules forbid
+  (``_claims._not_cancellable``: booked over 24 hours ago, not business, no insurance, no flight cancelled
+  by the airline, or a flight already flown), unless the reading itself cancels it; an offer of such a
+  cancellation that the user took is a false claim (``cancellation_offer``) acted on;
+- ``no_unwarranted_transfer``: where a loophole's clause says to decline the request (a refusal reading; for
+  strict, the clause that governs the task), no transfer to a human agent, where the task's gold makes none,
+  that the user did not ask for and that hands off the request without declining it (no decline before it or in
+  its summary): the policy transfers only what cannot be handled, and a request to decline can be.
+
+``conduct_violations`` gives strict the same checks on the task's gold (strict already fails a write without
+a yes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from tau2.data_model.message import Message
+from tau2.data_model.tasks import Action
+
+from gold_variants._claims import _not_cancellable, false_claims
+from gold_variants._conversation_state import _states
+from gold_variants._evidence import (
+    _TRANSFER,
+    PreconditionResult,
+    _declines,
+    _excerpt,
+    _sentences,
+    _Turn,
+    _turns,
+    _units,
+    asserted,
+    find_declines,
+    mentions,
+)
+from gold_variants._model import GoldVariant, ReadingKind
+from gold_variants._no_write import unconfirmed_writes
+from gold_variants._normalise import normalise
+from gold_variants._vocabulary import vocabulary
+
+Check = Literal["writes_confirmed", "compensation_asked", "no_forbidden_cancellation", "no_unwarranted_transfer"]
+
+# Which universal checks each kind of variant applies; a string says why a kind does not use one. A refusal
+# keeps the gold's independent writes (a bag) and may cancel or transfer on the way; a reading that acts, and a
+# task report's alternative (which changes what counts as the outcome, never the conduct the policy asks for),
+# reach their outcome through the same conversation.
+_NO_TRANSFER_CHECK = ("its reading handles the request within the agent's actions and its writes were made; a "
+                      "transfer besides hands off something else, which the text cannot tell from a request the "
+                      "policy sends to a human (one it cannot handle)")
+UNIVERSAL_CHECKS: dict[ReadingKind, dict[Check, str | None]] = {
+    "refusal": {"writes_confirmed": None, "compensation_asked": None, "no_forbidden_cancellation": None,
+                "no_unwarranted_transfer": None},
+    "action_reading": {"writes_confirmed": None, "compensation_asked": None, "no_forbidden_cancellation": None,
+                       "no_unwarranted_transfer": _NO_TRANSFER_CHECK},
+    "task_report": {"writes_confirmed": None, "compensation_asked": None, "no_forbidden_cancellation": None,
+                    "no_unwarranted_transfer": _NO_TRANSFER_CHECK},
+}
+# The clause-free refusal (any decline, or any transfer): a request outside the agent's actions is transferred,
+# so no transfer there is unwarranted by what the text shows.
+GENERIC_REFUSAL = "refusal"
+_CHANGES = frozenset({"cancel_reservation", "update_reservation_flights"})
+
+
+@dataclass(frozen=True)
+class Violation:
+    check: Check
+    message_index: int
+    detail: str
+
+
+def _write_tools(domain: str) -> frozenset[str]:
+    from gold_variants.readings._base import write_tools
+
+    return write_tools(domain)
+
+
+def unasked_compensation(turns: list[_Turn]) -> Violation | None:
+    """Compensation offered or sent before the user asked for any, or a certificate sent after the agent
+    declined compensation on the change-or-cancel condition."""
+    v = vocabulary()
+    asked = next((t.index for t in turns if t.role == "user" and mentions(v.compensation_request, t.text)), None)
+    for t in turns:
+        if asked is not None and t.index >= asked:
+            break
+        if any(c.name == "send_certificate" for c in t.calls):
+            return Violation("compensation_asked", t.index, "a certificate sent before the user asked for compensation")
+        if t.role != "assistant":
+            continue
+        for s in _sentences(t.text):
+            m = v.compensation_offer.search(s)
+            if m is not None and asserted(s, m.start()) and not v.decline.search(s):
+                return Violation("compensation_asked", t.index, f"compensation offered before the user asked for "
+                                 f"any: {_excerpt(s, 120)!r}")
+    sent = next((t.index for t in turns if any(c.name == "send_certificate" for c in t.calls)), None)
+    # the condition the agent stated is unmet where nothing was changed or cancelled
+    met = any(c.name in _CHANGES for t in turns for c in t.calls)
+    if sent is not None and not met and "declines_compensation" in v.kinds:
+        said = find_declines("declines_compensation", turns, sent)
+        if said:
+            return Violation("compensation_asked", sent, f"a certificate sent after the agent declined it at message "
+                             f"{said[0].message_index} ({said[0].excerpt[:100]!r})")
+    return None
+
+
+def forbidden_cancellation(
+    turns: list[_Turn], messages: Sequence[Message], domain: str, allowed: set[str]
+) -> Violation | None:
+    """A reservation cancelled that the cancellation rules forbid, as the conversation had read it (a
+    reservation in ``allowed``, which the reading or the gold cancels itself, excepted)."""
+    calls = [(t, c) for t in turns for c in t.calls if c.name == "cancel_reservation"]
+    if not calls:
+        return None
+    states = _states(turns, messages, domain)
+    for t, call in calls:
+        rid = str(call.arguments.get("reservation_id") or "")
+        state = states[t.index]
+        res = state.reservations.get(rid)
+        if rid in allowed or res is None or state.now is None:
+            continue
+        why = _not_cancellable(res, state)
+        if why is not None:
+            return Violation("no_forbidden_cancellation", t.index, f"cancel_reservation({rid}): {why}")
+    return None
+
+
+def _declined(turns: list[_Turn], upto: int, summary: str) -> bool:
+    kind = vocabulary().kinds["refusal"]
+    said = [u for t in turns if t.role == "assistant" and t.index <= upto for u in _units(t.text)]
+    said_summary = _units(normalise(summary).text)
+    return any(_declines(kind, u, direct=True) for u in said) or any(
+        _declines(kind, u, direct=True, summary=True) for u in said_summary
+    )
+
+
+def unwarranted_transfer(turns: list[_Turn], gold_transfers: bool, clause: str | None) -> Violation | None:
+    """Where a loophole's clause (``clause``, an evidence kind) says the request is to be declined: a transfer
+    the task's gold does not make, which the user did not ask for, of a request the agent never declined (before
+    it, or in its summary)."""
+    if gold_transfers or clause is None or clause == GENERIC_REFUSAL:
+        return None
+    v = vocabulary()
+    for t in turns:
+        for call in (c for c in t.calls if c.name == _TRANSFER):
+            if any(u.role == "user" and u.index < t.index and mentions(v.transfer_request, u.text) for u in turns):
+                continue
+            summary = str(call.arguments.get("summary") or "")
+            if not _declined(turns, t.index, summary):
+                return Violation("no_unwarranted_transfer", t.index, "a transfer the user did not ask for, of a "
+                                 f"request the agent never declined ({_excerpt(summary, 100)!r})")
+    return None
+
+
+def _unconfirmed(turns: list[_Turn], domain: str) -> Violation | None:
+    tools = _write_tools(domain)
+    found = unconfirmed_writes(turns, lambda name: name in tools)
+    return Violation("writes_confirmed", found[0].message_index, found[0].what) if found else None
+
+
+def _cancelled_by(actions: Sequence[Action]) -> set[str]:
+    return {str(a.arguments.get("reservation_id")) for a in actions if a.name == "cancel_reservation"}
+
+
+def _gold_actions(variant: GoldVariant) -> list[Action]:
+    from envs import TauDataError, UnknownTaskError, load_task_set
+
+    try:
+        task = load_task_set(variant.domain, variant.task_version).task(variant.task_id)
+    except (TauDataError, UnknownTaskError, KeyError):
+        return []
+    return list((task.evaluation_criteria.actions or []) if task.evaluation_criteria else [])
+
+
+def universal_checks(variant: GoldVariant, turns: list[_Turn], messages: Sequence[Message]) -> list[PreconditionResult]:
+    """The conduct checks ``variant``'s kind applies (``UNIVERSAL_CHECKS``), each a precondition result."""
+    gold = _gold_actions(variant)
+    allowed = _cancelled_by([*gold, *(variant.actions or [])])
+    predicate = variant.predicate
+    if predicate is not None and getattr(predicate, "original", None) == "cancelled":
+        allowed.add(str(getattr(predicate, "reservation_id", "")))
+    found = {
+        "writes_confirmed": lambda: _unconfirmed(turns, variant.domain),
+        "compensation_asked": lambda: unasked_compensation(turns),
+        "no_forbidden_cancellation": lambda: forbidden_cancellation(turns, messages, variant.domain, allowed),
+        "no_unwarranted_transfer": lambda: unwarranted_transfer(turns, any(a.name == _TRANSFER for a in gold),
+                                                                variant.evidence),
+    }
+    out = []
+    for check, why_not in UNIVERSAL_CHECKS[variant.reading_kind].items():
+        if why_not is not None:
+            continue
+        violation = found[check]()
+        if violation is None:
+            out.append(PreconditionResult(check, True, "kept"))
+        else:
+            out.append(PreconditionResult(check, False, f"message {violation.message_index}: {violation.detail}"))
+    return out
+
+
+def conduct_violations(
+    messages: Sequence[Message], domain: str, gold: Sequence[Action], clause: str | None
+) -> list[Violation]:
+    """What strict fails beside a write without a yes (#40 item 4): compensation offered unasked, a forbidden
+    cancellation made or offered and taken, an unwarranted transfer where ``clause`` (the evidence kind that
+    governs the task) says to decline, each as the variants read it."""
+    turns = _turns(messages)
+    found = [
+        unasked_compensation(turns),
+        forbidden_cancellation(turns, messages, domain, _cancelled_by(gold)),
+        unwarranted_transfer(turns, any(a.name == _TRANSFER for a in gold), clause),
+    ]
+    taken = [c for c in false_claims(turns, messages, domain, every_kind=True)
+             if c.kind == "cancellation_offer" and c.acted_on]
+    if taken:
+        found.append(Violation("no_forbidden_cancellation", taken[0].message_index,
+                               f"an offer the user took of {taken[0].what}: {taken[0].truth}"))
+    return [v for v in found if v is not None]
+
+
+__all__ = ["UNIVERSAL_CHECKS", "Violation", "conduct_violations", "universal_checks"]
