@@ -114,8 +114,8 @@ def test_the_benchmark_at_scale_prints_the_three_figures_and_the_speedup_last():
 
 REPETITION_DRIFT = """
     real, calls = bench.score_trajectory, []
-    def drifting(sim, task, engine):
-        score = real(sim, task, engine)
+    def drifting(sim, task, engine, **options):
+        score = real(sim, task, engine, **options)
         calls.append(1)
         if len(calls) == 53:  # the 53rd of 60: a repetition of the run's 3rd trajectory (it has 50)
             score.single_gold.reward = 1.0 - (score.single_gold.reward or 0.0)
