@@ -11,8 +11,8 @@ import pytest
 from pydantic import BaseModel, PrivateAttr
 
 from envs import environment_constructor
-from envs._tracked import _deep_copy
 from envs._tasks import gc_paused
+from envs._tracked import _deep_copy
 from tests.conftest import ROOT, real_run
 
 BENCH = ROOT / "benchmarks" / "rescore_bench.py"
