@@ -90,15 +90,33 @@ def isolated_data(tmp_path, monkeypatch):
 @pytest.fixture(scope="session")
 def offline_demo_run(tmp_path_factory):
     """A reduced offline demo through ``harness sweep`` (embedded Ray), shared by the e2e tests:
-    the demo's three profiles on loophole and ordinary tasks, both task versions, two trials."""
-    import yaml
+    the demo's three profiles on loophole and ordinary tasks, both task versions, two trials.
 
-    tmp = tmp_path_factory.mktemp("offline")
-    demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
-    demo.update(tasks=["2", "5", "13", "27", "29", "32", "45", "0", "3"], trials=2, output=str(tmp / "demo"),
-                task_versions=["tau2", "tau3"])
-    (tmp / "demo.yaml").write_text(yaml.safe_dump(demo))
-    proc = harness("sweep", str(tmp / "demo.yaml"))
+    One sweep per test run, not per xdist worker (it takes a minute or more, and four modules use it): the
+    first worker to ask runs it into the run's shared temp folder under a file lock and records its outcome;
+    the others wait on the lock and read that. The run is read-only to its users (a test that edits one
+    copies it first)."""
+    import yaml
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the folder the workers of this run share
+    tmp = base / "offline-demo-shared"
+    outcome = tmp / "outcome.json"
+    with FileLock(str(base / "offline-demo.lock")):
+        if not outcome.exists():
+            tmp.mkdir(exist_ok=True)
+            demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
+            demo.update(tasks=["2", "5", "13", "27", "29", "32", "45", "0", "3"], trials=2,
+                        output=str(tmp / "demo"), task_versions=["tau2", "tau3"])
+            (tmp / "demo.yaml").write_text(yaml.safe_dump(demo))
+            ran = harness("sweep", str(tmp / "demo.yaml"))
+            outcome.write_text(json.dumps({"args": ran.args, "returncode": ran.returncode,
+                                           "stdout": ran.stdout, "stderr": ran.stderr}))
+    recorded = json.loads(outcome.read_text())
+    proc = subprocess.CompletedProcess(recorded["args"], recorded["returncode"], recorded["stdout"],
+                                       recorded["stderr"])
     assert proc.returncode == 0, proc.stderr[-2000:]
     return tmp / "demo", proc
 
