@@ -28,6 +28,38 @@ from harness._quiet import set_log_level  # noqa: E402
 set_log_level(False)
 
 
+# --- the order xdist hands out test files -------------------------------------------------------------
+# CI runs ``-n 3 --dist loadfile``: each worker takes a whole file, the next one in the queue when it is nearly
+# done. xdist's default queue puts the files with the most tests first, so files of a few long sweeps (the
+# longest, at 5 min) went last and ran alone at the end. The slowest files go first instead, longest first
+# (measured in the suite on 2 cores; a new file of sweeps belongs in this list), then the rest as xdist orders
+# them (most tests first), so the short files fill the gaps at the end.
+SLOWEST_FILES = (
+    "e2e/test_scale.py", "e2e/test_sweep.py", "e2e/test_report.py", "e2e/test_sweep_resume.py",
+    "e2e/test_interrupt.py", "e2e/test_no_mixing.py", "test_fuzz_inputs.py", "e2e/test_loophole_tasks.py",
+    "test_replay_property.py", "test_rescore_scale.py", "test_rescore_speed.py", "test_against_version.py",
+    "test_rescore_parity.py", "test_null_agent.py", "e2e/test_offline_report.py", "e2e/test_report_versions.py",
+    "test_ratelimit.py", "e2e/test_band.py", "e2e/test_leaderboard.py", "test_gym.py",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False  # the queue is the collection's order, set below
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def file_of(item: pytest.Item) -> str:
+        return item.nodeid.split("::", 1)[0].removeprefix("tests/")
+
+    tests_in: dict[str, int] = {}
+    for item in items:
+        tests_in[file_of(item)] = tests_in.get(file_of(item), 0) + 1
+    rank = {name: i for i, name in enumerate(SLOWEST_FILES)}
+    # stable: a file's tests keep their order (module fixtures, tests that build on each other)
+    items.sort(key=lambda item: (rank.get(file_of(item), len(rank)), -tests_in[file_of(item)]))
+
+
 @overload
 def harness(
     *args: str, timeout: float | None = 900, env: dict[str, str] | None = None, cwd: Path | str | None = None,
