@@ -36,8 +36,8 @@ set_log_level(False)
 # them (most tests first), so the short files fill the gaps at the end.
 SLOWEST_FILES = (
     "e2e/test_scale.py", "e2e/test_sweep.py", "e2e/test_report.py", "e2e/test_sweep_resume.py",
-    "e2e/test_interrupt.py", "e2e/test_no_mixing.py", "test_fuzz_inputs.py", "e2e/test_loophole_tasks.py",
-    "test_replay_property.py", "test_rescore_scale.py", "test_rescore_speed.py", "test_against_version.py",
+    "e2e/test_interrupt.py", "test_fuzz_inputs.py", "e2e/test_loophole_tasks.py", "test_replay_property.py",
+    "e2e/test_no_mixing.py", "test_rescore_scale.py", "test_rescore_speed.py", "test_against_version.py",
     "test_rescore_parity.py", "test_null_agent.py", "e2e/test_offline_report.py", "e2e/test_report_versions.py",
     "test_ratelimit.py", "e2e/test_band.py", "e2e/test_leaderboard.py", "test_gym.py",
 )
