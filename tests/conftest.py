@@ -28,6 +28,38 @@ from harness._quiet import set_log_level  # noqa: E402
 set_log_level(False)
 
 
+# --- the order xdist hands out test files -------------------------------------------------------------
+# CI runs ``-n 3 --dist loadfile``: each worker takes a whole file, the next one in the queue when it is nearly
+# done. xdist's default queue puts the files with the most tests first, so files of a few long sweeps (the
+# longest, ~5 min) went last and could run alone at the end. The slowest files go first instead, longest
+# first (per-file sums of a whole suite run on 2 cores, 3 workers; a new file of sweeps belongs in this list),
+# then the rest as xdist orders them (most tests first), so the short files fill the gaps at the end.
+SLOWEST_FILES = (
+    "e2e/test_scale.py", "e2e/test_sweep_resume.py", "e2e/test_sweep.py", "e2e/test_report.py",
+    "test_fuzz_inputs.py", "e2e/test_interrupt.py", "e2e/test_no_data_loss.py", "e2e/test_loophole_tasks.py",
+    "test_replay_property.py", "e2e/test_wild_errors.py", "test_rescore_speed.py", "e2e/test_rescore_layouts.py",
+    "e2e/test_report_contract.py", "e2e/test_band.py", "e2e/test_offline_report.py", "test_against_version.py",
+    "test_rescore_parity.py", "test_gym.py", "e2e/test_no_mixing.py", "test_audit.py",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False  # the queue is the collection's order, set below
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def file_of(item: pytest.Item) -> str:
+        return item.nodeid.split("::", 1)[0].removeprefix("tests/")
+
+    tests_in: dict[str, int] = {}
+    for item in items:
+        tests_in[file_of(item)] = tests_in.get(file_of(item), 0) + 1
+    rank = {name: i for i, name in enumerate(SLOWEST_FILES)}
+    # stable: a file's tests keep their order (module fixtures, tests that build on each other)
+    items.sort(key=lambda item: (rank.get(file_of(item), len(rank)), -tests_in[file_of(item)]))
+
+
 @overload
 def harness(
     *args: str, timeout: float | None = 900, env: dict[str, str] | None = None, cwd: Path | str | None = None,
@@ -90,15 +122,33 @@ def isolated_data(tmp_path, monkeypatch):
 @pytest.fixture(scope="session")
 def offline_demo_run(tmp_path_factory):
     """A reduced offline demo through ``harness sweep`` (embedded Ray), shared by the e2e tests:
-    the demo's three profiles on loophole and ordinary tasks, both task versions, two trials."""
-    import yaml
+    the demo's three profiles on loophole and ordinary tasks, both task versions, two trials.
 
-    tmp = tmp_path_factory.mktemp("offline")
-    demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
-    demo.update(tasks=["2", "5", "13", "27", "29", "32", "45", "0", "3"], trials=2, output=str(tmp / "demo"),
-                task_versions=["tau2", "tau3"])
-    (tmp / "demo.yaml").write_text(yaml.safe_dump(demo))
-    proc = harness("sweep", str(tmp / "demo.yaml"))
+    One sweep per test run, not per xdist worker (it takes a minute or more, and four modules use it): the
+    first worker to ask runs it into the run's shared temp folder under a file lock and records its outcome;
+    the others wait on the lock and read that. The run is read-only to its users (a test that edits one
+    copies it first)."""
+    import yaml
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the folder the workers of this run share
+    tmp = base / "offline-demo-shared"
+    outcome = tmp / "outcome.json"
+    with FileLock(str(base / "offline-demo.lock")):
+        if not outcome.exists():
+            tmp.mkdir(exist_ok=True)
+            demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
+            demo.update(tasks=["2", "5", "13", "27", "29", "32", "45", "0", "3"], trials=2,
+                        output=str(tmp / "demo"), task_versions=["tau2", "tau3"])
+            (tmp / "demo.yaml").write_text(yaml.safe_dump(demo))
+            ran = harness("sweep", str(tmp / "demo.yaml"))
+            outcome.write_text(json.dumps({"args": ran.args, "returncode": ran.returncode,
+                                           "stdout": ran.stdout, "stderr": ran.stderr}))
+    recorded = json.loads(outcome.read_text())
+    proc = subprocess.CompletedProcess(recorded["args"], recorded["returncode"], recorded["stdout"],
+                                       recorded["stderr"])
     assert proc.returncode == 0, proc.stderr[-2000:]
     return tmp / "demo", proc
 

@@ -4,6 +4,7 @@ versions keep airline and retail apart; agents are ranked within a domain; a fla
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 
 import pandas as pd
@@ -14,11 +15,12 @@ from tests.conftest import ROOT, harness, real_run
 AIRLINE, RETAIL = "whissle_airline_tau3_1trial.json", "whissle_retail_tau3_5sims.json"
 
 
-def test_rescore_into_a_sweep_folder_and_sweep_into_a_rescore_folder_are_refused(tmp_path):
+def test_rescore_into_a_sweep_folder_and_sweep_into_a_rescore_folder_are_refused(tmp_path, offline_demo_run):
+    # the sweep's folder: a copy of the suite's shared offline demo run (a sweep of its own cost a Ray start)
+    shutil.copytree(offline_demo_run[0], tmp_path / "swept")
+    assert (tmp_path / "swept" / "sweep.json").is_file()
     demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
-    demo.update(agents=demo["agents"][:1], tasks=["0"], trials=1, output=str(tmp_path / "swept"))
-    (tmp_path / "sweep.yaml").write_text(yaml.safe_dump(demo))
-    assert harness("sweep", str(tmp_path / "sweep.yaml")).returncode == 0
+    demo.update(agents=demo["agents"][:1], tasks=["0"], trials=1)
     before = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "swept").iterdir()}
 
     proc = harness("rescore", str(real_run(RETAIL)), "--out", str(tmp_path / "swept"))
