@@ -11,33 +11,16 @@ import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from label_cases_conduct import (
     EDITS as CONDUCT_EDITS,  # #40's universal checks (classes 1, 2, 5, 6)
 )
+from label_messages import Sim
+from label_messages import assistant as _assistant
+from label_messages import before_transfer as _before_transfer
+from label_messages import user as _user
 
 from loophole_base import atomic_write_text
-
-Sim = dict[str, Any]
-
-
-def _assistant(text: str) -> dict:
-    return {"role": "assistant", "content": text, "tool_calls": None, "turn_idx": None}
-
-
-def _user(text: str) -> dict:
-    return {"role": "user", "content": text, "tool_calls": None, "turn_idx": None}
-
-
-def _before_transfer(sim: Sim) -> list[dict]:
-    """The conversation up to (not including) the agent's first transfer call."""
-    out = []
-    for m in sim["messages"]:
-        if any(c.get("name") == "transfer_to_human_agents" for c in m.get("tool_calls") or []):
-            break
-        out.append(m)
-    return out
 
 
 def _first_read(sim: Sim, name: str) -> int:

@@ -6,28 +6,17 @@ unasked and a transfer of a request the agent never declined. Which verdict each
 from __future__ import annotations
 
 import copy
-from typing import Any
 
-Sim = dict[str, Any]
+from label_messages import Sim
+from label_messages import assistant as _assistant
+from label_messages import before_transfer as _before_transfer
+from label_messages import user as _user
 
 _DECLINE = "Your reservation OWZ4XL is in basic economy, and basic economy reservations cannot be modified."
 
 
-def _assistant(text: str) -> dict:
-    return {"role": "assistant", "content": text, "tool_calls": None, "turn_idx": None}
 
 
-def _user(text: str) -> dict:
-    return {"role": "user", "content": text, "tool_calls": None, "turn_idx": None}
-
-
-def _before_transfer(sim: Sim) -> list[dict]:
-    out = []
-    for m in sim["messages"]:
-        if any(c.get("name") == "transfer_to_human_agents" for c in m.get("tool_calls") or []):
-            break
-        out.append(copy.deepcopy(m))
-    return out
 
 
 def _ending(sim: Sim, messages: list[dict]) -> Sim:

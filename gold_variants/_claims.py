@@ -24,7 +24,7 @@ from typing import Any
 
 from tau2.data_model.message import Message
 
-from gold_variants._conversation_state import _reservation, _State, _states
+from gold_variants._conversation_state import _reservation, _reservation_age, _State, _states
 from gold_variants._evidence import (
     _CONDITIONAL_RULE,
     _sentences,
@@ -88,17 +88,14 @@ def compile_kinds(catalog: Catalog) -> tuple[tuple[_Kind, ...], dict[str, str]]:
 def _booking_window(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
     if not asserted(sentence, m.start()):
         return None  # "if it was booked more than 24 hours ago, ...": the rule, not a claim
-    res = _reservation(sentence, state)
-    if res is None or state.now is None or not isinstance(res.get("created_at"), str):
+    booked = _reservation_age(sentence, state)
+    if booked is None:
         return None
-    try:
-        age = state.now - datetime.fromisoformat(res["created_at"])
-    except ValueError:
-        return None
+    res, age, now = booked
     if timedelta(0) <= age < timedelta(hours=24):
         hours, rest = divmod(int(age.total_seconds()) // 60, 60)
         return (f"reservation {res.get('reservation_id')} was created at {res['created_at']}, {hours} h {rest} min "
-                f"before the domain's current time {state.now.isoformat(sep=' ')}: within 24 hours")
+                f"before the domain's current time {now.isoformat(sep=' ')}: within 24 hours")
     return None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from tau2.data_model.message import Message, ToolMessage
@@ -78,3 +78,15 @@ def _states(turns: list[_Turn], messages: Sequence[Message], domain: str) -> lis
 def _reservation(sentence: str, state: _State) -> dict[str, Any] | None:
     named = [r for rid, r in state.reservations.items() if rid in sentence]
     return named[0] if len(named) == 1 else state.last_reservation
+
+
+def _reservation_age(sentence: str, state: _State) -> tuple[dict[str, Any], timedelta, datetime] | None:
+    """The reservation ``sentence`` is about, how long before the conversation's "now" it was booked, and that
+    "now" (None: no reservation, no "now", or no readable booking time)."""
+    res = _reservation(sentence, state)
+    if res is None or state.now is None or not isinstance(res.get("created_at"), str):
+        return None
+    try:
+        return res, state.now - datetime.fromisoformat(res["created_at"]), state.now
+    except ValueError:
+        return None

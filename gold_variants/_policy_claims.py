@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from gold_variants._conversation_state import _reservation, _State
+from gold_variants._conversation_state import _reservation_age, _State
 from gold_variants._evidence import _CLAUSE_BREAK, asks, negated
 from gold_variants._vocabulary import vocabulary
 
@@ -118,18 +118,15 @@ def _bag_allowance(sentence: str, m: re.Match[str], text: str, state: _State) ->
 def _booked_recently(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
     if not _stated(sentence, m):
         return None
-    res = _reservation(sentence, state)
-    if res is None or state.now is None or not isinstance(res.get("created_at"), str):
+    booked = _reservation_age(sentence, state)
+    if booked is None:
         return None
-    try:
-        age = state.now - datetime.fromisoformat(res["created_at"])
-    except ValueError:
-        return None
+    res, age, now = booked
     if age <= timedelta(hours=24):
         return None  # within the window (inclusive, L9)
     hours = int(age.total_seconds()) // 3600
     return (f"reservation {res.get('reservation_id')} was created at {res['created_at']}, {hours // 24} d {hours % 24} h "
-            f"before the domain's current time {state.now.isoformat(sep=' ')}: not within 24 hours")
+            f"before the domain's current time {now.isoformat(sep=' ')}: not within 24 hours")
 
 
 POLICY_CHECKERS: dict[str, Checker] = {
