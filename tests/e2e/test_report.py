@@ -323,7 +323,7 @@ def test_report_provenance_from_run_json(real_run_dir, built, page, tmp_path):
         "tau2_version": "tau2 version", "task_versions": "task versions (commits)",
         "task_data_sha256": "task data (sha256)", "catalog_sha256": "gold-variant catalog (sha256)",
         "judge": "judge", "source_sha256": "source files (sha256)", "custom_tasks_sha256": "custom tasks (sha256)",
-        "written_at": "written at", "history": "earlier provenance",
+        "written_at": "written at", "history": "earlier provenance", "replay": "replay (lenient: tau2 1.0.1",
     }
     recorded = json.loads((real_run_dir / "run.json").read_text())
     assert set(recorded) == set(labels)
