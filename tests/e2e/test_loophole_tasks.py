@@ -3,14 +3,14 @@ catalogued loophole (the clause rules yield variants there), tasks 14 and 38 inc
 
 from __future__ import annotations
 
+import json
 import re
 
 import pandas as pd
-import yaml
 
 from envs import TASK_VERSIONS
 from gold_variants import all_variants, load_catalog
-from tests.conftest import ROOT, harness
+from tests.conftest import harness, real_run
 
 
 def test_the_catalog_lists_every_task_the_clause_rules_find_a_loophole_in():
@@ -24,11 +24,16 @@ def test_the_catalog_lists_every_task_the_clause_rules_find_a_loophole_in():
 
 
 def test_analysis_report_and_viewer_agree_on_the_loophole_tasks(tmp_path):
-    demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
-    demo.update(agents=[a for a in demo["agents"] if a["name"] == "creative"], tasks=["0", "2", "14", "38"],
-                trials=1, output=str(tmp_path / "run"))
-    (tmp_path / "demo.yaml").write_text(yaml.safe_dump(demo))
-    assert harness("sweep", str(tmp_path / "demo.yaml")).returncode == 0
+    """A run (a rescore of aide's τ² run, one trajectory on each of tasks 0, 2, 14 and 38: no Ray start) read by
+    the analysis, the report and the viewer."""
+    data = json.loads(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text())
+    keep = {"0", "2", "14", "38"}
+    data["simulations"] = [s for s in data["simulations"] if s["task_id"] in keep]
+    data["tasks"] = [t for t in data["tasks"] if t["id"] in keep]
+    assert sorted(s["task_id"] for s in data["simulations"]) == sorted(keep)
+    (tmp_path / "aide4.json").write_text(json.dumps(data))
+    proc = harness("rescore", str(tmp_path / "aide4.json"), "--out", str(tmp_path / "run"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
     expected = {"2", "14", "38"}  # task 0 has no variant: not a loophole task
 
     proc = harness("analyze", str(tmp_path / "run"), "--out", str(tmp_path / "tables"))
