@@ -89,7 +89,9 @@ def main(path: Path, scale: int, sample: int, workers: int = 1, board: bool = Fa
     stock_per, first, stock, n_sample = engine_and_stock(path, scale, sample, replay)
     _check_pipeline(rewards, first, stock, scale)
     with tempfile.TemporaryDirectory(prefix="rescore-budget-") as tmp:
-        cpu_budget(path, Path(tmp), replay, main_cpu / scale if workers > 1 else None)
+        # 8 timed chunks at corpus scale; a small run's budget times one (as many trajectories as it scores)
+        cpu_budget(path, Path(tmp), replay, main_cpu / scale if workers > 1 else None,
+                   chunks=max(1, min(8, scale // 64)))
     pipeline_ratio = stock_per * scale / seconds
     print(f"pipeline: {seconds:.3f}s for N={scale} end to end ({1000 * seconds / scale:.2f} ms/trajectory: "
           f"import_sources + rescore_runs with workers={workers} on a {size_mb:.0f} MB results file, all variants, "
