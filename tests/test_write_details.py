@@ -66,15 +66,19 @@ def test_a_listing_of_two_actions_confirmed_one_at_a_time_counts_for_both():
 
 
 def test_a_retry_after_a_tool_error_answers_the_same_listing():
-    """A write a tool error stopped changed nothing: the user's new payment choice and the retry keep the
-    listing made before the first try."""
+    """A write a tool error stopped changed nothing: the user's new payment choices and the retries keep the
+    listing made before the first try, however many tries it takes."""
+    def retry(n: int, method: str, error: bool) -> list:
+        return [_agent("That did not go through. Which payment method should receive the refund?"),
+                _user(f"My {method} then."),
+                *_call(n, "return_delivered_order_items", {**_RETURN, "payment_method_id": f"{method}_1"},
+                       "Error: not found" if error else {}, error=error)]
+
     messages = [_user("Return the puzzle, please."), *_call(1, "get_order_details", {"order_id": "#W2222222"}, ORDER_B),
                 _agent("I will return the Jigsaw Puzzle of order #W2222222 to your gift card. Shall I proceed?"),
-                _user("Yes."), *_call(2, "return_delivered_order_items", _RETURN, "Error: gift card not found", error=True),
-                _agent("That gift card was not found. Which payment method should receive the refund?"),
-                _user("My PayPal then."),
-                *_call(3, "return_delivered_order_items", {**_RETURN, "payment_method_id": "paypal_1"}, {})]
-    assert _listed(messages) == [("return_delivered_order_items", True)] * 2
+                _user("Yes."), *_call(2, "return_delivered_order_items", _RETURN, "Error: not found", error=True),
+                *retry(3, "paypal", True), *retry(4, "credit_card", False)]
+    assert _listed(messages) == [("return_delivered_order_items", True)] * 3
 
 
 def test_a_real_swap_made_straight_after_the_request_is_not_listed():
