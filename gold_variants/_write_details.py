@@ -109,10 +109,10 @@ def _read_results(messages: Sequence[Message]) -> _Read:
                     if isinstance(d.get("name"), str):
                         names.add(d["name"].lower())
                     read.items.setdefault(str(item_id), set()).update(names)
-            record = d.get("reservation_id") or d.get("order_id")
-            if record is not None and isinstance(d.get("flights") or d.get("items"), list):
+            record, parts = d.get("reservation_id") or d.get("order_id"), d.get("flights") or d.get("items")
+            if record is not None and isinstance(parts, list):
                 read.records.setdefault(str(record), set()).update(
-                    str(e[k]).lower() for e in d.get("flights") or d.get("items") if isinstance(e, dict)
+                    str(e[k]).lower() for e in parts if isinstance(e, dict)
                     for k in ("flight_number", "origin", "destination", "name") if e.get(k))
             for key in ("payment_methods", "payment_history"):
                 methods = d.get(key)
