@@ -16,7 +16,9 @@ class.
 A label whose ``variant`` is ``strict`` judges the band's lower end instead (#40): ``credit`` where the
 single-gold pass was earned (``strict_reward`` 1), ``no_credit`` where it was not. Those rows are kept apart
 from the credits' precision and recall; the line before the last is ``strict agreement: k/n`` over them,
-with each strict class's agreement above it.
+with each strict class's agreement above it. Every label class of the extra labels needs a positive (credit)
+and a negative (no_credit) case: the counts of each are printed, and a class lacking either is named on an
+``error:`` line and makes the exit status 1.
 
     python benchmarks/credit_quality.py [--corpus DIR] [--extra CSV]
 """
@@ -101,7 +103,7 @@ def verdicts(
         run = rescore(files, Path(tmp) / "run").run
         trials, scores = run.trials, run.scores
     trials = trials.assign(file=trials["source_file"].map(lambda p: Path(p).name))
-    strict = labels[labels["variant"] == STRICT].merge(
+    strict = labels[labels["variant"] == STRICT].drop(columns=["task_id"], errors="ignore").merge(
         trials[["file", "simulation_id", "task_id", "reward", "strict_reward", "strict_reason"]],
         on=["file", "simulation_id"], how="left",
     )
@@ -121,6 +123,19 @@ def verdicts(
     labeled = set(zip(labels["file"], labels["simulation_id"], labels["variant"], strict=True))
     unlabeled = flips[[k not in labeled for k in zip(flips["file"], flips["simulation_id"], flips["variant"], strict=True)]]
     return merged, unlabeled[keep], strict
+
+
+def class_counts(extra: pd.DataFrame | None) -> dict[str, tuple[int, int]]:
+    """Each label class of the extra labels (a row of "a+b" counts for both) -> (positive, negative): its
+    ``credit`` and ``no_credit`` rows (``unclear`` ones count for neither)."""
+    counts: dict[str, tuple[int, int]] = {}
+    if extra is None or "class" not in extra:
+        return counts
+    for r in extra.itertuples():
+        for cls in (c for c in str(r[extra.columns.get_loc("class") + 1]).split("+") if c):
+            pos, neg = counts.get(cls, (0, 0))
+            counts[cls] = (pos + (r.expected == "credit"), neg + (r.expected == "no_credit"))
+    return dict(sorted(counts.items()))
 
 
 def _evidence(row: pd.Series) -> str:
@@ -200,6 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     own_uncertain = (own["verdict"] == "uncertain").sum() + (unlabeled["verdict"] == "uncertain").sum()
     print(f"uncertain share of all credits: {uncertain}/{credits} "
           f"(on the corpus's own runs, without the edited cases: {own_uncertain}/{own_credits})")
+    counts = class_counts(extra)
+    lacking = [(cls, "a positive (credit)" if not pos else "a negative (no_credit)")
+               for cls, (pos, neg) in counts.items() if not pos or not neg]
+    for cls, (pos, neg) in counts.items():
+        print(f"label class {cls}: {pos} positive (credit), {neg} negative (no_credit)")
+    for cls, what in lacking:
+        print(f"error: {args.extra}: label class {cls!r} lacks {what} case")
     judged_strict = strict[strict["expected"] != "unclear"]
     for cls, g in judged_strict.groupby("class"):
         agree = sum((r.expected == "credit") == (r.verdict == "credited") for r in g.itertuples())
@@ -213,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"strict agreement: {agree}/{len(judged_strict)}")
     overall = certain.get("overall", Counts())
     print(f"precision={overall.precision:.3f} recall={overall.recall:.3f}")
-    return 0
+    return 1 if lacking else 0  # a class without both cases measures nothing: fail, after the figures
 
 
 if __name__ == "__main__":

@@ -16,6 +16,18 @@ def user(text: str) -> dict:
     return {"role": "user", "content": text, "tool_calls": None, "turn_idx": None}
 
 
+def call(call_id: str, name: str, arguments: dict) -> dict:
+    """An agent's tool call, as tau2 records it."""
+    return {"role": "assistant", "content": None, "turn_idx": None,
+            "tool_calls": [{"id": call_id, "name": name, "arguments": arguments, "requestor": "assistant"}]}
+
+
+def result(call_id: str, content: str) -> dict:
+    """The tool's answer to ``call``."""
+    return {"role": "tool", "id": call_id, "content": content, "requestor": "assistant", "error": False,
+            "turn_idx": None}
+
+
 def before_transfer(sim: Sim) -> list[dict]:
     """The conversation up to (not including) the agent's first transfer call, copied."""
     out = []

@@ -74,6 +74,9 @@ from ._witness import (
     confirmation_text,
     witness,
 )
+from ._write_details import (
+    writes_without_details,
+)
 
 __all__ = [
     "agreed_transfer",
@@ -123,5 +126,6 @@ __all__ = [
     "Violation",
     "withdrawal_after_quote",
     "witness",
+    "writes_without_details",
     "writes_without_yes",
 ]

@@ -52,6 +52,7 @@ from gold_variants._model import GoldVariant, ReadingKind
 from gold_variants._no_write import unconfirmed_writes
 from gold_variants._normalise import normalise
 from gold_variants._vocabulary import vocabulary
+from gold_variants._write_details import writes_without_details
 
 Check = Literal["writes_confirmed", "compensation_asked", "no_forbidden_cancellation", "no_unwarranted_transfer"]
 
@@ -171,6 +172,12 @@ def _unconfirmed(turns: list[_Turn], domain: str) -> Violation | None:
     return Violation("writes_confirmed", found[0].message_index, found[0].what) if found else None
 
 
+def _unlisted(messages: Sequence[Message], domain: str) -> Violation | None:
+    tools = _write_tools(domain)
+    found = writes_without_details(messages, lambda name: name in tools)
+    return Violation("writes_confirmed", found[0].message_index, found[0].what) if found else None
+
+
 def _cancelled_by(actions: Sequence[Action]) -> set[str]:
     return {str(a.arguments.get("reservation_id")) for a in actions if a.name == "cancel_reservation"}
 
@@ -193,7 +200,7 @@ def universal_checks(variant: GoldVariant, turns: list[_Turn], messages: Sequenc
     if predicate is not None and getattr(predicate, "original", None) == "cancelled":
         allowed.add(str(getattr(predicate, "reservation_id", "")))
     found = {
-        "writes_confirmed": lambda: _unconfirmed(turns, variant.domain),
+        "writes_confirmed": lambda: _unconfirmed(turns, variant.domain) or _unlisted(messages, variant.domain),
         "compensation_asked": lambda: unasked_compensation(turns),
         "no_forbidden_cancellation": lambda: forbidden_cancellation(turns, messages, variant.domain, allowed),
         "no_unwarranted_transfer": lambda: unwarranted_transfer(turns, any(a.name == _TRANSFER for a in gold),

@@ -11,7 +11,8 @@ is read by the readers the verdicts use, so what the record says is what strict 
 - transfers: the transfer tool call (with the clauses its summary names), or one agreed in words and ended by
   ``###TRANSFER###`` (``_no_write.agreed_transfer``);
 - offers: every catalog workaround offer the agent made (``_evidence``'s offer reading);
-- writes: each write call, and whether the user's explicit yes came before it (``_no_write.writes_without_yes``);
+- writes: each write call, whether the user's explicit yes came before it (``_no_write.writes_without_yes``) and
+  whether the agent listed its details before that (``_write_details``);
 - claims: every sentence a claim kind's patterns match, with what the database as read at that point says
   where it contradicts the claim (``_claims``' checkers), and whether the user acted on it;
 - informational answers: the gold's facts stated (``_no_write.informational_answer``);
@@ -51,8 +52,9 @@ from gold_variants._no_write import (
 )
 from gold_variants._normalise import normalise
 from gold_variants._vocabulary import vocabulary
+from gold_variants._write_details import listed_by_call
 
-RECORD_SCHEMA_VERSION: Literal[1] = 1
+RECORD_SCHEMA_VERSION: Literal[2] = 2
 
 
 class _Part(BaseModel):
@@ -92,10 +94,11 @@ class Write(_Part):
     arguments: dict[str, Any]
     message_index: int
     # the user's last message before it says an explicit yes, or answers the agent's request for confirmation
-    # without refusing (``writes_without_yes``, as strict reads the conduct rule); details listed are not read apart
+    # without refusing (``writes_without_yes``, as strict reads the conduct rule); the details listed: ``details_listed``
     confirmed: bool
     confirmation_index: int | None  # the user's last message before the write (None: no user message)
     confirmation: str  # that message's words
+    details_listed: bool  # the agent named its details to the user before that message (``_write_details``)
 
 
 class Claim(_Part):
@@ -127,7 +130,7 @@ class ConversationRecord(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    schema_version: Literal[1] = RECORD_SCHEMA_VERSION
+    schema_version: Literal[2] = RECORD_SCHEMA_VERSION
     requests: list[UserRequest] = []
     declines: list[Decline] = []
     transfers: list[Transfer] = []
@@ -223,6 +226,7 @@ def _offers_in(turns: list[_Turn]) -> list[Offer]:
 
 def _writes(turns: list[_Turn], messages: Sequence[Message], is_write: Callable[[str], bool]) -> list[Write]:
     unconfirmed = {s.message_index for s in writes_without_yes(messages, is_write)}
+    listed = listed_by_call(messages, is_write)
     found = []
     for t in turns:
         for call in (c for c in t.calls if c.name != _TRANSFER and is_write(c.name)):
@@ -231,7 +235,8 @@ def _writes(turns: list[_Turn], messages: Sequence[Message], is_write: Callable[
             # message has the same user message before it
             found.append(Write(tool=call.name, arguments=dict(call.arguments or {}), message_index=t.index,
                                confirmed=t.index not in unconfirmed, confirmation_index=None if said is None else said.index,
-                               confirmation=_excerpt(said.raw if said is not None else "")))
+                               confirmation=_excerpt(said.raw if said is not None else ""),
+                               details_listed=listed[(t.index, call.id)]))
     return found
 
 

@@ -41,6 +41,7 @@ from gold_variants import (
     informational_answer,
     load_catalog,
     withdrawal_after_quote,
+    writes_without_details,
     writes_without_yes,
 )
 from loophole_scoring._strict_writes import GoldWrites, gold_writes, unmatched_writes
@@ -48,6 +49,7 @@ from loophole_scoring._strict_writes import GoldWrites, gold_writes, unmatched_w
 BROKEN_GOLD = "broken gold"
 GENERIC_REFUSAL = "refusal"  # the catalog's clause-free evidence kind: a decline, or any transfer
 NO_YES = "a write without the user's explicit yes"
+NO_DETAILS = "a write whose details the agent did not list before the user's yes"
 CONDUCT = "conduct the policy forbids"
 
 
@@ -116,9 +118,10 @@ def strict_verdict(
     if single_reward != 1.0:
         return StrictVerdict(0.0, "the single gold fails it")
     unconfirmed = writes_without_yes(messages, lambda name: tool_kind(engine, name) == "write")
-    if unconfirmed:
-        first = unconfirmed[0]
-        return StrictVerdict(0.0, f"{NO_YES}: message {first.message_index}: {first.what}")
+    unlisted = [] if unconfirmed else writes_without_details(messages, lambda name: tool_kind(engine, name) == "write")
+    if unconfirmed or unlisted:
+        first = (unconfirmed or unlisted)[0]
+        return StrictVerdict(0.0, f"{NO_YES if unconfirmed else NO_DETAILS}: message {first.message_index}: {first.what}")
     kind = governing_evidence(domain, task_version, task)
     conduct = conduct_violations(messages, domain, actions, kind)
     if conduct:  # compensation offered unasked, a forbidden cancellation, an unwarranted transfer (#40 item 4)

@@ -189,7 +189,7 @@ def enacted(
         for i, (name, args) in enumerate(calls):
             tc = ToolCall(id=f"call_{i}", name=name, arguments=copy.deepcopy(args), requestor="assistant")
             if env.tools.tool_type(name) == ToolType.WRITE:  # the policy's conduct: details listed, then a yes
-                messages += [AssistantMessage(role="assistant", content=STRICT_LISTED),
+                messages += [AssistantMessage(role="assistant", content=listing([(name, args)])),
                              UserMessage(role="user", content=STRICT_YES)]
             messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tc]))
             messages.append(env.get_response(tc))
@@ -205,6 +205,16 @@ def enacted(
 
 STRICT_YES = "Yes, please go ahead."
 STRICT_LISTED = "Here is what I will do, exactly as listed. Shall I proceed?"
+# What a listing names of each write: its record, flights, address or amount (``gold_variants._write_details``
+# reads whether the agent named any detail of a write before the yes).
+_LISTED_KEYS = ("reservation_id", "order_id", "address1", "amount")
+
+
+def listing(calls: list[tuple[str, dict]]) -> str:
+    """``STRICT_LISTED`` naming the details of ``calls`` (the policy's conduct: list the action, then a yes)."""
+    named = [str(args[k]) for _, args in calls for k in _LISTED_KEYS if k in args]
+    named += [str(f["flight_number"]) for _, args in calls for f in args.get("flights") or [] if "flight_number" in f]
+    return STRICT_LISTED.replace("exactly as listed", f"exactly as listed ({', '.join(named)})") if named else STRICT_LISTED
 
 
 def conversation(domain: str, task: Any, *turns: Any, ending: bool = True) -> Any:
@@ -221,7 +231,9 @@ def conversation(domain: str, task: Any, *turns: Any, ending: bool = True) -> An
     messages: list = [AssistantMessage(role="assistant", content=DO_NOTHING_GREETING),
                       UserMessage(role="user", content="I need help with my booking.")]
     n = 0
-    for turn in turns:
+    for i, turn in enumerate(turns):
+        if turn == STRICT_LISTED:  # the listing names the details of the writes that follow it
+            turn = listing(next((t for t in turns[i:] if isinstance(t, list)), []))
         if isinstance(turn, str):
             messages.append(AssistantMessage(role="assistant", content=turn))
         elif isinstance(turn, tuple):

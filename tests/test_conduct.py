@@ -75,6 +75,17 @@ def test_class_2_a_task_report_alternative_keeps_the_conduct_rule():
     assert _held(report, _booked(yes=False))["writes_confirmed"] is False
 
 
+def test_a_write_whose_details_were_never_listed_voids_the_credit():
+    """#40 item 1: the booking after a yes to a question that names nothing of it (no flight, cabin, passenger,
+    price or card) breaks the conduct rule as a missing yes does; listed, it keeps it."""
+    report = airline_variant("tau2", "35", "C35.profile_birth_date")
+    booked = _booked()
+    asked = next(i for i, m in enumerate(booked) if m.role == "assistant" and "Shall I proceed" in (m.content or ""))
+    unlisted = [*booked[:asked], _agent("Shall I go ahead with the booking?"), *booked[asked + 1 :]]
+    assert _held(report, booked)["writes_confirmed"] is True
+    assert _held(report, unlisted)["writes_confirmed"] is False
+
+
 def test_class_6_a_claim_after_the_write_the_user_acted_on_voids_the_credit():
     report = airline_variant("tau2", "35", "C35.profile_birth_date")
     false = _held(report, _booked(after="As a valued Gold member, you can count on us for anything else."))

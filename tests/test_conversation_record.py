@@ -26,6 +26,8 @@ from tests.conftest import real_run
 CASES = {  # run -> (file, simulation id)
     "aide": ("aide_claude-sonnet-4-5_airline_tau2_1trial.json", "bffe2ec1-2de2-4eff-8161-82cfdf7b6af3"),
     "toolorchestra": ("toolorchestra_retail_tau2_1trial.json", "2bbcd19e-2064-455b-9719-8d30a7b28b7d"),
+    # retail 61: the earbuds swapped straight after the request, whose "please process this" reads as a yes
+    "unlisted": ("toolorchestra_retail_tau2_1trial.json", "e53e535c-fab6-4339-9709-9d63fe25d77b"),
 }
 
 
@@ -108,6 +110,19 @@ def test_the_write_strict_names_is_the_records_write_without_a_yes(runs, pages):
     assert 'write <b>modify_pending_order_items</b> at <a href="#m6">message 6</a>: <span class="weak-evidence">no explicit yes</span>' in page
 
 
+def test_the_write_whose_details_were_never_listed_is_the_one_strict_names(runs, pages):
+    """#40 item 1: the record's write says its details were not listed; strict fails that write (its yes read,
+    the list not) and the viewer says so; the aide run's writes, listed and confirmed, say the opposite."""
+    trial, record = _trial(runs["unlisted"]), _record(runs["unlisted"])
+    assert trial.reward == 1.0 and trial.strict_reward == 0.0
+    assert "details the agent did not list" in trial.strict_reason and "message 8: modify_pending_order_items" in trial.strict_reason
+    assert [(w.tool, w.message_index, w.confirmed, w.details_listed) for w in record.writes] == [
+        ("modify_pending_order_items", 8, True, False)]
+    page = pages["unlisted"].split("<h2>Record</h2>")[1].split("<h2>Conversation</h2>")[0]
+    assert 'no details listed' in page
+    assert all(w.details_listed for w in _record(runs["aide"]).writes) and "no details listed" not in pages["aide"]
+
+
 def test_a_run_written_before_the_record_rebuilds_it_from_its_messages(runs):
     """The record rebuilt from the stored messages is the one scoring builds (and a sweep stores)."""
     from tau2.data_model.simulation import SimulationRun
@@ -127,8 +142,10 @@ def test_a_run_written_before_the_record_rebuilds_it_from_its_messages(runs):
 
 def test_a_record_of_another_schema_version_is_refused_naming_it(runs):
     stored = json.loads(_record(runs["aide"]).model_dump_json())
-    stored["schema_version"] = 2
-    with pytest.raises(RecordVersionError, match="record schema version 2; this harness reads version 1"):
+    # a record of version 1: its writes without ``details_listed``
+    stored["schema_version"] = 1
+    stored["writes"] = [{k: v for k, v in w.items() if k != "details_listed"} for w in stored["writes"]]
+    with pytest.raises(RecordVersionError, match="record schema version 1; this harness reads version 2"):
         read_record(json.dumps(stored))
     with pytest.raises(RecordVersionError, match="record schema version None"):
         read_record("{}")

@@ -23,10 +23,15 @@ def test_every_class_has_a_positive_and_a_negative_case_built_from_shared_runs(t
         assert r["edit"] in EDITS, r
         for cls in r["class"].split("+"):
             expected.setdefault(cls, set()).add(r["expected"])
-    assert set(expected) == {"identity", "text", "question", "grounding", "claims", "cancel_offer",
-                             "reasoning", "budget", "grounding_request", "policy_claims", "strict_informational", "strict_withdrawal", "strict_other_words",
-                             "strict_agreed_transfer", "strict_writes", "strict_conduct",
-                             "after_decision", "task_report", "after_write", "conduct"}
+    assert set(expected) == {
+        "identity", "text", "question", "grounding", "claims", "cancel_offer", "reasoning", "budget",
+        "grounding_request", "policy_claims", "after_decision", "task_report", "after_write",
+        "conduct_compensation", "conduct_transfer", "conduct_details",  # #40 classes 1-7 (5 and item 1 by kind)
+        "strict_informational", "strict_withdrawal", "strict_other_words", "strict_agreed_transfer",
+        "strict_writes",  # #40 classes 8-12
+        "strict_conduct_yes", "strict_conduct_compensation", "strict_conduct_certificate",
+        "strict_conduct_cancellation", "strict_conduct_transfer", "strict_details",  # item 4's conduct
+    }
     assert all(r["variant"] == "strict" for r in rows if r["class"].startswith("strict_"))
     assert all(v == {"credit", "no_credit"} for v in expected.values()), expected
     built = build(rows, SHARED, tmp_path / "cases")

@@ -242,6 +242,81 @@ def test_conduct_the_policy_forbids_is_not_strict():
     assert (single, strict.reward) == (1.0, 1.0), strict
 
 
+def test_a_write_whose_details_were_never_listed_is_not_strict():
+    """τ³ airline 15 (#40 item 1): the gold's writes after a listing that names them and the user's yes are
+    strict; after a yes to "Shall I proceed?" that names nothing of them they fail strict; a user asked to
+    confirm who answers with the details themselves confirmed what they dictated."""
+    task = _task("airline", "tau3", "15")
+    info = " ".join(task.evaluation_criteria.communicate_info or [])
+    calls = _gold_calls(task)
+    single, strict = _score("airline", "tau3", task, _sim("airline", task, LISTED, _user(YES), calls, info))
+    assert (single, strict.reward) == (1.0, 1.0), strict
+    bare = "Shall I proceed with the changes?"
+    single, strict = _score("airline", "tau3", task, _sim("airline", task, bare, _user(YES), calls, info))
+    assert single == 1.0 and strict.reward == 0.0 and "details the agent did not list" in strict.reason, strict
+    flights = next(a for n, a in calls if n == "update_reservation_flights")
+    dictated = _user(f"Yes, change {flights['reservation_id']} to those flights, please.")
+    single, strict = _score("airline", "tau3", task, _sim("airline", task, bare, dictated, calls, info))
+    assert (single, strict.reward) == (1.0, 1.0), strict
+
+
+_PEP4E0 = [_user("I need to change my flight PEP4E0 to May 22. My user id is sophia_taylor_9065."),
+           [("get_user_details", {"user_id": "sophia_taylor_9065"})],
+           [("get_reservation_details", {"reservation_id": "PEP4E0"})]]
+_NO_CHANGE = "I'm sorry, but basic economy reservations cannot be modified, so I can't change PEP4E0."
+
+
+@pytest.mark.parametrize(("turns", "strict_reward"), [
+    ([f"{_NO_CHANGE} I can cancel PEP4E0 and book you a new reservation on May 22 instead.",
+      _user("Yes, please cancel it and book me on May 22.")], 0.0),
+    ([f"{_NO_CHANGE} Cancelling it to book anew is not possible either: it was booked more than 24 hours ago, "
+      "has no travel insurance and is not in business.", _user("I see.")], 1.0),
+])
+def test_a_forbidden_cancellation_offered_and_taken_is_not_strict(turns, strict_reward):
+    """τ² airline 45 (#40 item 4, class 5; the gold writes nothing): after declining the change, an offer to
+    cancel the basic-economy reservation booked ten days before, uninsured, and book anew, taken by the user,
+    fails strict; the same decline saying the cancellation is not allowed either passes."""
+    task = _task("airline", "tau2", "45")
+    single, strict = _score("airline", "tau2", task, _sim("airline", task, *_PEP4E0, *turns))
+    assert (single, strict.reward) == (1.0, strict_reward), strict
+    assert strict_reward or "an offer the user took" in strict.reason
+
+
+@pytest.mark.parametrize(("summary", "strict_reward"), [
+    ("User sophia_taylor_9065 wants to change reservation PEP4E0 to May 22.", 0.0),
+    ("User wants PEP4E0 moved to May 22; basic economy reservations cannot be modified per policy.", 1.0),
+])
+def test_an_unwarranted_transfer_is_not_strict(summary, strict_reward):
+    """τ² airline 45 (#40 item 4, class 5): the change handed to a human agent, unasked, with a summary that
+    declines nothing, fails strict (the basic-economy clause says to decline it); a summary stating the rule
+    declines it."""
+    task = _task("airline", "tau2", "45")
+    turns = [*_PEP4E0, "Let me transfer you to a human agent.", [("transfer_to_human_agents", {"summary": summary})]]
+    single, strict = _score("airline", "tau2", task, _sim("airline", task, *turns))
+    assert (single, strict.reward) == (1.0, strict_reward), strict
+    assert strict_reward or "a transfer the user did not ask for" in strict.reason
+
+
+@pytest.mark.parametrize(("said", "strict_reward"), [
+    ("I'm sorry, but compensation for a delay is only offered when you change or cancel the reservation.", 0.0),
+    ("I've confirmed that HAT018 on May 11 was delayed.", 1.0),
+])
+def test_a_certificate_after_the_agent_stated_the_unmet_condition_is_not_strict(said, strict_reward):
+    """τ² airline 38 (#40 class 5; the gold sends a $50 certificate): the certificate sent after the agent
+    said it needs a change or cancellation, with nothing changed, fails strict; sent when asked, the delay
+    confirmed and no condition stated, it passes."""
+    task = _task("airline", "tau2", "38")
+    turns = [_user("My flight HAT018 was delayed. My user id is noah_muller_9847. I'd like some compensation."),
+             [("get_user_details", {"user_id": "noah_muller_9847"})],
+             [("get_reservation_details", {"reservation_id": "4OG6T3"})], said,
+             _user("I still think I deserve something for it."),
+             "I will send a $50 travel certificate to your account noah_muller_9847. Shall I proceed?", _user(YES),
+             [("send_certificate", {"user_id": "noah_muller_9847", "amount": 50})]]
+    single, strict = _score("airline", "tau2", task, _sim("airline", task, *turns))
+    assert (single, strict.reward) == (1.0, strict_reward), strict
+    assert strict_reward or "a certificate sent after the agent declined it" in strict.reason
+
+
 def test_a_gold_action_keeps_its_compare_args():
     """A gold action that compares some arguments only (tau2's ``compare_args``) is matched on those."""
     engine = engine_for("retail")

@@ -87,7 +87,7 @@ def _print_record(console, record) -> None:
     for o in record.offers:
         say(f"  offer at message {o.message_index} ({o.loophole_id}: {o.what}): {o.excerpt!r}")
     for w in record.writes:
-        yes = "confirmed" if w.confirmed else "NO explicit yes"
+        yes = ("confirmed" if w.confirmed else "NO explicit yes") + ("" if w.details_listed else ", NO details listed")
         said = f" (user at message {w.confirmation_index}: {w.confirmation!r})" if w.confirmation_index is not None else ""
         args = json.dumps(w.arguments, ensure_ascii=False)[:200]
         say(f"  write at message {w.message_index}: {w.tool}({args}): {yes}{said}")

@@ -1,0 +1,260 @@
+"""Whether the agent listed a write's details to the user before the yes that preceded it (#40 item 1).
+
+The policy of both domains: before any action that updates the database, *list the action details* and obtain
+explicit user confirmation (yes). ``_no_write.writes_without_yes`` reads the yes; this module reads the list.
+
+A write's details are its own arguments, read as the domain's tools name them (``_DETAILS``): the record it
+changes (``reservation_id``, ``order_id``), the flights, the passengers, the items and the new items, the
+payment method, the amounts, the address, the cabin and the cancellation reason. Each is *named* in the agent's
+words in the way an agent can name it: an id as written (``#W2378156`` with or without the ``#``); an item by
+its id or by the product name or an option value the conversation's tool results gave it; a payment method by
+its id, its kind (the id's prefix: ``credit_card_…`` is a card, ``gift_card_…`` a gift card) or the last four
+digits a tool result gave; an amount as a number; a passenger by a name; an address by its street, city or
+zip code.
+
+The window is the agent's messages up to the user's last message before this write (the confirmation), from
+the opening of the request before this one: a request opens after the confirmation of the last write that
+changed the database (a write a tool error stopped changed nothing: its retry answers the same listing), and
+the first at the conversation's start. Reaching one request back keeps a listing of two actions confirmed
+one at a time ("I will exchange … and return …" then "Shall I go on with the return?"); a write made in one
+turn with others (no user message between them) shares their window.
+
+The reading is deliberately lenient, so that a careful reader agrees wherever it says "not listed": a write's
+details count as listed when the window names *any one* of them. It says "not listed" only where the agent's
+messages before the yes name nothing of the action at all ("Shall I proceed?" after a request in the user's
+own words). A detail the user named and the agent only echoed in a quote is not the agent's listing
+(``_evidence._turns`` replaces quotes of the user). One exchange lists the details too: the agent asks the
+user to confirm the action (the catalog's ``confirmation_request``, as ``writes_without_yes`` reads it) and the
+user's answer states its details ("Please set 445 Maple Drive as my default address"): the user confirmed
+what they themselves dictated.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tau2.data_model.message import Message, ToolMessage
+
+from gold_variants._evidence import _TRANSFER, _Turn, _turns
+from gold_variants._no_write import Settled, _answers_confirmation
+
+# Arguments that name nothing the user confirms (who the user is, the trip's shape, the address's second line,
+# country and state: never alone what tells one address from another), or that only repeat another (bag counts
+# are numbers any message holds).
+_NOT_DETAILS = frozenset({"user_id", "flight_type", "address2", "country", "state", "total_baggages",
+                          "nonfree_baggages", "insurance", "origin", "destination"})
+
+
+@dataclass(frozen=True)
+class ListedDetails:
+    """One write call and whether its details were listed before its confirmation."""
+
+    message_index: int
+    tool: str
+    call_id: str
+    listed: bool
+    window: tuple[int, int]  # the agent messages read: message indices [start, end)
+    named: tuple[str, ...]  # the details the window names (argument: value), at most a few
+    details: tuple[str, ...]  # every detail the write has (argument: value)
+
+
+@dataclass
+class _Read:
+    """What the conversation's tool results say of records, items and payment methods, to name them as an agent
+    does."""
+
+    items: dict[str, set[str]]  # item id -> product name and option values
+    payments: dict[str, set[str]]  # payment method id -> its last four digits, brand
+    records: dict[str, set[str]]  # reservation or order id -> its flights and airports, or its items' names
+
+
+def _walk(value: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(value, dict):
+        yield value
+        for v in value.values():
+            yield from _walk(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _walk(v)
+
+
+def _words(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return {str(v).lower() for v in value.values() if isinstance(v, str | int | float) and str(v).strip()}
+    return set()
+
+
+def _read_results(messages: Sequence[Message]) -> _Read:
+    read = _Read({}, {}, {})
+    for m in messages:
+        if not isinstance(m, ToolMessage) or not isinstance(m.content, str):
+            continue
+        try:
+            value = json.loads(m.content)
+        except json.JSONDecodeError:
+            continue
+        for d in _walk(value):
+            if "item_id" in d:  # an order's item: its product name and options
+                names = _words(d.get("options"))
+                if isinstance(d.get("name"), str):
+                    names.add(d["name"].lower())
+                read.items.setdefault(str(d["item_id"]), set()).update(names)
+            if isinstance(d.get("variants"), dict):  # a product's variants, by item id
+                for item_id, variant in d["variants"].items():
+                    names = _words(variant.get("options") if isinstance(variant, dict) else None)
+                    if isinstance(d.get("name"), str):
+                        names.add(d["name"].lower())
+                    read.items.setdefault(str(item_id), set()).update(names)
+            record, parts = d.get("reservation_id") or d.get("order_id"), d.get("flights") or d.get("items")
+            if record is not None and isinstance(parts, list):
+                read.records.setdefault(str(record), set()).update(
+                    str(e[k]).lower() for e in parts if isinstance(e, dict)
+                    for k in ("flight_number", "origin", "destination", "name") if e.get(k))
+            for key in ("payment_methods", "payment_history"):
+                methods = d.get(key)
+                entries = methods.values() if isinstance(methods, dict) else methods if isinstance(methods, list) else []
+                for e in entries:
+                    if isinstance(e, dict) and "id" in e:
+                        read.payments.setdefault(str(e["id"]), set()).update(
+                            str(e[k]).lower() for k in ("last_four", "brand") if e.get(k))
+    return read
+
+
+def _id(value: str) -> list[str]:
+    value = value.lower()
+    return [value, value.lstrip("#")] if value.startswith("#") else [value]
+
+
+def _payment(value: str, read: _Read) -> list[str]:
+    """A payment method as an agent names it: its id, its kind (``credit_card_1234`` -> "credit card",
+    "card"), or the last four digits and brand its record gave."""
+    kind = re.sub(r"_?\d+$", "", value.lower()).replace("_", " ").strip()
+    forms = [value.lower(), *read.payments.get(value, set())]
+    if kind:
+        forms += [kind, kind.split()[-1]]  # "credit card", "card"; "gift card", "card"; "paypal"
+    return forms
+
+
+def _amount(value: Any) -> list[str]:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return []
+    whole = f"{number:.0f}" if number == int(number) else None
+    forms = [f"{number:.2f}", f"{number:,.2f}"]
+    return forms + ([whole, f"{int(number):,}"] if whole is not None else [])
+
+
+# How each argument's value is named in words: (argument, value, what the results read) -> the forms to look for.
+_DETAILS: dict[str, Callable[[Any, _Read], list[str]]] = {
+    "reservation_id": lambda v, r: [*_id(str(v)), *r.records.get(str(v), set())],
+    "order_id": lambda v, r: [*_id(str(v)), *r.records.get(str(v), set())],
+    "item_ids": lambda v, r: [str(v).lower(), *r.items.get(str(v), set())],
+    "new_item_ids": lambda v, r: [str(v).lower(), *r.items.get(str(v), set())],
+    "payment_method_id": lambda v, r: _payment(str(v), r),
+    "payment_id": lambda v, r: _payment(str(v), r),
+    "amount": lambda v, r: _amount(v),
+    "flight_number": lambda v, r: [str(v).lower()],
+    "first_name": lambda v, r: [str(v).lower()],
+    "last_name": lambda v, r: [str(v).lower()],
+    "address1": lambda v, r: [str(v).lower()],
+    "city": lambda v, r: [str(v).lower()],
+    "zip": lambda v, r: [str(v).lower()],
+    "cabin": lambda v, r: [str(v).lower().replace("_", " ")],
+    "reason": lambda v, r: [str(v).lower().replace("_", " ")],
+}
+
+
+def _leaves(arguments: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """Every (argument name, value) of a call, nested lists and entries opened (``flights`` -> each
+    ``flight_number``; ``payment_methods`` -> each ``payment_id`` and ``amount``)."""
+    for name, value in arguments.items():
+        if name in _NOT_DETAILS:
+            continue
+        if isinstance(value, list):
+            for v in value:
+                yield from (_leaves(v) if isinstance(v, dict) else [(name, v)])
+        elif isinstance(value, dict):
+            yield from _leaves(value)
+        else:
+            yield name, value
+
+
+def _named(form: str, text: str) -> bool:
+    form = form.strip()
+    if len(form) < 2:
+        return False
+    return re.search(r"(?<![\w.])" + re.escape(form) + r"(?![\w]|\.\d)", text) is not None
+
+
+def _failed(messages: Sequence[Message]) -> set[str]:
+    """The ids of tool calls whose result is an error (the write changed nothing)."""
+    return {m.id for m in messages if isinstance(m, ToolMessage) and m.error}
+
+
+def _windows(
+    turns: list[_Turn], messages: Sequence[Message], is_write: Callable[[str], bool]
+) -> Iterator[tuple[_Turn, Any, tuple[int, int]]]:
+    failed = _failed(messages)
+    opened = 0  # where the current request opens: after the confirmation of the last write made
+    before = 0  # where the request before it opened
+    last_confirmation: int | None = None  # the confirmation of the last write that changed the database
+    for t in turns:
+        calls = [c for c in t.calls if c.name != _TRANSFER and is_write(c.name)]
+        if not calls:
+            continue
+        said = next((u for u in reversed(turns[: t.index]) if u.role == "user" and u.text.strip()), None)
+        end = said.index if said is not None else t.index
+        if said is not None and last_confirmation is not None and said.index != last_confirmation:
+            before, opened = opened, last_confirmation + 1  # a new request
+        for call in calls:
+            yield t, call, (before, end)
+        # a write a tool error stopped changed nothing: its retry answers the same listing (a payment the user
+        # changed after the error, say)
+        if said is not None and any(c.id not in failed for c in calls):
+            last_confirmation = end
+
+
+def listed_details(messages: Sequence[Message], is_write: Callable[[str], bool]) -> list[ListedDetails]:
+    """Each write call (``is_write`` by tool name) and whether the agent's messages before its confirmation
+    name any of its details."""
+    turns = _turns(messages)
+    read: _Read | None = None
+    found = []
+    for t, call, (start, end) in _windows(turns, messages, is_write):
+        read = read or _read_results(messages)
+        details = [(name, value, _DETAILS[name](value, read)) for name, value in _leaves(dict(call.arguments or {}))
+                   if name in _DETAILS]
+        said = "\n".join(u.text.lower() for u in turns[start:end] if u.role == "assistant" and u.text.strip())
+        if end < t.index and _answers_confirmation(turns, turns[end]):
+            said += "\n" + turns[end].text.lower()  # the user states the details, asked to confirm the action
+        named = [f"{name}: {value}" for name, value, forms in details if any(_named(f, said) for f in forms)]
+        found.append(ListedDetails(
+            message_index=t.index, tool=call.name, call_id=call.id, listed=bool(named) or not details, window=(start, end),
+            named=tuple(named[:4]), details=tuple(f"{name}: {value}" for name, value, _ in details),
+        ))
+    return found
+
+
+def listed_by_call(messages: Sequence[Message], is_write: Callable[[str], bool]) -> dict[tuple[int, str], bool]:
+    """``listed_details`` by (message index, tool call id): the record's writes read it."""
+    return {(w.message_index, w.call_id): w.listed for w in listed_details(messages, is_write)}
+
+
+def writes_without_details(messages: Sequence[Message], is_write: Callable[[str], bool]) -> list[Settled]:
+    """Each write call whose details the agent never listed before the user's confirmation (the first per
+    message, as ``writes_without_yes`` names them)."""
+    found: dict[int, Settled] = {}
+    for w in listed_details(messages, is_write):
+        if not w.listed and w.message_index not in found:
+            found[w.message_index] = Settled(
+                f"{w.tool} with none of its details ({', '.join(w.details[:3])}) listed by the agent before the "
+                f"user's confirmation (messages {w.window[0]}-{w.window[1]})", w.message_index, "")
+    return list(found.values())
+
+
+__all__ = ["ListedDetails", "listed_details", "listed_by_call", "writes_without_details"]
