@@ -44,15 +44,24 @@ from ._no_write import (
 )
 from ._preconditions import (
     explain,
+    variant_clauses,
 )
 from ._predicates import (
     predicate_holds,
 )
+from ._reading import (
+    conversation_record,
+)
 from ._record import (
     RECORD_SCHEMA_VERSION,
+    Answer,
+    Claim,
     ConversationRecord,
+    Decline,
     RecordVersionError,
-    conversation_record,
+    Transfer,
+    Withdrawal,
+    Write,
     read_record,
 )
 from ._registry import (
@@ -76,6 +85,12 @@ from ._witness import (
 )
 
 __all__ = [
+    "Answer",
+    "Claim",
+    "Decline",
+    "Transfer",
+    "Withdrawal",
+    "Write",
     "agreed_transfer",
     "anaphoric_decline",
     "all_variants",
@@ -119,6 +134,7 @@ __all__ = [
     "requests_in",
     "UNIVERSAL_CHECKS",
     "UpgradeModifyPredicate",
+    "variant_clauses",
     "variants_for",
     "Violation",
     "withdrawal_after_quote",

@@ -33,6 +33,7 @@ from typing import Any
 from tau2.data_model.message import AssistantMessage, Message
 
 from gold_variants._normalise import Normalised, _apply, normalise, without_reasoning
+from gold_variants._record import ConversationRecord, Decline
 from gold_variants._vocabulary import EvidenceKind, Offer, vocabulary
 
 _TRANSFER = "transfer_to_human_agents"
@@ -204,6 +205,28 @@ def _units(text: str) -> list[str]:
     return units
 
 
+class _Units:
+    """One conversation's units, cut once for every clause that reads them (a fresh one per reading: nothing is
+    kept across conversations)."""
+
+    def __init__(self) -> None:
+        self._text: dict[str, list[str]] = {}
+        self._summary: dict[str, list[str]] = {}
+
+    def of(self, text: str) -> list[str]:
+        found = self._text.get(text)
+        if found is None:
+            found = self._text[text] = _units(text)
+        return found
+
+    def of_summary(self, summary: str) -> list[str]:
+        """A transfer summary's units, normalised first as the agent's messages are."""
+        found = self._summary.get(summary)
+        if found is None:
+            found = self._summary[summary] = _units(normalise(summary).text)
+        return found
+
+
 def negated(text: str, start: int, markers: re.Pattern[str] | None = None) -> bool:
     """Whether a negator (or another of ``markers``) scopes over the term at ``start``: in its clause, a few
     words before it."""
@@ -300,14 +323,17 @@ def find_declines(kind_name: str, turns: list[_Turn], before: int | None = None)
     return [e for e in _declines_in(vocabulary().kinds[kind_name], turns, before) if e.certain]
 
 
-def _declines_in(kind: EvidenceKind, turns: list[_Turn], before: int | None = None) -> list[EvidenceItem]:
+def _declines_in(
+    kind: EvidenceKind, turns: list[_Turn], before: int | None = None, cut: _Units | None = None
+) -> list[EvidenceItem]:
+    cut = cut or _Units()
     found: list[EvidenceItem] = []
     for t in turns:
         if before is not None and t.index >= before:
             break
         if t.role != "assistant":
             continue
-        units = _units(t.text)
+        units = cut.of(t.text)
         hit = next((u for u in units if _declines(kind, u, direct=True)), None)
         if hit:
             text, start, end = t.excerpt(hit)
@@ -319,7 +345,7 @@ def _declines_in(kind: EvidenceKind, turns: list[_Turn], before: int | None = No
             ))
         for call in (c for c in t.calls if c.name == _TRANSFER):
             summary = str(call.arguments.get("summary") or "")
-            parts = _units(normalise(summary).text)
+            parts = cut.of_summary(summary)
             if kind.transfers_count or any(_declines(kind, u, direct=True, summary=True) for u in parts):
                 found.append(EvidenceItem(
                     t.index, "assistant", _excerpt(summary), _call_text(call), f"transfer whose summary names {kind.what}"
@@ -333,7 +359,7 @@ def _declines_in(kind: EvidenceKind, turns: list[_Turn], before: int | None = No
     return found
 
 
-def _conditions(kind: EvidenceKind, unit: str) -> bool:
+def conditions(kind: EvidenceKind, unit: str) -> bool:
     """``unit`` names the clause's subject under a condition ("if you change or cancel, I can offer ...")."""
     v = vocabulary()
     return kind.names(unit) and bool(v.condition.search(unit) or v.conditional.search(unit))
@@ -344,29 +370,33 @@ def _offers(offer: Offer, sentence: str) -> bool:
     return m is not None and not negated(sentence, m.start()) and not vocabulary().decline.search(sentence)
 
 
-def _contradiction(kind: EvidenceKind, loophole: str | None, turns: list[_Turn]) -> tuple[int, str] | None:
-    """Where the agent acted against the refusal, at any point of the conversation: the contested write,
-    or an offer of the loophole's own workaround."""
-    write = _first_call(turns, kind.contested)
+def contradiction(record: ConversationRecord, kind_name: str, loophole: str | None) -> tuple[int, str] | None:
+    """Where the agent acted against a refusal on ``kind_name``'s clause, at any point of the conversation (the
+    record's): the contested write, or an offer of the loophole's own workaround (one the same message ties to the
+    clause's condition is that clause, not a workaround)."""
+    write = record.clause(kind_name).contested_write_at
     found = [(write, "the contested write")] if write is not None else []
-    for offer in vocabulary().offers_for(loophole):
-        for t in turns:
-            if t.role != "assistant" or not any(_offers(offer, s) for s in _sentences(t.text)):
-                continue
-            if offer.unless_conditioned_in_message and any(_conditions(kind, u) for u in _units(t.text)):
-                continue  # the same message ties the offer to the clause's condition: that is the clause
-            found.append((t.index, offer.what))
-            break
+    for part in loophole.split("/") if loophole is not None else []:
+        for place, offer in enumerate(vocabulary().offers.get(part, ())):
+            first = next((o.message_index for o in record.offers
+                          if o.loophole_id == part and o.offer == place and kind_name not in o.conditioned_on), None)
+            if first is not None:
+                found.append((first, offer.what))
     return min(found) if found else None
 
 
-def _refusal_evidence(
-    kind_name: str, turns: list[_Turn], loophole: str | None = None
+def evidence_item(d: Decline) -> EvidenceItem:
+    """A decline of the record as a variant's explanation cites it."""
+    return EvidenceItem(d.message_index, "assistant", d.excerpt, d.tool_call, d.what, d.certain, d.start, d.end)
+
+
+def refusal_evidence(
+    record: ConversationRecord, kind_name: str, loophole: str | None = None
 ) -> tuple[list[EvidenceItem], str | None, list[str]]:
-    """(evidence items, the problem that voids the refusal, doubts that make it uncertain)."""
+    """(evidence items, the problem that voids the refusal, doubts that make it uncertain), from the record."""
     kind = vocabulary().kinds[kind_name]
-    found = _declines_in(kind, turns)
-    against = _contradiction(kind, loophole, turns)
+    found = [evidence_item(d) for d in record.declines_on(kind_name)]
+    against = contradiction(record, kind_name, loophole)
     # A refusal the agent itself contradicts is no refusal (the self-contradiction rule).
     if against is not None:
         return found, f"the refusal is contradicted by {against[1]} at message {against[0]}", []
@@ -379,13 +409,18 @@ def _refusal_evidence(
     return [], f"no decline or transfer naming {kind.what}", []
 
 
-def evidence_holds(kind: str | None, messages: Sequence[Message]) -> bool:
-    """Whether ``messages`` show the evidence ``kind`` asks for, certainly (True where none is asked)."""
+def evidence_holds(kind: str | None, messages: Sequence[Message] | ConversationRecord) -> bool:
+    """Whether the conversation (its record, or ``messages`` read into one) shows the evidence ``kind`` asks for,
+    certainly (True where none is asked)."""
     if kind is None:
         return True
     if kind not in vocabulary().kinds:
         raise ValueError(f"unknown evidence kind {kind!r}")
-    _found, problem, doubts = _refusal_evidence(kind, _turns(messages))
+    if not isinstance(messages, ConversationRecord):
+        from gold_variants._reading import conversation_record
+
+        messages = conversation_record(messages, "", lambda _name: False, clauses={kind})
+    _found, problem, doubts = refusal_evidence(messages, kind)
     return problem is None and not doubts
 
 

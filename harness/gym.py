@@ -98,12 +98,13 @@ class LoopholeAgentGymEnv(AgentGymEnv):
             return 0.0, "{}"
         from envs import engine_for
         from gold_variants import variants_for
-        from loophole_scoring import score_trajectory
+        from loophole_scoring import score_trajectory, trajectory_record
 
-        result = score_trajectory(
-            self._simulation_run, self._get_task(), engine_for(self.domain),
-            variants=variants_for(self.domain, self.task_version, self.task_id),
-        )
+        task, engine = self._get_task(), engine_for(self.domain)
+        variants = variants_for(self.domain, self.task_version, self.task_id)
+        # the conversation read once, for every variant (as scoring reads it)
+        record = trajectory_record(self._simulation_run.messages, self.domain, self.task_version, task, engine, variants)
+        result = score_trajectory(self._simulation_run, task, engine, variants=variants, record=record)
         gold = result.single_gold
         self._last = {
             "multi_gold_reward": result.multi_gold_reward,

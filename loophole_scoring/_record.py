@@ -9,7 +9,7 @@ from tau2.data_model.message import Message
 from tau2.data_model.tasks import Task
 
 from envs import ReplayEngine, tool_kind
-from gold_variants import ConversationRecord, GoldVariant, conversation_record
+from gold_variants import ConversationRecord, GoldVariant, conversation_record, variant_clauses
 from loophole_scoring._strict import GENERIC_REFUSAL, governing_evidence
 
 
@@ -23,10 +23,10 @@ def trajectory_record(
 ) -> ConversationRecord:
     """The conversation's record, with the domain's tools deciding what a write is, the gold's facts
     (``communicate_info``) the informational answers it looks for, and the clauses its verdicts read: the
-    generic refusal, strict's governing clause and each of ``variants``' evidence kinds."""
+    generic refusal, strict's governing clause and each of ``variants``' evidence kinds and clause subjects."""
     criteria = task.evaluation_criteria if task is not None else None
     facts = list(criteria.communicate_info or []) if criteria is not None else []
-    clauses = {GENERIC_REFUSAL} | {v.evidence for v in variants if v.evidence is not None}
+    clauses = {GENERIC_REFUSAL}.union(*(variant_clauses(v) for v in variants))
     if task is not None:
         clauses.add(governing_evidence(domain, task_version, task))
     return conversation_record(messages, domain, lambda name: tool_kind(engine, name) == "write", facts, clauses)

@@ -27,21 +27,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tau2.data_model.message import AssistantMessage, Message
+from tau2.data_model.message import Message
 from tau2.data_model.tasks import Task
 
-from envs import CUSTOM, ReplayEngine, pinned_gold_version, tool_kind
+from envs import CUSTOM, ReplayEngine, pinned_gold_version
 from gold_variants import (
-    agreed_transfer,
-    anaphoric_decline,
+    Answer,
+    ConversationRecord,
+    Decline,
+    Transfer,
+    Withdrawal,
     conduct_violations,
     evidence_holds,
-    first_false_claim,
     gold_reading,
-    informational_answer,
     load_catalog,
-    withdrawal_after_quote,
-    writes_without_yes,
 )
 from loophole_scoring._strict_writes import GoldWrites, gold_writes, unmatched_writes
 
@@ -69,31 +68,21 @@ def governing_evidence(domain: str, task_version: str, task: Task) -> str:
     return GENERIC_REFUSAL
 
 
-def _writes_attempted(engine: ReplayEngine, messages: Sequence[Message]) -> bool:
-    return any(
-        tool_kind(engine, c.name) == "write"
-        for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls or []
-    )
-
-
-def _no_write_settled(
-    messages: Sequence[Message], domain: str, task: Task, engine: ReplayEngine, kind: str
-) -> str | None:
-    """How a no-write gold's request was settled (None: it was not). A decline or transfer on the governing
-    clause always settles it (``evidence_holds`` voids one the agent contradicted by a write); the others
-    only where no write was tried, even one a tool error stopped, and no claim is false, and, but for a decline naming the clause in
-    the sentence before, only under the generic refusal (a loophole's refusal needs its clause)."""
-    if evidence_holds(kind, messages):
+def _no_write_settled(record: ConversationRecord, kind: str) -> str | None:
+    """How a no-write gold's request was settled (None: it was not), from the conversation's record. A decline or
+    transfer on the governing clause always settles it (``evidence_holds`` voids one the agent contradicted by a
+    write); the others only where no write was tried, even one a tool error stopped, and no claim is false, and,
+    but for a decline naming the clause in the sentence before, only under the generic refusal (a loophole's
+    refusal needs its clause)."""
+    if evidence_holds(kind, record):
         return f"declined or transferred ({kind})"
-    if _writes_attempted(engine, messages):
+    if record.writes:
         return None  # a write tried (one a tool error stopped too): only a decline that survives it settles
-    if first_false_claim(messages, domain) is not None:
+    if any(c.false and not c.refusals_of for c in record.claims):
         return None  # the user's decision may rest on it: only a decline on the clause settles
-    found = anaphoric_decline(kind, messages)
+    found: Decline | Transfer | Withdrawal | Answer | None = record.anaphoric_decline(kind)
     if found is None and kind == GENERIC_REFUSAL:
-        criteria = task.evaluation_criteria
-        facts = list(criteria.communicate_info or []) if criteria is not None else []
-        found = agreed_transfer(messages) or withdrawal_after_quote(messages, domain) or informational_answer(messages, facts)
+        found = record.agreed_transfer() or record.withdrawal or next(iter(record.answers), None)
     return None if found is None else f"{found.what} (message {found.message_index})"
 
 
@@ -104,8 +93,10 @@ def strict_verdict(
     task_version: str,
     task: Task,
     engine: ReplayEngine,
+    record: ConversationRecord | None = None,
 ) -> StrictVerdict:
-    """The strict reward of a trajectory whose single-gold reward is ``single_reward``."""
+    """The strict reward of a trajectory whose single-gold reward is ``single_reward``, from the conversation's
+    record (``record``: scoring's, read once for every verdict; else read here)."""
     criteria = task.evaluation_criteria
     actions = list(criteria.actions or []) if criteria is not None else []
     gold: GoldWrites = gold_writes(engine, actions)
@@ -115,12 +106,16 @@ def strict_verdict(
         return StrictVerdict(None, "the single gold could not score it")
     if single_reward != 1.0:
         return StrictVerdict(0.0, "the single gold fails it")
-    unconfirmed = writes_without_yes(messages, lambda name: tool_kind(engine, name) == "write")
+    if record is None:
+        from loophole_scoring._record import trajectory_record
+
+        record = trajectory_record(messages, domain, task_version, task, engine)
+    unconfirmed = record.writes_without_yes
     if unconfirmed:
         first = unconfirmed[0]
-        return StrictVerdict(0.0, f"{NO_YES}: message {first.message_index}: {first.what}")
+        return StrictVerdict(0.0, f"{NO_YES}: message {first.message_index}: {first.no_yes}")
     kind = governing_evidence(domain, task_version, task)
-    conduct = conduct_violations(messages, domain, actions, kind)
+    conduct = conduct_violations(record, actions, kind)
     if conduct:  # compensation offered unasked, a forbidden cancellation, an unwarranted transfer (#40 item 4)
         first_violation = min(conduct, key=lambda v: v.message_index)
         return StrictVerdict(0.0, f"{CONDUCT}: message {first_violation.message_index}: {first_violation.detail}")
@@ -130,7 +125,7 @@ def strict_verdict(
             names = ", ".join(f"{a.action_id} {a.name}" for a in missed)
             return StrictVerdict(0.0, f"gold writes not made as the tools read them: {names}")
         return StrictVerdict(1.0, None)
-    settled = _no_write_settled(messages, domain, task, engine, kind)
+    settled = _no_write_settled(record, kind)
     if settled is not None:
         return StrictVerdict(1.0, None, settled)
     return StrictVerdict(
