@@ -32,6 +32,7 @@ from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message
 
+from gold_variants._gate import gateable, may_match
 from gold_variants._normalise import Normalised, _apply, normalise, without_reasoning
 from gold_variants._record import ConversationRecord, Decline
 from gold_variants._vocabulary import EvidenceKind, Offer, vocabulary
@@ -212,6 +213,26 @@ class _Units:
     def __init__(self) -> None:
         self._text: dict[str, list[str]] = {}
         self._summary: dict[str, list[str]] = {}
+        self._gates: dict[str, tuple[str, bool]] = {}
+
+    def may(self, patterns: Sequence[re.Pattern[str]], text: str) -> bool:
+        """Whether every one of ``patterns`` could match some unit of ``text`` (``_gate``: a unit is a sentence of
+        it, or a list joined to its sentence, so the gate reads them all)."""
+        gate = self._gates.get(text)
+        if gate is None:
+            joined = "\n".join(self.of(text)).lower()
+            gate = self._gates[text] = (joined, gateable(joined))
+        return all(may_match(p, gate[0], gate[1]) for p in patterns)
+
+    def may_decline(self, kind: EvidenceKind, text: str) -> bool:
+        """Whether a unit of ``text`` could decline on ``kind``'s clause in the agent's words (``_declines``): it
+        must state one of the clause's decline classes and name the whole subject (a direct decline), or state
+        one of them or any decline and name every part of the indirect subject."""
+        by_class = any(self.may((p,), text) for p in kind.declined_by)
+        if by_class and self.may(kind.subject, text):
+            return True
+        return bool(kind.indirect) and (by_class or self.may((vocabulary().decline,), text)) and self.may(
+            kind.indirect, text)
 
     def of(self, text: str) -> list[str]:
         found = self._text.get(text)
@@ -307,15 +328,19 @@ def _stated(pattern: re.Pattern[str], unit: str) -> bool:
 def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = False) -> bool:
     """``unit`` declines on ``kind``'s clause: naming its whole subject (direct), or only part (indirect).
     A sentence that asks does not decline (``asks``)."""
+    # the subject first: most units name none, and a decline class is the costliest scan
+    if direct and not kind.names(unit):
+        return False
+    if not direct and not (kind.indirect and all(p.search(unit) for p in kind.indirect)):
+        return False
     if kind.not_the_clause.search(unit):
         return False  # declined on other grounds ("the flight was not delayed")
     by_class = any(_stated(p, unit) for p in kind.declined_by)
     if direct:
         # A transfer summary that names the subject and cites the policy reports the refusal.
         by_policy = summary and vocabulary().decline in kind.declined_by and vocabulary().policy.search(unit)
-        return kind.names(unit) and bool(by_class or by_policy)
-    declined = by_class or _stated(vocabulary().decline, unit)
-    return bool(declined) and bool(kind.indirect) and all(p.search(unit) for p in kind.indirect)
+        return bool(by_class or by_policy)
+    return bool(by_class or _stated(vocabulary().decline, unit))
 
 
 def find_declines(kind_name: str, turns: list[_Turn], before: int | None = None) -> list[EvidenceItem]:
@@ -333,7 +358,7 @@ def _declines_in(
             break
         if t.role != "assistant":
             continue
-        units = cut.of(t.text)
+        units = cut.of(t.text) if cut.may_decline(kind, t.text) else []
         hit = next((u for u in units if _declines(kind, u, direct=True)), None)
         if hit:
             text, start, end = t.excerpt(hit)

@@ -165,7 +165,7 @@ def anaphoric_in(kind_name: str, turns: list[_Turn], units: _Units) -> Settled |
     for t in turns:
         if t.role != "assistant":
             continue
-        found = _anaphoric(kind_name, units.of(t.text))
+        found = _anaphoric(kind_name, units.of(t.text)) if units.may(vocabulary().kinds[kind_name].subject, t.text) else None
         for call in (c for c in t.calls if c.name == _TRANSFER and found is None):
             found = _anaphoric(kind_name, units.of_summary(str(call.arguments.get("summary") or "")))
         if found is not None:

@@ -45,7 +45,14 @@ from gold_variants._evidence import (
     conditions,
     mentions,
 )
-from gold_variants._no_write import TRANSFER_MARK, agreed_in, anaphoric_in, answer_in, unconfirmed_writes, withdrawal_in
+from gold_variants._no_write import (
+    TRANSFER_MARK,
+    agreed_in,
+    anaphoric_in,
+    answer_in,
+    unconfirmed_writes,
+    withdrawal_in,
+)
 from gold_variants._normalise import normalise
 from gold_variants._record import (
     Answer,
@@ -146,6 +153,8 @@ def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
     for loophole_id, offers in vocabulary().offers.items():
         for place, offer in enumerate(offers):
             for t, sentences in spoken:
+                if not r.units.may((offer.pattern,), t.text):
+                    continue
                 said = next((s for s in sentences if _offers(offer, s)), None)
                 if said is None:
                     continue
@@ -202,8 +211,9 @@ def _claims(r: _Reading) -> list[Claim]:
         sentences = _sentences(t.text)
         for kind in kinds:
             checker = check.get(kind.name)
-            # a sentence is a part of the message: a kind none of whose patterns occurs in it has no claim there
-            if checker is None or not any(p.search(t.text) for p in kind.patterns):
+            # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
+            # no claim there
+            if checker is None or not any(r.units.may((p,), t.text) for p in kind.patterns):
                 continue
             first: str | None = None
             truth: str | None = None

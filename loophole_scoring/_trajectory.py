@@ -15,7 +15,14 @@ from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
 from envs import ReplayEngine, ReplayMode
-from gold_variants import ConversationRecord, GoldVariant, explain, pending_ending, predicate_holds, requests_in
+from gold_variants import (
+    ConversationRecord,
+    GoldVariant,
+    explain,
+    pending_ending,
+    predicate_holds,
+    requests_in,
+)
 from loophole_scoring._judge import Judge
 from loophole_scoring._single_gold import (
     GOLD_ID,

@@ -1,0 +1,110 @@
+"""What a pattern cannot match without: the literal words it needs, read from the pattern itself.
+
+Most of a conversation's text holds none of a claim kind's or a clause's words, and a regex scan of every
+message for every pattern is most of the cost of reading it. ``may_match`` answers, with substring tests, whether
+``pattern`` could match a text at all: every literal run the pattern must match (in sequence, in a mandatory group,
+or a repeat of at least one) must occur in the text, case folded, and of a branch, what one of its alternatives
+needs. It is a
+necessary condition only, so a reader that skips a text it rules out reads what a full scan reads; it rules out
+nothing in a text holding a character that a case-insensitive ASCII letter matches without being its lowercase
+(``gateable``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+
+try:
+    from re import _constants as _c
+    from re import _parser as _p
+except ImportError:  # pragma: no cover - Python < 3.11
+    import sre_constants as _c  # type: ignore[no-redef]
+    import sre_parse as _p  # type: ignore[no-redef]
+
+# What a pattern needs: every requirement must hold. A requirement is a group of words (one of them occurs in
+# the text) or the alternatives of a branch (every requirement of one of them holds).
+Requirement = frozenset[str] | tuple[list["Requirement"], ...]
+
+
+def _requirements(items: list) -> list[Requirement]:
+    """The requirements of a sequence of parsed items (ASCII literals only, lowercased)."""
+    out: list[Requirement] = []
+    run = ""
+
+    def flush() -> None:
+        nonlocal run
+        if len(run) >= 2:
+            out.append(frozenset({run}))
+        run = ""
+
+    for op, av in items:
+        if op is _c.LITERAL and av < 128:
+            run += chr(av).lower()
+            continue
+        flush()
+        if op is _c.SUBPATTERN:
+            out += _requirements(list(av[-1]))
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
+            out += _requirements(list(av[2]))
+        elif op is _c.BRANCH:
+            alternatives = [_requirements(list(alternative)) for alternative in av[1]]
+            if not all(alternatives):
+                continue  # an alternative that needs nothing: the branch needs nothing
+            if all(len(a) == 1 and isinstance(a[0], frozenset) for a in alternatives):
+                out.append(frozenset().union(*(a[0] for a in alternatives)))  # one word of any alternative
+            else:
+                out.append(tuple(alternatives))
+    flush()
+    return out
+
+
+@cache
+def needs(pattern: re.Pattern[str]) -> tuple[Requirement, ...]:
+    """What ``pattern`` needs (a compiled catalog pattern: the cache holds patterns, never texts)."""
+    try:
+        return tuple(_requirements(list(_p.parse(pattern.pattern, pattern.flags))))
+    except Exception:  # noqa: BLE001 - a pattern the parser cannot take apart: no gate, always scan
+        return ()
+
+
+def _holds(requirements: Sequence[Requirement], lowered: str) -> bool:
+    for r in requirements:
+        if isinstance(r, frozenset):
+            for word in r:
+                if word in lowered:
+                    break
+            else:
+                return False
+        elif not any(_holds(alternative, lowered) for alternative in r):
+            return False
+    return True
+
+
+def _folding_to_ascii() -> frozenset[str]:
+    """The characters outside ASCII that a case-insensitive pattern's ASCII letter matches although their lowercase
+    is not that letter (dotless i, long s): a text holding one is not gated."""
+    try:
+        from re._casefix import _EXTRA_CASES  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - Python < 3.11
+        return frozenset("\u0131\u017f")
+    return frozenset(chr(c) for k, v in _EXTRA_CASES.items() if k < 128 for c in v if c >= 128)
+
+
+_FOLDING = _folding_to_ascii()
+
+
+def gateable(text: str) -> bool:
+    """Whether ``may_match`` may rule a pattern out on ``text``: an ASCII letter of a pattern then matches
+    exactly the characters whose lowercase is that letter (a text outside ASCII keeps its other characters,
+    which no ASCII literal matches)."""
+    return text.isascii() or not any(c in text for c in _FOLDING)
+
+
+def may_match(pattern: re.Pattern[str], lowered: str, gated: bool) -> bool:
+    """Whether ``pattern`` could match the text whose lowercase is ``lowered`` (``gated``: ``gateable(text)``)."""
+    return not gated or _holds(needs(pattern), lowered)
+
+
+__all__ = ["gateable", "may_match", "needs"]
