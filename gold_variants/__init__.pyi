@@ -15,7 +15,6 @@ from ._evidence import (
     EvidenceItem,
     Explanation,
     PreconditionResult,
-    evidence_holds,
 )
 from ._fixes import (
     PolicyFix,
@@ -63,6 +62,9 @@ from ._record import (
     Withdrawal,
     Write,
     read_record,
+)
+from ._record_reads import (
+    evidence_holds,
 )
 from ._registry import (
     all_variants,

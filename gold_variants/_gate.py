@@ -12,16 +12,19 @@ nothing in a text holding a character that a case-insensitive ASCII letter match
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
+# the standard library's own regex parser (``re._parser`` from Python 3.11, ``sre_parse`` before)
 try:
-    from re import _constants as _c
-    from re import _parser as _p
+    _p: Any = importlib.import_module("re._parser")
+    _c: Any = importlib.import_module("re._constants")
 except ImportError:  # pragma: no cover - Python < 3.11
-    import sre_constants as _c  # type: ignore[no-redef]
-    import sre_parse as _p  # type: ignore[no-redef]
+    _p = importlib.import_module("sre_parse")
+    _c = importlib.import_module("sre_constants")
 
 # What a pattern needs: every requirement must hold. A requirement is a group of words (one of them occurs in
 # the text) or the alternatives of a branch (every requirement of one of them holds).
@@ -52,8 +55,9 @@ def _requirements(items: list) -> list[Requirement]:
             alternatives = [_requirements(list(alternative)) for alternative in av[1]]
             if not all(alternatives):
                 continue  # an alternative that needs nothing: the branch needs nothing
-            if all(len(a) == 1 and isinstance(a[0], frozenset) for a in alternatives):
-                out.append(frozenset().union(*(a[0] for a in alternatives)))  # one word of any alternative
+            words = [a[0] for a in alternatives if len(a) == 1 and isinstance(a[0], frozenset)]
+            if len(words) == len(alternatives):
+                out.append(frozenset(w for group in words for w in group))  # one word of any alternative
             else:
                 out.append(tuple(alternatives))
     flush()

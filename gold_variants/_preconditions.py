@@ -29,9 +29,9 @@ from gold_variants._evidence import (
     asserted,
     mentions,
     price_bound,
-    refusal_evidence,
 )
 from gold_variants._record import ConversationRecord
+from gold_variants._record_reads import refusal_evidence
 from gold_variants._vocabulary import vocabulary
 
 if TYPE_CHECKING:

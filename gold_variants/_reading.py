@@ -47,6 +47,7 @@ from gold_variants._evidence import (
 )
 from gold_variants._no_write import (
     TRANSFER_MARK,
+    Settled,
     agreed_in,
     anaphoric_in,
     answer_in,
@@ -238,7 +239,7 @@ def _claims(r: _Reading) -> list[Claim]:
     return found
 
 
-def _final_decision(r: _Reading, withdrawn: Withdrawal | None, claims: list[Claim]) -> FinalDecision:
+def _final_decision(r: _Reading, withdrawn: Settled | None, claims: list[Claim]) -> FinalDecision:
     users = [t for t in r.turns if t.role == "user" and t.text.strip()]
     if not users:
         return FinalDecision(decision="none", message_index=None, excerpt="", basis="the user never spoke")

@@ -8,9 +8,28 @@ from collections.abc import Sequence
 from tau2.data_model.message import Message
 from tau2.data_model.tasks import Task
 
-from envs import ReplayEngine, tool_kind
-from gold_variants import ConversationRecord, GoldVariant, conversation_record, variant_clauses
-from loophole_scoring._strict import GENERIC_REFUSAL, governing_evidence
+from envs import CUSTOM, ReplayEngine, pinned_gold_version, tool_kind
+from gold_variants import (
+    ConversationRecord,
+    GoldVariant,
+    conversation_record,
+    gold_reading,
+    load_catalog,
+    variant_clauses,
+)
+
+GENERIC_REFUSAL = "refusal"  # the catalog's clause-free evidence kind: a decline, or any transfer
+
+
+def governing_evidence(domain: str, task_version: str, task: Task) -> str:
+    """The evidence kind a no-write gold's refusal needs: its loophole's clause, else the generic refusal."""
+    version = task_version if task_version != CUSTOM else pinned_gold_version(domain, task)
+    taken = gold_reading(domain, version, task.id) if version is not None else None
+    if taken is not None:
+        entry = load_catalog().get(taken[0].split("/")[0])
+        if entry.evidence:
+            return next(iter(entry.evidence))
+    return GENERIC_REFUSAL
 
 
 def trajectory_record(

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from tau2.data_model.message import Message
 from tau2.data_model.tasks import Task
 
-from envs import CUSTOM, ReplayEngine, pinned_gold_version
+from envs import ReplayEngine
 from gold_variants import (
     Answer,
     ConversationRecord,
@@ -39,13 +39,11 @@ from gold_variants import (
     Withdrawal,
     conduct_violations,
     evidence_holds,
-    gold_reading,
-    load_catalog,
 )
+from loophole_scoring._record import GENERIC_REFUSAL, governing_evidence, trajectory_record
 from loophole_scoring._strict_writes import GoldWrites, gold_writes, unmatched_writes
 
 BROKEN_GOLD = "broken gold"
-GENERIC_REFUSAL = "refusal"  # the catalog's clause-free evidence kind: a decline, or any transfer
 NO_YES = "a write without the user's explicit yes"
 CONDUCT = "conduct the policy forbids"
 
@@ -55,17 +53,6 @@ class StrictVerdict:
     reward: float | None  # 1.0, 0.0, or None (broken gold; single gold not scored)
     reason: str | None
     settled: str | None = None  # on a pass of a no-write gold: how the request was settled
-
-
-def governing_evidence(domain: str, task_version: str, task: Task) -> str:
-    """The evidence kind a no-write gold's refusal needs: its loophole's clause, else the generic refusal."""
-    version = task_version if task_version != CUSTOM else pinned_gold_version(domain, task)
-    taken = gold_reading(domain, version, task.id) if version is not None else None
-    if taken is not None:
-        entry = load_catalog().get(taken[0].split("/")[0])
-        if entry.evidence:
-            return next(iter(entry.evidence))
-    return GENERIC_REFUSAL
 
 
 def _no_write_settled(record: ConversationRecord, kind: str) -> str | None:
@@ -107,8 +94,6 @@ def strict_verdict(
     if single_reward != 1.0:
         return StrictVerdict(0.0, "the single gold fails it")
     if record is None:
-        from loophole_scoring._record import trajectory_record
-
         record = trajectory_record(messages, domain, task_version, task, engine)
     unconfirmed = record.writes_without_yes
     if unconfirmed:
