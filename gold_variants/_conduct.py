@@ -38,6 +38,7 @@ from gold_variants._evidence import (
     _excerpt,
     _sentences,
     _Turn,
+    _Units,
     asserted,
     mentions,
 )
@@ -76,19 +77,22 @@ class Violation:
 
 
 def unasked_compensation(
-    turns: list[_Turn], declined_before: Callable[[str, int], Sequence[Decline]]
+    turns: list[_Turn], declined_before: Callable[[str, int], Sequence[Decline]], units: _Units | None = None
 ) -> Violation | None:
     """Compensation offered or sent before the user asked for any, or a certificate sent after the agent
     declined compensation on the change-or-cancel condition (``declined_before(clause, i)``: the certain declines
-    on the clause before message ``i``, as the record reads them)."""
+    on the clause before message ``i``, as the record reads them; ``units``: the conversation's units, whose gate
+    skips a message that cannot hold the words)."""
     v = vocabulary()
-    asked = next((t.index for t in turns if t.role == "user" and mentions(v.compensation_request, t.text)), None)
+    units = units or _Units()
+    asked = next((t.index for t in turns if t.role == "user" and units.may((v.compensation_request,), t.text)
+                  and mentions(v.compensation_request, t.text)), None)
     for t in turns:
         if asked is not None and t.index >= asked:
             break
         if any(c.name == "send_certificate" for c in t.calls):
             return Violation("compensation_asked", t.index, "a certificate sent before the user asked for compensation")
-        if t.role != "assistant":
+        if t.role != "assistant" or not units.may((v.compensation_offer,), t.text):
             continue
         for s in _sentences(t.text):
             m = v.compensation_offer.search(s)

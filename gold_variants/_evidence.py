@@ -32,7 +32,7 @@ from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message
 
-from gold_variants._gate import gateable, may_match
+from gold_variants._gate import gateable, holds, needs
 from gold_variants._normalise import Normalised, _apply, normalise, without_reasoning
 from gold_variants._vocabulary import EvidenceKind, Offer, vocabulary
 
@@ -212,26 +212,33 @@ class _Units:
     def __init__(self) -> None:
         self._text: dict[str, list[str]] = {}
         self._summary: dict[str, list[str]] = {}
-        self._gates: dict[str, tuple[str, bool]] = {}
+        self._gates: dict[str, str | None] = {}
+
+    def gate(self, text: str) -> str | None:
+        """The lowercase of ``text``'s units, joined, that ``_gate`` reads (a unit is a sentence of it, or a list
+        joined to its sentence, so the gate reads them all); None where the gate does not apply (``gateable``)."""
+        if text not in self._gates:
+            joined = "\n".join(self.of(text)).lower()
+            self._gates[text] = joined if gateable(joined) else None
+        return self._gates[text]
 
     def may(self, patterns: Sequence[re.Pattern[str]], text: str) -> bool:
-        """Whether every one of ``patterns`` could match some unit of ``text`` (``_gate``: a unit is a sentence of
-        it, or a list joined to its sentence, so the gate reads them all)."""
-        gate = self._gates.get(text)
-        if gate is None:
-            joined = "\n".join(self.of(text)).lower()
-            gate = self._gates[text] = (joined, gateable(joined))
-        return all(may_match(p, gate[0], gate[1]) for p in patterns)
+        """Whether every one of ``patterns`` could match some unit of ``text``."""
+        lowered = self.gate(text)
+        return lowered is None or all(holds(needs(p), lowered) for p in patterns)
 
     def may_decline(self, kind: EvidenceKind, text: str) -> bool:
         """Whether a unit of ``text`` could decline on ``kind``'s clause in the agent's words (``_declines``): it
         must state one of the clause's decline classes and name the whole subject (a direct decline), or state
         one of them or any decline and name every part of the indirect subject."""
-        by_class = any(self.may((p,), text) for p in kind.declined_by)
-        if by_class and self.may(kind.subject, text):
+        lowered = self.gate(text)
+        if lowered is None:
             return True
-        return bool(kind.indirect) and (by_class or self.may((vocabulary().decline,), text)) and self.may(
-            kind.indirect, text)
+        by_class = any(holds(needs(p), lowered) for p in kind.declined_by)
+        if by_class and all(holds(needs(p), lowered) for p in kind.subject):
+            return True
+        return bool(kind.indirect) and (by_class or holds(needs(vocabulary().decline), lowered)) and all(
+            holds(needs(p), lowered) for p in kind.indirect)
 
     def of(self, text: str) -> list[str]:
         found = self._text.get(text)

@@ -45,6 +45,7 @@ from gold_variants._evidence import (
     conditions,
     mentions,
 )
+from gold_variants._gate import holds, needs
 from gold_variants._no_write import (
     TRANSFER_MARK,
     Settled,
@@ -119,8 +120,11 @@ def _requests(r: _Reading) -> list[UserRequest]:
     for t in r.turns:
         if t.role != "user" or not t.text.strip():
             continue
-        for tool, pattern in words.items():  # a search first: most words are in no message at all
-            if tool not in found and pattern.search(t.text) and mentions(pattern, t.text):
+        lowered = r.units.gate(t.text)
+        for tool, pattern in words.items():  # the gate and a search first: most words are in no message at all
+            if tool in found or (lowered is not None and not holds(needs(pattern), lowered)):
+                continue
+            if pattern.search(t.text) and mentions(pattern, t.text):
                 found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=_excerpt(t.raw))
     return sorted(found.values(), key=lambda q: q.message_index)
 
@@ -153,8 +157,10 @@ def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
     spoken = [(t, _sentences(t.text)) for t in r.turns if t.role == "assistant" and t.text]
     for loophole_id, offers in vocabulary().offers.items():
         for place, offer in enumerate(offers):
+            needed = needs(offer.pattern)
             for t, sentences in spoken:
-                if not r.units.may((offer.pattern,), t.text):
+                lowered = r.units.gate(t.text)
+                if lowered is not None and not holds(needed, lowered):
                     continue
                 said = next((s for s in sentences if _offers(offer, s)), None)
                 if said is None:
@@ -202,19 +208,20 @@ def _cancellations(r: _Reading) -> list[Cancellation]:
 def _claims(r: _Reading) -> list[Claim]:
     """Every claim sentence of the agent: per message and kind, the first sentence the database contradicts, else
     the first that states it; over every kind (those checked only for some refusals included, marked)."""
-    kinds, _now = claim_kinds()
     check = checkers()
+    kinds = [(kind, check[kind.name], [needs(p) for p in kind.patterns]) for kind in claim_kinds()[0]
+             if kind.name in check]
     acted: dict[tuple[str, int], bool] = {}
     found: list[Claim] = []
     for t in r.turns:
         if t.role != "assistant" or not t.text:
             continue
         sentences = _sentences(t.text)
-        for kind in kinds:
-            checker = check.get(kind.name)
+        lowered = r.units.gate(t.text)
+        for kind, checker, needed in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
             # no claim there
-            if checker is None or not any(r.units.may((p,), t.text) for p in kind.patterns):
+            if lowered is not None and not any(holds(n, lowered) for n in needed):
                 continue
             first: str | None = None
             truth: str | None = None
@@ -283,7 +290,7 @@ def conversation_record(
     declines = sorted((d for n in names for d in r.declines(n)), key=lambda d: (d.message_index, d.clause))
     claims = _claims(r)
     compensation = unasked_compensation(r.turns, lambda name, before: [
-        d for d in r.declines(name) if d.form != "anaphoric" and d.certain and d.message_index < before])
+        d for d in r.declines(name) if d.form != "anaphoric" and d.certain and d.message_index < before], r.units)
     withdrawn = withdrawal_in(r.turns, lambda until: any(
         c.false and not c.refusals_of and c.message_index <= until for c in claims))
     answer = answer_in(r.turns, facts)
