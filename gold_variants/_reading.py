@@ -134,10 +134,11 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
     certain = {(d.message_index, d.clause) for name in names for d in r.declines(name)
                if d.form == "transfer" and d.certain and name != GENERIC_REFUSAL}  # every transfer counts for it
     refusal = vocabulary().kinds[GENERIC_REFUSAL]
-    declined_at = [d.message_index for d in r.declines(GENERIC_REFUSAL) if d.form == "words" and d.certain]
     out = []
     for t in r.turns:
         for c in (c for c in t.calls if c.name == _TRANSFER):
+            # a transfer reads the generic refusal's declines (the record then lists the clause as read)
+            declined_at = [d.message_index for d in r.declines(GENERIC_REFUSAL) if d.form == "words" and d.certain]
             summary = str(c.arguments.get("summary") or "")
             asked = any(u.role == "user" and u.index < t.index and mentions(v.transfer_request, u.text) for u in r.turns)
             declined = any(i <= t.index for i in declined_at) or any(
@@ -280,25 +281,31 @@ def conversation_record(
     """The record of ``messages`` (``is_write``: a tool name is a write, as the domain's tools say; ``facts``:
     the gold's ``communicate_info``, the informational answers the record looks for; ``clauses``: the evidence
     kinds whose declines it reads, every kind where None: reading a clause costs a pass over every sentence,
-    so scoring names the ones its verdicts read). The generic refusal is always read (transfers need it)."""
+    so scoring names the ones its verdicts read). A transfer call reads the generic refusal too (whether the
+    agent declined before it), and a certificate sent after no change the compensation clause; the record lists
+    every clause it read (``clauses_read``), with all its declines."""
     r = _Reading(messages, domain, is_write)
-    names = [n for n in vocabulary().kinds if clauses is None or n in clauses or n == GENERIC_REFUSAL]
     unknown = sorted(set(clauses or ()) - set(vocabulary().kinds))
     if unknown:
         raise ValueError(f"unknown evidence kind(s) {', '.join(map(repr, unknown))}")
-    read = [ClauseRead(clause=n, contested_write_at=_first_call(r.turns, vocabulary().kinds[n].contested)) for n in names]
-    declines = sorted((d for n in names for d in r.declines(n)), key=lambda d: (d.message_index, d.clause))
+    asked = [n for n in vocabulary().kinds if clauses is None or n in clauses]
+    for n in asked:
+        r.declines(n)
     claims = _claims(r)
     compensation = unasked_compensation(r.turns, lambda name, before: [
         d for d in r.declines(name) if d.form != "anaphoric" and d.certain and d.message_index < before], r.units)
     withdrawn = withdrawal_in(r.turns, lambda until: any(
         c.false and not c.refusals_of and c.message_index <= until for c in claims))
     answer = answer_in(r.turns, facts)
+    transfers = _transfers(r, asked)
+    names = [n for n in vocabulary().kinds if n in r._declines]  # asked, and read on the way
+    read = [ClauseRead(clause=n, contested_write_at=_first_call(r.turns, vocabulary().kinds[n].contested)) for n in names]
+    declines = sorted((d for n in names for d in r.declines(n)), key=lambda d: (d.message_index, d.clause))
     return ConversationRecord(
         clauses_read=read,
         requests=_requests(r),
         declines=declines,
-        transfers=_transfers(r, names),
+        transfers=transfers,
         offers=_offers_in(r, names),
         writes=_writes(r),
         cancellations=_cancellations(r),

@@ -17,6 +17,7 @@ from gold_variants import (
     load_catalog,
     variant_clauses,
 )
+from loophole_scoring._strict_writes import gold_writes
 
 GENERIC_REFUSAL = "refusal"  # the catalog's clause-free evidence kind: a decline, or any transfer
 
@@ -41,11 +42,12 @@ def trajectory_record(
     variants: Sequence[GoldVariant] = (),
 ) -> ConversationRecord:
     """The conversation's record, with the domain's tools deciding what a write is, the gold's facts
-    (``communicate_info``) the informational answers it looks for, and the clauses its verdicts read: the
-    generic refusal, strict's governing clause and each of ``variants``' evidence kinds and clause subjects."""
+    (``communicate_info``) the informational answers it looks for, and the clauses its verdicts read: each of
+    ``variants``' evidence kinds and clause subjects, and strict's governing clause where strict reads it (a
+    gold that makes no write changing the database: ``_strict_writes.gold_writes``, cached per gold)."""
     criteria = task.evaluation_criteria if task is not None else None
     facts = list(criteria.communicate_info or []) if criteria is not None else []
-    clauses = {GENERIC_REFUSAL}.union(*(variant_clauses(v) for v in variants))
-    if task is not None:
+    clauses: set[str] = set().union(*(variant_clauses(v) for v in variants))
+    if task is not None and not gold_writes(engine, list(criteria.actions or []) if criteria is not None else []).writes:
         clauses.add(governing_evidence(domain, task_version, task))
     return conversation_record(messages, domain, lambda name: tool_kind(engine, name) == "write", facts, clauses)
