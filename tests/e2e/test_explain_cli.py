@@ -66,7 +66,7 @@ def test_explain_prints_the_record(run_dir):
     proc = harness("explain", str(run_dir), _trajectory(run_dir, "29"))
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "record (schema version 1)" in out
+    assert "record (schema version 2)" in out
     # only the domain's writes are requests (the catalog's words cover retail too)
     assert "  requests: update_reservation_flights at message 1; book_reservation at message 3; update_reservation_baggages at message 17\n" in out
     assert ("  decline at message 8 on refuse_route_change: 'Please note that you cannot change the origin, "
@@ -100,13 +100,13 @@ def _edited_run(run_dir: Path, tmp_path: Path, record_json) -> Path:
 
 
 def _record_lines(out: str) -> list[str]:
-    lines = out.split("record (schema version 1)\n", 1)[1].splitlines()
+    lines = out.split("record (schema version 2)\n", 1)[1].splitlines()
     return lines[: lines.index("")]
 
 
 def test_explain_an_old_run_rebuilds_the_record_and_refuses_another_version(run_dir, tmp_path):
-    """A rescored run stores no record (explain rebuilds it), a run written before the column neither; a stored
-    record (a sweep's) is printed as stored, and one of another schema version is refused in one line."""
+    """A rescored run stores the record its verdicts read, the one explain rebuilds for a run written before the
+    column; a stored record is printed as stored, and one of another schema version is refused in one line."""
     from loophole_scoring import stored_record
 
     rebuilt_here = harness("explain", str(run_dir), _trajectory(run_dir, "29"))
@@ -115,7 +115,7 @@ def test_explain_an_old_run_rebuilds_the_record_and_refuses_another_version(run_
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert _record_lines(rebuilt.stdout) == _record_lines(rebuilt_here.stdout)
 
-    def stored_without_declines(_: object) -> str:  # a record as a sweep stores it, edited to tell it apart
+    def stored_without_declines(_: object) -> str:  # the stored record, edited to tell it apart
         trial = store.read_table(run_dir, "trials").set_index("task_id").loc["29"]
         record = stored_record(None, json.loads(trial.messages_json), trial.domain, trial.task_version, "29")
         assert record.declines
@@ -126,9 +126,9 @@ def test_explain_an_old_run_rebuilds_the_record_and_refuses_another_version(run_
     assert printed == [line for line in _record_lines(rebuilt_here.stdout) if not line.startswith("  decline at")]
     assert printed != _record_lines(rebuilt_here.stdout)
 
-    newer = _edited_run(run_dir, tmp_path / "newer", lambda v: json.dumps({"schema_version": 2}))
-    proc = harness("explain", str(newer), _trajectory(run_dir, "29"))
+    older = _edited_run(run_dir, tmp_path / "older", lambda v: json.dumps({"schema_version": 1}))
+    proc = harness("explain", str(older), _trajectory(run_dir, "29"))
     assert proc.returncode == 2
     line = proc.stderr.strip()
     assert "\n" not in line and line.startswith("error: ")
-    assert "trials.parquet: field 'record_json': record schema version 2; this harness reads version 1" in line
+    assert "trials.parquet: field 'record_json': record schema version 1; this harness reads version 2" in line
