@@ -146,8 +146,8 @@ def test_the_pattern_gate_never_rules_out_a_text_its_pattern_matches():
     import re
 
     from gold_variants._claims import claim_kinds
-    from gold_variants._evidence import _units
     from gold_variants._gate import gateable, may_match
+    from gold_variants._units import _units
     from gold_variants._vocabulary import vocabulary
     from tests.conftest import real_run
 
