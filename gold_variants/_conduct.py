@@ -85,14 +85,14 @@ def unasked_compensation(
     skips a message that cannot hold the words)."""
     v = vocabulary()
     units = units or _Units()
-    asked = next((t.index for t in turns if t.role == "user" and units.may((v.compensation_request,), t.text)
+    asked = next((t.index for t in turns if t.role == "user" and units.may_say((v.compensation_request,), t.text)
                   and mentions(v.compensation_request, t.text)), None)
     for t in turns:
         if asked is not None and t.index >= asked:
             break
         if any(c.name == "send_certificate" for c in t.calls):
             return Violation("compensation_asked", t.index, "a certificate sent before the user asked for compensation")
-        if t.role != "assistant" or not units.may((v.compensation_offer,), t.text):
+        if t.role != "assistant" or not units.may_say((v.compensation_offer,), t.text):
             continue
         for s in _sentences(t.text):
             m = v.compensation_offer.search(s)

@@ -75,7 +75,8 @@ def needs(pattern: re.Pattern[str]) -> tuple[Requirement, ...]:
 
 
 def holds(requirements: Sequence[Requirement], lowered: str) -> bool:
-    """Whether the text whose lowercase is ``lowered`` has what ``requirements`` (``needs``) asks for."""
+    """Whether the text whose lowercase is ``lowered`` has what ``requirements`` (``needs``) asks for. (A branch's
+    alternatives are tested in place, not by a call each: this runs for every pattern on every message.)"""
     for r in requirements:
         if isinstance(r, frozenset):
             for word in r:
@@ -83,7 +84,20 @@ def holds(requirements: Sequence[Requirement], lowered: str) -> bool:
                     break
             else:
                 return False
-        elif not any(holds(alternative, lowered) for alternative in r):
+            continue
+        for alternative in r:
+            for g in alternative:
+                if isinstance(g, frozenset):
+                    for word in g:
+                        if word in lowered:
+                            break
+                    else:
+                        break  # this alternative lacks a word
+                elif not holds((g,), lowered):
+                    break
+            else:
+                break  # this alternative has all it needs
+        else:
             return False
     return True
 

@@ -120,7 +120,7 @@ def _requests(r: _Reading) -> list[UserRequest]:
     for t in r.turns:
         if t.role != "user" or not t.text.strip():
             continue
-        lowered = r.units.gate(t.text)
+        lowered = r.units.lowered(t.text)
         for tool, pattern in words.items():  # the gate and a search first: most words are in no message at all
             if tool in found or (lowered is not None and not holds(needs(pattern), lowered)):
                 continue
@@ -160,7 +160,7 @@ def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
         for place, offer in enumerate(offers):
             needed = needs(offer.pattern)
             for t, sentences in spoken:
-                lowered = r.units.gate(t.text)
+                lowered = r.units.lowered(t.text)
                 if lowered is not None and not holds(needed, lowered):
                     continue
                 said = next((s for s in sentences if _offers(offer, s)), None)
@@ -218,7 +218,7 @@ def _claims(r: _Reading) -> list[Claim]:
         if t.role != "assistant" or not t.text:
             continue
         sentences = _sentences(t.text)
-        lowered = r.units.gate(t.text)
+        lowered = r.units.lowered(t.text)
         for kind, checker, needed in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
             # no claim there

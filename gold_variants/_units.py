@@ -46,6 +46,7 @@ class _Units:
         self._text: dict[str, list[str]] = {}
         self._summary: dict[str, list[str]] = {}
         self._gates: dict[str, str | None] = {}
+        self._plain: dict[str, str | None] = {}
 
     def gate(self, text: str) -> str | None:
         """The lowercase of ``text``'s units, joined, that ``_gate`` reads (a unit is a sentence of it, or a list
@@ -54,6 +55,19 @@ class _Units:
             joined = "\n".join(self.of(text)).lower()
             self._gates[text] = joined if gateable(joined) else None
         return self._gates[text]
+
+    def lowered(self, text: str) -> str | None:
+        """The lowercase of ``text`` itself, for a reader of its sentences (each a part of it); None where the gate
+        does not apply."""
+        if text not in self._plain:
+            low = text.lower()
+            self._plain[text] = low if gateable(low) else None
+        return self._plain[text]
+
+    def may_say(self, patterns: Sequence[re.Pattern[str]], text: str) -> bool:
+        """Whether every one of ``patterns`` could match some sentence of ``text``."""
+        low = self.lowered(text)
+        return low is None or all(holds(needs(p), low) for p in patterns)
 
     def may(self, patterns: Sequence[re.Pattern[str]], text: str) -> bool:
         """Whether every one of ``patterns`` could match some unit of ``text``."""
