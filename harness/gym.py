@@ -125,6 +125,13 @@ class LoopholeAgentGymEnv(AgentGymEnv):
 
     def step(self, action: str):
         observation, reward, terminated, truncated, info = super().step(action)
+        agent = getattr(self, "_agent", None)
+        if agent is not None and not terminated:
+            # tau2's agent says it is its turn (clears its event) before it stores the new observation, in one
+            # locked block that the step's read does not wait for: a slow store (a GC pause) returned the last
+            # step's observation. Read it again once the block is done.
+            with agent._lock:
+                observation = self._format_observation(agent.observation)
         info.update(self._last)
         info["task_id"] = self.task_id
         info["task_version"] = self.task_version
