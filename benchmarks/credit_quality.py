@@ -109,11 +109,12 @@ def verdicts(
     )
     strict["verdict"] = strict["strict_reward"].map(lambda r: "credited" if r == 1.0 else "not_credited")
     labels = labels[labels["variant"] != STRICT]
-    rows = scores.merge(trials[["trajectory_id", "file", "simulation_id"]], on="trajectory_id")
+    rows = scores.merge(trials[["trajectory_id", "file", "simulation_id", "record_json"]], on="trajectory_id")
     rows = rows.rename(columns={"gold_id": "variant"})
     if "verdict" not in rows.columns:  # a tree from before the three verdicts: a full reward is a credit
         rows["verdict"] = rows["reward"].map(lambda r: "credited" if r == 1.0 else "not_credited")
-    keep = ["file", "simulation_id", "task_id", "variant", "verdict", "reward", "explanation_json", "reason"]
+    keep = ["file", "simulation_id", "task_id", "variant", "verdict", "reward", "explanation_json", "reason",
+            "record_json"]
     merged = labels.merge(rows[keep].drop(columns="task_id"), on=["file", "simulation_id", "variant"], how="left")
     merged["verdict"] = merged["verdict"].fillna("no such variant row")
     # Variant credits (certain or not) where the single gold fails, that no label covers: to be judged.
@@ -139,16 +140,36 @@ def class_counts(extra: pd.DataFrame | None) -> dict[str, tuple[int, int]]:
 
 
 def _evidence(row: pd.Series) -> str:
+    """The verdict's preconditions (the explanation), and the evidence it rests on as the conversation's record
+    (``trials.record_json``, the one reading every verdict reads) has it: each decline the explanation cites, with
+    its clause and form, each write with its confirmation, and the false claims."""
+    from gold_variants import read_record
+
     if not isinstance(row.get("explanation_json"), str):
         return str(row.get("reason") or "")
     expl = json.loads(row["explanation_json"])
     parts = [
         f"{p['name']}={'held' if p['held'] else 'FAILED'} ({p['detail'][:100]})" for p in expl["preconditions"]
     ]
-    parts += [
-        f"msg {e['message_index']}: {e['what']}: {(e['excerpt'] or e['tool_call'] or '')[:120]!r}"
-        for e in expl["evidence"]
-    ]
+    record = read_record(row["record_json"]) if isinstance(row.get("record_json"), str) else None
+    for e in expl["evidence"]:
+        if record is None:
+            parts.append(f"msg {e['message_index']}: {e['what']} (no record)")
+        elif e["what"] == "write":
+            writes = [w for w in record.writes if w.message_index == e["message_index"]]
+            parts += [f"msg {w.message_index}: write {w.tool} "
+                      f"({'confirmed' if w.confirmed else 'NO explicit yes'}{', failed' if w.failed else ''})"
+                      for w in writes] or [f"msg {e['message_index']}: {e['tool_call'] or 'a write'} (not a write "
+                                           "the record lists: a tool outside the domain's writes)"]
+        else:
+            d = next((d for d in record.declines if (d.message_index, d.excerpt, d.what) ==
+                      (e["message_index"], e["excerpt"], e["what"])), None)
+            parts.append(f"msg {e['message_index']}: NOT IN THE RECORD: {e['what']}" if d is None else
+                         f"msg {d.message_index}: decline on {d.clause} ({d.form}, {'certain' if d.certain else 'weak'}):"
+                         f" {(d.excerpt or d.tool_call or '')[:120]!r}")
+    if record is not None:
+        parts += [f"msg {c.message_index}: false claim of {c.what}{' (acted on)' if c.acted_on else ''}: "
+                  f"{(c.truth or '')[:100]}" for c in record.false_claims]
     if expl.get("problem"):
         parts.insert(0, f"problem: {expl['problem']}")
     return "; ".join(parts) or str(row.get("reason") or "")

@@ -24,7 +24,7 @@ subprocess) is sampled from /proc every 50 ms (the tree walked again every 0.5 s
 its own tree, and prints its peak on its own line (the last line's peak leaves that subprocess out).
 Before it, the CPU budget: a worker's steps timed one by one (CPU seconds, ``time.process_time``) on
 chunks of 64 of the repeated file, as a worker runs them after its first chunk (decode, validate, the
-agent's replay, the single gold, the variants, the strict band, the conversation record, the rows), and the main process's CPU
+agent's replay, the single gold, the conversation record, the variants and the strict band that read it, the rows), and the main process's CPU
 during the pipeline, each per trajectory. ``--replay strict`` times the pinned package's replay instead of
 the default lenient one.
 The last line is ``speedup=<pipeline end-to-end ratio at N> peak_rss_mb=<tree peak>``.
@@ -233,7 +233,7 @@ def cpu_budget(path: Path, tmp: Path, replay: str, main_per: float | None, chunk
     spans = list(found)
     engine, mode = engine_for(run.domain), ReplayMode(replay)
     task_set = load_task_set(run.domain, run.task_version)
-    steps = dict.fromkeys(("decode", "validate", "replay", "single gold", "variants", "strict", "record", "row"), 0.0)
+    steps = dict.fromkeys(("decode", "validate", "replay", "single gold", "record", "variants", "strict", "row"), 0.0)
     timed = 0
     for c in range(chunks + 1):
         group, lo = spans[c * chunk:(c + 1) * chunk], found.start + 1 if c == 0 else spans[c * chunk - 1][1]
@@ -244,7 +244,7 @@ def cpu_budget(path: Path, tmp: Path, replay: str, main_per: float | None, chunk
         t = time.process_time()
         items = [identified(run, c * chunk + k, raw) for k, raw in enumerate(raws)]
         clock["validate"] = time.process_time() - t
-        for step in ("replay", "single gold", "variants", "strict", "record", "row"):
+        for step in ("replay", "single gold", "record", "variants", "strict", "row"):
             clock[step] = 0.0
         for k, item in enumerate(items):
             sim = item.sim
@@ -257,15 +257,15 @@ def cpu_budget(path: Path, tmp: Path, replay: str, main_per: float | None, chunk
             t = time.process_time()
             gold = score_against_gold(sim, task, engine, predicted)
             clock["single gold"] += time.process_time() - t
+            t = time.process_time()  # the conversation read once, before the verdicts that read it
+            record = trajectory_record(sim.messages, run.domain, run.task_version, task, engine, variants)
+            clock["record"] += time.process_time() - t
             t = time.process_time()
-            [_score_variant(sim, task, engine, predicted, None, v) for v in variants]
+            [_score_variant(sim, task, engine, predicted, None, v, record) for v in variants]
             clock["variants"] += time.process_time() - t
             t = time.process_time()
-            strict_verdict(gold.reward, sim.messages, run.domain, run.task_version, task, engine)
+            strict_verdict(gold.reward, sim.messages, run.domain, run.task_version, task, engine, record)
             clock["strict"] += time.process_time() - t
-            t = time.process_time()
-            trajectory_record(sim.messages, run.domain, run.task_version, task, engine, variants)
-            clock["record"] += time.process_time() - t
             t = time.process_time()
             _row_of(run, c * chunk + k, item)
             clock["row"] += time.process_time() - t
@@ -275,12 +275,12 @@ def cpu_budget(path: Path, tmp: Path, replay: str, main_per: float | None, chunk
             timed += len(items)
             for step, seconds in clock.items():
                 steps[step] += seconds
-    total = sum(v for k, v in steps.items() if k != "record")  # a rescore builds no record (sweeps, explain do)
+    total = sum(steps.values())
     print(f"CPU budget ({replay} replay; ms of CPU per trajectory, {timed} trajectories in chunks of {chunk}):")
     print("| step | ms |")
     print("|---|---|")
     for step, seconds in steps.items():
-        shown = "record (sweeps, explain and the viewer build it; not a rescore)" if step == "record" else step
+        shown = "record (the conversation read once; variants and strict read it)" if step == "record" else step
         print(f"| {shown} | {1000 * seconds / timed:.3f} |")
     print(f"| a rescore worker, all its steps | {1000 * total / timed:.3f} |")
     if main_per is not None:

@@ -15,7 +15,6 @@ from ._evidence import (
     EvidenceItem,
     Explanation,
     PreconditionResult,
-    evidence_holds,
 )
 from ._fixes import (
     PolicyFix,
@@ -44,16 +43,28 @@ from ._no_write import (
 )
 from ._preconditions import (
     explain,
+    variant_clauses,
 )
 from ._predicates import (
     predicate_holds,
 )
+from ._reading import (
+    conversation_record,
+)
 from ._record import (
     RECORD_SCHEMA_VERSION,
+    Answer,
+    Claim,
     ConversationRecord,
+    Decline,
     RecordVersionError,
-    conversation_record,
+    Transfer,
+    Withdrawal,
+    Write,
     read_record,
+)
+from ._record_reads import (
+    evidence_holds,
 )
 from ._registry import (
     all_variants,
@@ -79,6 +90,12 @@ from ._write_details import (
 )
 
 __all__ = [
+    "Answer",
+    "Claim",
+    "Decline",
+    "Transfer",
+    "Withdrawal",
+    "Write",
     "agreed_transfer",
     "anaphoric_decline",
     "all_variants",
@@ -122,6 +139,7 @@ __all__ = [
     "requests_in",
     "UNIVERSAL_CHECKS",
     "UpgradeModifyPredicate",
+    "variant_clauses",
     "variants_for",
     "Violation",
     "withdrawal_after_quote",

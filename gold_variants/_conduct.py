@@ -26,33 +26,25 @@ a yes).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from tau2.data_model.message import Message
 from tau2.data_model.tasks import Action
 
-from gold_variants._claims import _not_cancellable, false_claims
-from gold_variants._conversation_state import _states
 from gold_variants._evidence import (
     _TRANSFER,
     PreconditionResult,
-    _declines,
     _excerpt,
     _sentences,
     _Turn,
-    _turns,
-    _units,
+    _Units,
     asserted,
-    find_declines,
     mentions,
 )
 from gold_variants._model import GoldVariant, ReadingKind
-from gold_variants._no_write import unconfirmed_writes
-from gold_variants._normalise import normalise
+from gold_variants._record import ConversationRecord, Decline
 from gold_variants._vocabulary import vocabulary
-from gold_variants._write_details import writes_without_details
 
 Check = Literal["writes_confirmed", "compensation_asked", "no_forbidden_cancellation", "no_unwarranted_transfer"]
 
@@ -84,23 +76,23 @@ class Violation:
     detail: str
 
 
-def _write_tools(domain: str) -> frozenset[str]:
-    from gold_variants.readings._base import write_tools
-
-    return write_tools(domain)
-
-
-def unasked_compensation(turns: list[_Turn]) -> Violation | None:
+def unasked_compensation(
+    turns: list[_Turn], declined_before: Callable[[str, int], Sequence[Decline]], units: _Units | None = None
+) -> Violation | None:
     """Compensation offered or sent before the user asked for any, or a certificate sent after the agent
-    declined compensation on the change-or-cancel condition."""
+    declined compensation on the change-or-cancel condition (``declined_before(clause, i)``: the certain declines
+    on the clause before message ``i``, as the record reads them; ``units``: the conversation's units, whose gate
+    skips a message that cannot hold the words)."""
     v = vocabulary()
-    asked = next((t.index for t in turns if t.role == "user" and mentions(v.compensation_request, t.text)), None)
+    units = units or _Units()
+    asked = next((t.index for t in turns if t.role == "user" and units.may_say((v.compensation_request,), t.text)
+                  and mentions(v.compensation_request, t.text)), None)
     for t in turns:
         if asked is not None and t.index >= asked:
             break
         if any(c.name == "send_certificate" for c in t.calls):
             return Violation("compensation_asked", t.index, "a certificate sent before the user asked for compensation")
-        if t.role != "assistant":
+        if t.role != "assistant" or not units.may_say((v.compensation_offer,), t.text):
             continue
         for s in _sentences(t.text):
             m = v.compensation_offer.search(s)
@@ -111,71 +103,46 @@ def unasked_compensation(turns: list[_Turn]) -> Violation | None:
     # the condition the agent stated is unmet where nothing was changed or cancelled
     met = any(c.name in _CHANGES for t in turns for c in t.calls)
     if sent is not None and not met and "declines_compensation" in v.kinds:
-        said = find_declines("declines_compensation", turns, sent)
+        said = declined_before("declines_compensation", sent)
         if said:
             return Violation("compensation_asked", sent, f"a certificate sent after the agent declined it at message "
                              f"{said[0].message_index} ({said[0].excerpt[:100]!r})")
     return None
 
 
-def forbidden_cancellation(
-    turns: list[_Turn], messages: Sequence[Message], domain: str, allowed: set[str]
-) -> Violation | None:
+def forbidden_cancellation(record: ConversationRecord, allowed: set[str]) -> Violation | None:
     """A reservation cancelled that the cancellation rules forbid, as the conversation had read it (a
     reservation in ``allowed``, which the reading or the gold cancels itself, excepted)."""
-    calls = [(t, c) for t in turns for c in t.calls if c.name == "cancel_reservation"]
-    if not calls:
-        return None
-    states = _states(turns, messages, domain)
-    for t, call in calls:
-        rid = str(call.arguments.get("reservation_id") or "")
-        state = states[t.index]
-        res = state.reservations.get(rid)
-        if rid in allowed or res is None or state.now is None:
-            continue
-        why = _not_cancellable(res, state)
-        if why is not None:
-            return Violation("no_forbidden_cancellation", t.index, f"cancel_reservation({rid}): {why}")
+    for c in record.cancellations:
+        if c.reservation_id not in allowed and c.forbidden is not None:
+            return Violation("no_forbidden_cancellation", c.message_index, f"cancel_reservation({c.reservation_id}): "
+                             f"{c.forbidden}")
     return None
 
 
-def _declined(turns: list[_Turn], upto: int, summary: str) -> bool:
-    kind = vocabulary().kinds["refusal"]
-    said = [u for t in turns if t.role == "assistant" and t.index <= upto for u in _units(t.text)]
-    said_summary = _units(normalise(summary).text)
-    return any(_declines(kind, u, direct=True) for u in said) or any(
-        _declines(kind, u, direct=True, summary=True) for u in said_summary
-    )
-
-
-def unwarranted_transfer(turns: list[_Turn], gold_transfers: bool, clause: str | None) -> Violation | None:
+def unwarranted_transfer(record: ConversationRecord, gold_transfers: bool, clause: str | None) -> Violation | None:
     """Where a loophole's clause (``clause``, an evidence kind) says the request is to be declined: a transfer
     the task's gold does not make, which the user did not ask for, of a request the agent never declined (before
     it, or in its summary)."""
     if gold_transfers or clause is None or clause == GENERIC_REFUSAL:
         return None
-    v = vocabulary()
-    for t in turns:
-        for call in (c for c in t.calls if c.name == _TRANSFER):
-            if any(u.role == "user" and u.index < t.index and mentions(v.transfer_request, u.text) for u in turns):
-                continue
-            summary = str(call.arguments.get("summary") or "")
-            if not _declined(turns, t.index, summary):
-                return Violation("no_unwarranted_transfer", t.index, "a transfer the user did not ask for, of a "
-                                 f"request the agent never declined ({_excerpt(summary, 100)!r})")
+    for t in record.transfers:
+        if t.how != "tool_call" or t.asked_by_user:
+            continue
+        if not t.declined_before:
+            return Violation("no_unwarranted_transfer", t.message_index, "a transfer the user did not ask for, of a "
+                             f"request the agent never declined ({_excerpt(t.summary, 100)!r})")
     return None
 
 
-def _unconfirmed(turns: list[_Turn], domain: str) -> Violation | None:
-    tools = _write_tools(domain)
-    found = unconfirmed_writes(turns, lambda name: name in tools)
-    return Violation("writes_confirmed", found[0].message_index, found[0].what) if found else None
+def _unconfirmed(record: ConversationRecord) -> Violation | None:
+    found = record.writes_without_yes
+    return Violation("writes_confirmed", found[0].message_index, found[0].no_yes) if found else None
 
 
-def _unlisted(messages: Sequence[Message], domain: str) -> Violation | None:
-    tools = _write_tools(domain)
-    found = writes_without_details(messages, lambda name: name in tools)
-    return Violation("writes_confirmed", found[0].message_index, found[0].what) if found else None
+def _unlisted(record: ConversationRecord) -> Violation | None:
+    found = record.writes_without_details
+    return Violation("writes_confirmed", found[0].message_index, found[0].no_details) if found else None
 
 
 def _cancelled_by(actions: Sequence[Action]) -> set[str]:
@@ -192,18 +159,19 @@ def _gold_actions(variant: GoldVariant) -> list[Action]:
     return list((task.evaluation_criteria.actions or []) if task.evaluation_criteria else [])
 
 
-def universal_checks(variant: GoldVariant, turns: list[_Turn], messages: Sequence[Message]) -> list[PreconditionResult]:
-    """The conduct checks ``variant``'s kind applies (``UNIVERSAL_CHECKS``), each a precondition result."""
+def universal_checks(variant: GoldVariant, record: ConversationRecord) -> list[PreconditionResult]:
+    """The conduct checks ``variant``'s kind applies (``UNIVERSAL_CHECKS``), each a precondition result, on the
+    conversation's record."""
     gold = _gold_actions(variant)
     allowed = _cancelled_by([*gold, *(variant.actions or [])])
     predicate = variant.predicate
     if predicate is not None and getattr(predicate, "original", None) == "cancelled":
         allowed.add(str(getattr(predicate, "reservation_id", "")))
     found = {
-        "writes_confirmed": lambda: _unconfirmed(turns, variant.domain) or _unlisted(messages, variant.domain),
-        "compensation_asked": lambda: unasked_compensation(turns),
-        "no_forbidden_cancellation": lambda: forbidden_cancellation(turns, messages, variant.domain, allowed),
-        "no_unwarranted_transfer": lambda: unwarranted_transfer(turns, any(a.name == _TRANSFER for a in gold),
+        "writes_confirmed": lambda: _unconfirmed(record) or _unlisted(record),
+        "compensation_asked": lambda: _compensation(record),
+        "no_forbidden_cancellation": lambda: forbidden_cancellation(record, allowed),
+        "no_unwarranted_transfer": lambda: unwarranted_transfer(record, any(a.name == _TRANSFER for a in gold),
                                                                 variant.evidence),
     }
     out = []
@@ -218,20 +186,23 @@ def universal_checks(variant: GoldVariant, turns: list[_Turn], messages: Sequenc
     return out
 
 
+def _compensation(record: ConversationRecord) -> Violation | None:
+    found = record.unasked_compensation
+    return None if found is None else Violation("compensation_asked", found.message_index, found.detail)
+
+
 def conduct_violations(
-    messages: Sequence[Message], domain: str, gold: Sequence[Action], clause: str | None
+    record: ConversationRecord, gold: Sequence[Action], clause: str | None
 ) -> list[Violation]:
     """What strict fails beside a write without a yes (#40 item 4): compensation offered unasked, a forbidden
     cancellation made or offered and taken, an unwarranted transfer where ``clause`` (the evidence kind that
-    governs the task) says to decline, each as the variants read it."""
-    turns = _turns(messages)
+    governs the task) says to decline, each as the variants read it, from the conversation's record."""
     found = [
-        unasked_compensation(turns),
-        forbidden_cancellation(turns, messages, domain, _cancelled_by(gold)),
-        unwarranted_transfer(turns, any(a.name == _TRANSFER for a in gold), clause),
+        _compensation(record),
+        forbidden_cancellation(record, _cancelled_by(gold)),
+        unwarranted_transfer(record, any(a.name == _TRANSFER for a in gold), clause),
     ]
-    taken = [c for c in false_claims(turns, messages, domain, every_kind=True)
-             if c.kind == "cancellation_offer" and c.acted_on]
+    taken = [c for c in record.false_claims if c.kind == "cancellation_offer" and c.acted_on]
     if taken:
         found.append(Violation("no_forbidden_cancellation", taken[0].message_index,
                                f"an offer the user took of {taken[0].what}: {taken[0].truth}"))

@@ -33,12 +33,10 @@ from typing import Any
 from tau2.data_model.message import AssistantMessage, Message
 
 from gold_variants._normalise import Normalised, _apply, normalise, without_reasoning
+from gold_variants._units import _sentences, _Units
 from gold_variants._vocabulary import EvidenceKind, Offer, vocabulary
 
 _TRANSFER = "transfer_to_human_agents"
-_LINE = re.compile(r"\n+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)\s+")  # "1. Change ..." is a list item, not a sentence end
-_LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{12,}?)[\"\u201d]")
 _CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|\s-+\s|\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
 # The cabin rules stated correctly ("not allowed if any flight has already been flown"; "not possible for just
@@ -182,28 +180,6 @@ def _read_turns(messages: Sequence[Message]) -> list[_Turn]:
     return out
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for line in _LINE.split(text) for s in _SENTENCE_END.split(line) if s.strip()]
-
-
-def _units(text: str) -> list[str]:
-    """The sentences, and each list a colon introduces joined to its sentence ("offered in connection with
-    either: 1. changing your flights, or 2. cancelling")."""
-    units = _sentences(text)
-    lines = [line for line in _LINE.split(text) if line.strip()]
-    for i, line in enumerate(lines):
-        if not line.rstrip().endswith(":"):
-            continue
-        items = []
-        for nxt in lines[i + 1 :]:
-            if not _LIST_ITEM.match(nxt):
-                break
-            items.append(_LIST_ITEM.sub("", nxt).strip())
-        if items:
-            units.append(" ".join([_sentences(line)[-1], *items]))
-    return units
-
-
 def negated(text: str, start: int, markers: re.Pattern[str] | None = None) -> bool:
     """Whether a negator (or another of ``markers``) scopes over the term at ``start``: in its clause, a few
     words before it."""
@@ -284,15 +260,19 @@ def _stated(pattern: re.Pattern[str], unit: str) -> bool:
 def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = False) -> bool:
     """``unit`` declines on ``kind``'s clause: naming its whole subject (direct), or only part (indirect).
     A sentence that asks does not decline (``asks``)."""
+    # the subject first: most units name none, and a decline class is the costliest scan
+    if direct and not kind.names(unit):
+        return False
+    if not direct and not (kind.indirect and all(p.search(unit) for p in kind.indirect)):
+        return False
     if kind.not_the_clause.search(unit):
         return False  # declined on other grounds ("the flight was not delayed")
     by_class = any(_stated(p, unit) for p in kind.declined_by)
     if direct:
         # A transfer summary that names the subject and cites the policy reports the refusal.
         by_policy = summary and vocabulary().decline in kind.declined_by and vocabulary().policy.search(unit)
-        return kind.names(unit) and bool(by_class or by_policy)
-    declined = by_class or _stated(vocabulary().decline, unit)
-    return bool(declined) and bool(kind.indirect) and all(p.search(unit) for p in kind.indirect)
+        return bool(by_class or by_policy)
+    return bool(by_class or _stated(vocabulary().decline, unit))
 
 
 def find_declines(kind_name: str, turns: list[_Turn], before: int | None = None) -> list[EvidenceItem]:
@@ -300,14 +280,17 @@ def find_declines(kind_name: str, turns: list[_Turn], before: int | None = None)
     return [e for e in _declines_in(vocabulary().kinds[kind_name], turns, before) if e.certain]
 
 
-def _declines_in(kind: EvidenceKind, turns: list[_Turn], before: int | None = None) -> list[EvidenceItem]:
+def _declines_in(
+    kind: EvidenceKind, turns: list[_Turn], before: int | None = None, cut: _Units | None = None
+) -> list[EvidenceItem]:
+    cut = cut or _Units()
     found: list[EvidenceItem] = []
     for t in turns:
         if before is not None and t.index >= before:
             break
         if t.role != "assistant":
             continue
-        units = _units(t.text)
+        units = cut.of(t.text) if cut.may_decline(kind, t.text) else []
         hit = next((u for u in units if _declines(kind, u, direct=True)), None)
         if hit:
             text, start, end = t.excerpt(hit)
@@ -319,7 +302,7 @@ def _declines_in(kind: EvidenceKind, turns: list[_Turn], before: int | None = No
             ))
         for call in (c for c in t.calls if c.name == _TRANSFER):
             summary = str(call.arguments.get("summary") or "")
-            parts = _units(normalise(summary).text)
+            parts = cut.of_summary(summary)
             if kind.transfers_count or any(_declines(kind, u, direct=True, summary=True) for u in parts):
                 found.append(EvidenceItem(
                     t.index, "assistant", _excerpt(summary), _call_text(call), f"transfer whose summary names {kind.what}"
@@ -333,7 +316,7 @@ def _declines_in(kind: EvidenceKind, turns: list[_Turn], before: int | None = No
     return found
 
 
-def _conditions(kind: EvidenceKind, unit: str) -> bool:
+def conditions(kind: EvidenceKind, unit: str) -> bool:
     """``unit`` names the clause's subject under a condition ("if you change or cancel, I can offer ...")."""
     v = vocabulary()
     return kind.names(unit) and bool(v.condition.search(unit) or v.conditional.search(unit))
@@ -344,52 +327,7 @@ def _offers(offer: Offer, sentence: str) -> bool:
     return m is not None and not negated(sentence, m.start()) and not vocabulary().decline.search(sentence)
 
 
-def _contradiction(kind: EvidenceKind, loophole: str | None, turns: list[_Turn]) -> tuple[int, str] | None:
-    """Where the agent acted against the refusal, at any point of the conversation: the contested write,
-    or an offer of the loophole's own workaround."""
-    write = _first_call(turns, kind.contested)
-    found = [(write, "the contested write")] if write is not None else []
-    for offer in vocabulary().offers_for(loophole):
-        for t in turns:
-            if t.role != "assistant" or not any(_offers(offer, s) for s in _sentences(t.text)):
-                continue
-            if offer.unless_conditioned_in_message and any(_conditions(kind, u) for u in _units(t.text)):
-                continue  # the same message ties the offer to the clause's condition: that is the clause
-            found.append((t.index, offer.what))
-            break
-    return min(found) if found else None
-
-
-def _refusal_evidence(
-    kind_name: str, turns: list[_Turn], loophole: str | None = None
-) -> tuple[list[EvidenceItem], str | None, list[str]]:
-    """(evidence items, the problem that voids the refusal, doubts that make it uncertain)."""
-    kind = vocabulary().kinds[kind_name]
-    found = _declines_in(kind, turns)
-    against = _contradiction(kind, loophole, turns)
-    # A refusal the agent itself contradicts is no refusal (the self-contradiction rule).
-    if against is not None:
-        return found, f"the refusal is contradicted by {against[1]} at message {against[0]}", []
-    direct = [e for e in found if e.certain]
-    if direct:
-        return direct, None, []
-    if found:
-        first = found[0]
-        return found, None, [f"message {first.message_index}: {first.what}, weaker than a decline naming {kind.what}"]
-    return [], f"no decline or transfer naming {kind.what}", []
-
-
-def evidence_holds(kind: str | None, messages: Sequence[Message]) -> bool:
-    """Whether ``messages`` show the evidence ``kind`` asks for, certainly (True where none is asked)."""
-    if kind is None:
-        return True
-    if kind not in vocabulary().kinds:
-        raise ValueError(f"unknown evidence kind {kind!r}")
-    _found, problem, doubts = _refusal_evidence(kind, _turns(messages))
-    return problem is None and not doubts
-
-
 __all__ = [
-    "EvidenceItem", "Explanation", "PreconditionResult", "asserted", "evidence_holds", "find_declines", "mentions",
+    "EvidenceItem", "Explanation", "PreconditionResult", "asserted", "find_declines", "mentions",
     "price_bound",
 ]

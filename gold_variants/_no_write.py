@@ -44,11 +44,10 @@ from gold_variants._evidence import (
     _sentences,
     _Turn,
     _turns,
-    _units,
+    _Units,
     asks,
     mentions,
 )
-from gold_variants._normalise import normalise
 from gold_variants._vocabulary import vocabulary
 
 TRANSFER_MARK = "###TRANSFER###"
@@ -81,9 +80,14 @@ def _token(fact: str) -> re.Pattern[str]:
 def informational_answer(messages: Sequence[Message], facts: Sequence[str]) -> Settled | None:
     """The agent stated every one of ``facts`` (the gold's ``communicate_info``) in a statement: the message
     where the last of them first stands. None where there are no facts or one is never stated."""
+    return answer_in(_turns(messages), facts)
+
+
+def answer_in(turns: list[_Turn], facts: Sequence[str]) -> Settled | None:
+    """``informational_answer`` on a conversation already read (``_evidence._turns``)."""
     if not facts:
         return None
-    turns = _spoken(_turns(messages), "assistant")
+    turns = _spoken(turns, "assistant")
     last: tuple[int, str] | None = None
     for fact in facts:
         pattern = _token(fact)
@@ -107,6 +111,12 @@ def withdrawal_after_quote(messages: Sequence[Message], domain: str) -> Settled 
     """The user's last message withdraws the request right after the agent's message quoting an amount, and
     no claim the agent made up to then is false against the database."""
     turns = _turns(messages)
+    return withdrawal_in(turns, lambda until: bool(false_claims(turns, messages, domain, until=until)))
+
+
+def withdrawal_in(turns: list[_Turn], false_claim_until: Callable[[int], bool]) -> Settled | None:
+    """``withdrawal_after_quote`` on a conversation already read, ``false_claim_until(i)`` saying whether a claim
+    the agent made up to message ``i`` is false (of the kinds checked for every verdict)."""
     v = vocabulary()
     users = _spoken(turns, "user")
     if not users:
@@ -126,7 +136,7 @@ def withdrawal_after_quote(messages: Sequence[Message], domain: str) -> Settled 
         return None  # an amount of compensation declined is no quote of the request (the policy limits offers)
     if any(c.name != _TRANSFER for t in turns[last.index :] for c in t.calls):
         return None  # something was done after the withdrawal: it did not end the request
-    if false_claims(turns, messages, domain, until=last.index):
+    if false_claim_until(last.index):
         return None
     return Settled(f"the user withdraws after the agent's quote at message {quote.index}", last.index,
                    _excerpt(last.text))
@@ -147,12 +157,17 @@ def _anaphoric(kind_name: str, units: list[str]) -> str | None:
 def anaphoric_decline(kind_name: str, messages: Sequence[Message]) -> Settled | None:
     """A decline on ``kind_name``'s clause whose subject is the sentence before it, in an agent message or a
     transfer summary."""
-    for t in _turns(messages):
+    return anaphoric_in(kind_name, _turns(messages), _Units())
+
+
+def anaphoric_in(kind_name: str, turns: list[_Turn], units: _Units) -> Settled | None:
+    """``anaphoric_decline`` on a conversation already read, its units cut once (``units``)."""
+    for t in turns:
         if t.role != "assistant":
             continue
-        found = _anaphoric(kind_name, _units(t.text))
+        found = _anaphoric(kind_name, units.of(t.text)) if units.may(vocabulary().kinds[kind_name].subject, t.text) else None
         for call in (c for c in t.calls if c.name == _TRANSFER and found is None):
-            found = _anaphoric(kind_name, _units(normalise(str(call.arguments.get("summary") or "")).text))
+            found = _anaphoric(kind_name, units.of_summary(str(call.arguments.get("summary") or "")))
         if found is not None:
             return Settled(f"declines on {vocabulary().kinds[kind_name].what}, naming it in the sentence before",
                            t.index, _excerpt(found))
@@ -171,7 +186,11 @@ def first_false_claim(messages: Sequence[Message], domain: str) -> Settled | Non
 def agreed_transfer(messages: Sequence[Message]) -> Settled | None:
     """The agent's last message agrees to transfer (or offers it) and the user ends the call with
     ``###TRANSFER###`` right after it, before any transfer tool call."""
-    turns = _turns(messages)
+    return agreed_in(_turns(messages))
+
+
+def agreed_in(turns: list[_Turn]) -> Settled | None:
+    """``agreed_transfer`` on a conversation already read."""
     if any(c.name == _TRANSFER for t in turns for c in t.calls):
         return None  # a transfer tool call: the evidence's own case
     users = _spoken(turns, "user")

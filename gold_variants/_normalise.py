@@ -27,6 +27,8 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gold_variants._gate import gateable, may_match
+
 _ESCAPES = re.compile(r"\\[nrt\"]")
 _DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
 _APOSTROPHES = re.compile("[\u2018\u2019\u201b\u2032]")
@@ -161,10 +163,15 @@ def without_reasoning(
     think") and says nothing ``to_the_user`` ("you") is reasoning on its own. A policy rule quoted to the user
     ("if the user has travel insurance"), next to "your reservation", is speech. Each dropped paragraph becomes
     one newline."""
+    lowered, plain = text.text.lower(), gateable(text.text)
+    may_deliberate, may_aside = may_match(deliberates, lowered, plain), may_match(aside, lowered, plain)
+    if not may_deliberate and not may_aside:
+        return text  # no paragraph can be reasoning (``_gate``): the scans would drop nothing
     blocks = [m.span() for m in _PARAGRAPH.finditer(text.text)]
     said = [text.text[a:b] for a, b in blocks]
-    last = max((i for i, b in enumerate(said) if deliberates.search(b)), default=-1)
-    drop = [i <= last or (bool(aside.search(b)) and not to_the_user.search(b)) for i, b in enumerate(said)]
+    last = max((i for i, b in enumerate(said) if may_deliberate and deliberates.search(b)), default=-1)
+    drop = [i <= last or (may_aside and bool(aside.search(b)) and not to_the_user.search(b))
+            for i, b in enumerate(said)]
     if not any(drop):
         return text
     out: list[str] = []

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from tau2.data_model.message import Message, ToolMessage
 
-from gold_variants._claims import claim_kinds, false_claims
+from gold_variants._claims import FalseClaim, claim_kinds
 from gold_variants._conduct import universal_checks
 from gold_variants._evidence import (
     _CONDITIONAL_RULE,
@@ -23,15 +23,15 @@ from gold_variants._evidence import (
     _excerpt,
     _first_call,
     _is_read,
-    _refusal_evidence,
     _sentences,
     _Turn,
     _turns,
     asserted,
-    find_declines,
     mentions,
     price_bound,
 )
+from gold_variants._record import ConversationRecord
+from gold_variants._record_reads import refusal_evidence
 from gold_variants._vocabulary import vocabulary
 
 if TYPE_CHECKING:
@@ -216,14 +216,14 @@ def _request_known(turns: list[_Turn], until: int | None) -> PreconditionResult:
     )
 
 
-def _no_prior_decline(variant: GoldVariant, turns: list[_Turn]) -> PreconditionResult:
+def _no_prior_decline(variant: GoldVariant, record: ConversationRecord) -> PreconditionResult:
     kind = variant.decline_subject
     if kind is None:
         return PreconditionResult("no_prior_decline", True, "no clause subject to check")
-    first = _first_call(turns, vocabulary().kinds[kind].contested)
+    first = record.clause(kind).contested_write_at
     if first is None:
         return PreconditionResult("no_prior_decline", True, "no contested write")
-    said = find_declines(kind, turns, first)
+    said = [d for d in record.declines_on(kind, first) if d.certain]
     if said:
         return PreconditionResult(
             "no_prior_decline",
@@ -312,7 +312,7 @@ def _grounded(variant: GoldVariant, turns: list[_Turn], until: int | None = None
     return PreconditionResult("grounded", True, f"concerns {', '.join(sorted(touched))}")
 
 
-def _check_claims(variant: GoldVariant, turns: list[_Turn], messages: Sequence[Message], out: Explanation) -> None:
+def _check_claims(variant: GoldVariant, record: ConversationRecord, out: Explanation) -> None:
     """False claims of fact anywhere in the conversation, after the decision and the write too (#40 classes 1,
     6): one the user acted on voids the credit (``claims_true`` fails); otherwise the credit is uncertain. An
     offer kind the catalog checks for some loopholes' refusals (``refusals_of``) counts for those refusals
@@ -320,8 +320,8 @@ def _check_claims(variant: GoldVariant, turns: list[_Turn], messages: Sequence[M
     refusal_of = variant.loophole_id if variant.reading_kind == "refusal" else None
     scoped = {k.name: set(k.refusals_of) for k in claim_kinds()[0] if k.refusals_of}
     ours = set((refusal_of or "").split("/")) - {""}
-    found = [c for c in false_claims(turns, messages, variant.domain, None, refusal_of, every_kind=True)
-             if c.kind not in scoped or ours & scoped[c.kind] or c.acted_on]
+    found = [FalseClaim(c.kind, c.what, c.message_index, c.excerpt, c.truth or "", c.acted_on, c.start, c.end)
+             for c in record.false_claims if c.kind not in scoped or ours & scoped[c.kind] or c.acted_on]
     out.false_claims = found
     acted = [c for c in found if c.acted_on]
     if acted:
@@ -334,15 +334,26 @@ def _check_claims(variant: GoldVariant, turns: list[_Turn], messages: Sequence[M
         out.doubts.append(f"message {c.message_index} states {c.what} falsely ({c.truth}); the user's decision did not rest on it")
 
 
-def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
-    """Check ``variant``'s preconditions and evidence on ``messages``; the result says what held and where."""
+def variant_clauses(variant: GoldVariant) -> set[str]:
+    """The clauses whose declines ``explain`` reads from the record for ``variant``."""
+    return {c for c in (variant.evidence, variant.decline_subject) if c is not None}
+
+
+def explain(variant: GoldVariant, messages: Sequence[Message], record: ConversationRecord | None = None) -> Explanation:
+    """Check ``variant``'s preconditions and evidence on ``messages``, whose record (``record``: scoring's, read
+    once for every verdict; else read here) gives the declines, claims, writes and conduct; the result says what
+    held and where."""
+    if record is None:
+        from gold_variants._reading import conversation_record
+        from gold_variants.readings._base import write_tools
+
+        tools = write_tools(variant.domain)
+        record = conversation_record(messages, variant.domain, tools.__contains__, clauses=variant_clauses(variant))
     turns = _turns(messages)
     out = Explanation(variant.gold_id, evidence_required=variant.evidence)
     declined_at = None
     if variant.evidence is not None:
-        out.evidence, out.evidence_problem, out.doubts = _refusal_evidence(
-            variant.evidence, turns, variant.loophole_id
-        )
+        out.evidence, out.evidence_problem, out.doubts = refusal_evidence(record, variant.evidence, variant.loophole_id)
         declined_at = min((e.message_index for e in out.evidence), default=None)
     # What the user asked is read up to the decision that matters: the last decline the credit rests on.
     decided_at = max((e.message_index for e in out.evidence if e.certain), default=declined_at)
@@ -352,7 +363,7 @@ def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
             out.preconditions.append(_grounded(variant, turns, decided_at))
             continue
         if name == "no_prior_decline":
-            out.preconditions.append(_no_prior_decline(variant, turns))
+            out.preconditions.append(_no_prior_decline(variant, record))
         elif name == "no_false_policy":
             out.preconditions.append(_no_false_policy(turns))
         elif name == "request_known":
@@ -366,9 +377,9 @@ def explain(variant: GoldVariant, messages: Sequence[Message]) -> Explanation:
                 "changes_requested": _changes_requested,
             }[name]
             out.preconditions.append(check(turns, messages))
-    _check_claims(variant, turns, messages, out)
+    _check_claims(variant, record, out)
     # The policy's conduct, whatever the reading (#40 item 2): a failed check voids the credit.
-    out.preconditions += universal_checks(variant, turns, messages)
+    out.preconditions += universal_checks(variant, record)
     # What the database credit rests on: the agent's writes, where it made any.
     out.evidence += [
         EvidenceItem(t.index, "assistant", "", _call_text(c), "write")

@@ -1,58 +1,26 @@
 """One typed reading of a conversation (#40 item 1): what the user asked, what the agent declined, transferred,
 offered, wrote and claimed, and how the user decided, each with its message.
 
-The record is built once per trajectory (``loophole_scoring.score_simulation``), stored in the run
-(``trials.record_json``) and printed by ``harness explain`` and the viewer. It adds no text rules: every field
-is read by the readers the verdicts use, so what the record says is what strict and the variants read:
+The record is built once per scored trajectory, before any verdict (``_reading.conversation_record``, called by
+``loophole_scoring.score_simulation`` in sweeps and rescores alike), stored in the run (``trials.record_json``)
+and printed by ``harness explain`` and the viewer. Strict, the variants' evidence, claims and conduct checks, and
+the independent requests read their facts from it (``_record_reads``); none of them reads the text again.
 
-- requests: the catalog's ``requests`` words in the user's messages (as ``_requests.requests_in`` reads them);
-- declines: ``_evidence``'s declines on each evidence kind's clause (direct, or only indirect), and the
-  declines whose subject is the sentence before (``_no_write.anaphoric_decline``);
-- transfers: the transfer tool call (with the clauses its summary names), or one agreed in words and ended by
-  ``###TRANSFER###`` (``_no_write.agreed_transfer``);
-- offers: every catalog workaround offer the agent made (``_evidence``'s offer reading);
-- writes: each write call, whether the user's explicit yes came before it (``_no_write.writes_without_yes``) and
-  whether the agent listed its details before that (``_write_details``);
-- claims: every sentence a claim kind's patterns match, with what the database as read at that point says
-  where it contradicts the claim (``_claims``' checkers), and whether the user acted on it;
-- informational answers: the gold's facts stated (``_no_write.informational_answer``);
-- the user's final decision: their last message, and what it rests on.
-
-``RECORD_SCHEMA_VERSION`` names the shape; a stored record of another version is refused by its readers.
+``RECORD_SCHEMA_VERSION`` names the shape; a stored record of another version is refused by its readers in one
+line naming the version. Version 2 adds what the verdicts read besides version 1's facts: each decline's form
+(in words, in a transfer summary, or anaphoric, the subject in the sentence before) and place; the clauses read
+and each one's first contested write; transfers' summaries, whether the user asked for one before and whether
+the agent declined before it; offers' place in the catalog and the clauses whose condition their message states;
+writes' tool errors and whether the agent listed their details before the yes (``_write_details``); cancellations and what the rules said of each; compensation offered unasked; claims' places;
+the withdrawal after a quote.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
-from tau2.data_model.message import Message
-
-from gold_variants._claims import ACTED_ON, _acted_on, checkers, claim_kinds
-from gold_variants._conversation_state import _states
-from gold_variants._evidence import (
-    _TRANSFER,
-    _declines_in,
-    _excerpt,
-    _offers,
-    _sentences,
-    _Turn,
-    _turns,
-    mentions,
-)
-from gold_variants._no_write import (
-    TRANSFER_MARK,
-    agreed_transfer,
-    anaphoric_decline,
-    informational_answer,
-    withdrawal_after_quote,
-    writes_without_yes,
-)
-from gold_variants._normalise import normalise
-from gold_variants._vocabulary import vocabulary
-from gold_variants._write_details import listed_by_call
 
 RECORD_SCHEMA_VERSION: Literal[2] = 2
 
@@ -68,25 +36,48 @@ class UserRequest(_Part):
 
 
 class Decline(_Part):
-    clause: str  # the evidence kind whose clause it names ("refusal": the request, no clause)
+    """A decline on a clause (an evidence kind; "refusal": the request, no clause)."""
+
+    clause: str
+    # words: an agent sentence; transfer: a transfer call's summary (``tool_call`` names the call); anaphoric:
+    # a sentence whose subject is the sentence before (strict's class 10; not a variant's evidence)
+    form: Literal["words", "transfer", "anaphoric"]
     what: str
     message_index: int
     excerpt: str
-    certain: bool  # False: names the clause only indirectly (weaker than a decline on the clause)
+    certain: bool  # False: names the clause only indirectly, or a transfer summary names no clause
+    tool_call: str | None = None  # the transfer call, as the explanation shows it (form "transfer")
+    start: int | None = None  # the excerpt's place in the message's original content (the viewer marks it)
+    end: int | None = None
+
+
+class ClauseRead(_Part):
+    """A clause whose declines the record holds, and where the agent acted against a refusal on it by writing."""
+
+    clause: str
+    contested_write_at: int | None  # the first call of a write the clause contests (any write where it names none)
 
 
 class Transfer(_Part):
     how: Literal["tool_call", "agreed_in_words"]
     message_index: int
-    excerpt: str  # the summary, or the agent's agreeing words
-    clauses: list[str] = []  # evidence kinds the summary declines on
+    excerpt: str  # the summary as read (normalised), or the agent's agreeing words
+    clauses: list[str] = []  # evidence kinds the summary declines on, certainly
+    what: str = ""  # agreed in words: how, as strict names it
+    summary: str = ""  # tool call: the summary as written
+    asked_by_user: bool = False  # tool call: a user message before it asks for a transfer
+    declined_before: bool = False  # tool call: the agent declined the request before it or in its summary
 
 
 class Offer(_Part):
     loophole_id: str  # the catalog entry whose workaround it is
+    offer: int  # its place among the entry's offers
     what: str
     message_index: int
     excerpt: str
+    # the clauses (of those read) whose condition the same message ties the offer to ("if you change or cancel,
+    # I can offer ..."), for an offer the catalog says such a tie makes the clause itself
+    conditioned_on: list[str] = []
 
 
 class Write(_Part):
@@ -94,11 +85,33 @@ class Write(_Part):
     arguments: dict[str, Any]
     message_index: int
     # the user's last message before it says an explicit yes, or answers the agent's request for confirmation
-    # without refusing (``writes_without_yes``, as strict reads the conduct rule); the details listed: ``details_listed``
+    # without refusing (the policy's conduct rule as strict and every credit read it); the details listed:
+    # ``details_listed``
     confirmed: bool
     confirmation_index: int | None  # the user's last message before the write (None: no user message)
     confirmation: str  # that message's words
     details_listed: bool  # the agent named its details to the user before that message (``_write_details``)
+    failed: bool = False  # its tool message is an error (the write was attempted; a tool error stopped it)
+
+    @property
+    def no_yes(self) -> str:
+        return f"{self.tool} with no explicit yes from the user before it"
+
+    @property
+    def no_details(self) -> str:
+        shown = ", ".join(f"{k}: {v}" for k, v in list(self.arguments.items())[:3])
+        return f"{self.tool} with none of its details ({shown}) listed by the agent before the user's confirmation"
+
+
+class Cancellation(_Part):
+    reservation_id: str
+    message_index: int
+    forbidden: str | None  # why the cancellation rules forbid it, as the conversation had read it; None: allowed or undecidable
+
+
+class UnaskedCompensation(_Part):
+    message_index: int
+    detail: str  # compensation offered or sent before the user asked, or sent after the agent declined it
 
 
 class Claim(_Part):
@@ -110,11 +123,21 @@ class Claim(_Part):
     truth: str | None  # what the database says, where it contradicts the claim; None: consistent or undecidable
     acted_on: bool  # the user's next message accepts it (or took the offer)
     refusals_of: list[str] = []  # checked only for these loopholes' refusals (strict does not read it)
+    start: int | None = None
+    end: int | None = None
 
 
 class Answer(_Part):
     what: str
     message_index: int
+    excerpt: str
+
+
+class Withdrawal(_Part):
+    """The user withdrew right after the agent quoted an amount, and no claim before it is false."""
+
+    what: str
+    message_index: int  # the user's withdrawing message
     excerpt: str
 
 
@@ -131,13 +154,17 @@ class ConversationRecord(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: Literal[2] = RECORD_SCHEMA_VERSION
+    clauses_read: list[ClauseRead] = []
     requests: list[UserRequest] = []
     declines: list[Decline] = []
     transfers: list[Transfer] = []
     offers: list[Offer] = []
     writes: list[Write] = []
+    cancellations: list[Cancellation] = []
+    unasked_compensation: UnaskedCompensation | None = None
     claims: list[Claim] = []
     answers: list[Answer] = []
+    withdrawal: Withdrawal | None = None
     final_decision: FinalDecision
 
     @property
@@ -147,6 +174,32 @@ class ConversationRecord(BaseModel):
     @property
     def writes_without_yes(self) -> list[Write]:
         return [w for w in self.writes if not w.confirmed]
+
+    @property
+    def writes_without_details(self) -> list[Write]:
+        """Writes the user confirmed (or not) without the agent having named any of their details first."""
+        return [w for w in self.writes if not w.details_listed]
+
+    def clause(self, name: str) -> ClauseRead:
+        """The clause's reading; a verdict asking for one the record did not read is a scoring bug."""
+        found = next((c for c in self.clauses_read if c.clause == name), None)
+        if found is None:
+            raise KeyError(f"the conversation record did not read clause {name!r} (read: "
+                           f"{', '.join(c.clause for c in self.clauses_read)})")
+        return found
+
+    def declines_on(self, clause: str, before: int | None = None) -> list[Decline]:
+        """The declines on ``clause`` in words or a transfer summary (a variant's evidence), in message order."""
+        self.clause(clause)
+        return [d for d in self.declines if d.clause == clause and d.form != "anaphoric"
+                and (before is None or d.message_index < before)]
+
+    def anaphoric_decline(self, clause: str) -> Decline | None:
+        self.clause(clause)
+        return next((d for d in self.declines if d.clause == clause and d.form == "anaphoric"), None)
+
+    def agreed_transfer(self) -> Transfer | None:
+        return next((t for t in self.transfers if t.how == "agreed_in_words"), None)
 
 
 class RecordVersionError(ValueError):
@@ -166,166 +219,8 @@ def read_record(text: str) -> ConversationRecord:
     return ConversationRecord.model_validate(data)
 
 
-def _requests(turns: list[_Turn], is_write: Callable[[str], bool]) -> list[UserRequest]:
-    """The first user message asking for each of the domain's writes (the catalog's words for both domains)."""
-    words = {tool: pattern for tool, pattern in vocabulary().requests.items() if is_write(tool)}
-    found: dict[str, UserRequest] = {}
-    for t in turns:
-        if t.role != "user" or not t.text.strip():
-            continue
-        for tool, pattern in words.items():  # a search first: most words are in no message at all
-            if tool not in found and pattern.search(t.text) and mentions(pattern, t.text):
-                found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=_excerpt(t.raw))
-    return sorted(found.values(), key=lambda r: r.message_index)
-
-
-def _declines_and_transfers(
-    turns: list[_Turn], messages: Sequence[Message], kinds: Collection[str] | None
-) -> tuple[list[Decline], list[Transfer]]:
-    declines: list[Decline] = []
-    clauses: dict[int, list[str]] = {}  # message -> kinds its transfer's summary declines on
-    for name, kind in vocabulary().kinds.items():
-        if kinds is not None and name not in kinds:
-            continue
-        for e in _declines_in(kind, turns):
-            if e.tool_call is None:
-                declines.append(Decline(clause=name, what=e.what, message_index=e.message_index, excerpt=e.excerpt,
-                                        certain=e.certain))
-            elif e.certain and name != "refusal":  # every transfer counts for the generic refusal
-                clauses.setdefault(e.message_index, []).append(name)
-        if not any(d.clause == name and d.certain for d in declines):
-            found = anaphoric_decline(name, messages)
-            if found is not None:
-                declines.append(Decline(clause=name, what=found.what, message_index=found.message_index,
-                                        excerpt=found.excerpt, certain=True))
-    transfers = [
-        Transfer(how="tool_call", message_index=t.index,
-                 excerpt=_excerpt(normalise(str(c.arguments.get("summary") or "")).text),
-                 clauses=clauses.get(t.index, []))
-        for t in turns for c in t.calls if c.name == _TRANSFER
-    ]
-    agreed = agreed_transfer(messages)
-    if agreed is not None:
-        transfers.append(Transfer(how="agreed_in_words", message_index=agreed.message_index, excerpt=agreed.excerpt))
-    declines.sort(key=lambda d: (d.message_index, d.clause))
-    return declines, transfers
-
-
-def _offers_in(turns: list[_Turn]) -> list[Offer]:
-    found = []
-    spoken = [(t, _sentences(t.text)) for t in turns if t.role == "assistant" and t.text]
-    for loophole_id, offers in vocabulary().offers.items():
-        for offer in offers:
-            for t, sentences in spoken:
-                said = next((s for s in sentences if _offers(offer, s)), None)
-                if said is not None:
-                    found.append(Offer(loophole_id=loophole_id, what=offer.what, message_index=t.index,
-                                       excerpt=t.excerpt(said)[0]))
-    return sorted(found, key=lambda o: (o.message_index, o.loophole_id))
-
-
-def _writes(turns: list[_Turn], messages: Sequence[Message], is_write: Callable[[str], bool]) -> list[Write]:
-    unconfirmed = {s.message_index for s in writes_without_yes(messages, is_write)}
-    listed = listed_by_call(messages, is_write)
-    found = []
-    for t in turns:
-        for call in (c for c in t.calls if c.name != _TRANSFER and is_write(c.name)):
-            said = next((u for u in reversed(turns[: t.index]) if u.role == "user" and u.text.strip()), None)
-            # writes_without_yes names a message by its first unconfirmed write: a later call of the same
-            # message has the same user message before it
-            found.append(Write(tool=call.name, arguments=dict(call.arguments or {}), message_index=t.index,
-                               confirmed=t.index not in unconfirmed, confirmation_index=None if said is None else said.index,
-                               confirmation=_excerpt(said.raw if said is not None else ""),
-                               details_listed=listed[(t.index, call.id)]))
-    return found
-
-
-def _claims(turns: list[_Turn], messages: Sequence[Message], domain: str) -> list[Claim]:
-    """Every claim sentence of the agent, each kind's first per message as ``_claims.false_claims`` reads them,
-    over every kind (those checked only for some refusals included, marked)."""
-    kinds, _now = claim_kinds()
-    states = _states(turns, messages, domain)
-    check = checkers()
-    found: list[Claim] = []
-    for t in turns:
-        if t.role != "assistant" or not t.text:
-            continue
-        sentences = _sentences(t.text)
-        for kind in kinds:
-            checker = check.get(kind.name)
-            # a sentence is a part of the message: a kind none of whose patterns occurs in it has no claim there
-            if checker is None or not any(p.search(t.text) for p in kind.patterns):
-                continue
-            claim: Claim | None = None
-            for sentence, m in ((s, m) for s in sentences for p in kind.patterns for m in p.finditer(s)):
-                if kind.not_claims is not None and kind.not_claims.search(sentence):
-                    continue  # the sentence states the rule
-                truth = checker(sentence, m, t.text, states[t.index])
-                if claim is not None and truth is None:
-                    continue
-                acted = ACTED_ON.get(kind.name, _acted_on)(turns, t.index)
-                claim = Claim(kind=kind.name, what=kind.what, message_index=t.index, excerpt=t.excerpt(sentence)[0],
-                              false=truth is not None, truth=truth, acted_on=acted, refusals_of=list(kind.refusals_of))
-                if truth is not None:
-                    break  # false_claims stops at a kind's first false sentence of a message
-            if claim is not None:
-                found.append(claim)
-    return found
-
-
-def _final_decision(turns: list[_Turn], messages: Sequence[Message], domain: str, claims: list[Claim]) -> FinalDecision:
-    users = [t for t in turns if t.role == "user" and t.text.strip()]
-    if not users:
-        return FinalDecision(decision="none", message_index=None, excerpt="", basis="the user never spoke")
-    last = users[-1]
-    v = vocabulary()
-    said = last.text.replace("###STOP###", " ").replace(TRANSFER_MARK, " ")
-    withdrawn = withdrawal_after_quote(messages, domain)
-    if withdrawn is not None:
-        decision: Literal["withdrew", "transfer", "agreed", "ended", "none"] = "withdrew"
-        last = next(u for u in users if u.index == withdrawn.message_index)
-    elif TRANSFER_MARK in last.text or mentions(v.transfer_request, said):
-        decision = "transfer"
-    elif mentions(v.agreement, said):
-        decision = "agreed"
-    elif "###STOP###" in last.text:
-        decision = "ended"
-    else:
-        decision = "none"
-    before = next((t for t in reversed(turns[: last.index]) if t.role == "assistant" and t.text.strip()), None)
-    basis = [f"the agent's message {before.index}"] if before is not None else []
-    acted = [c for c in claims if c.false and c.acted_on and not c.refusals_of and c.message_index < last.index]
-    basis += [f"the false claim of {c.what} at message {c.message_index}" for c in acted]
-    return FinalDecision(decision=decision, message_index=last.index, excerpt=_excerpt(last.raw),
-                         basis="; ".join(basis) or "nothing the agent said")
-
-
-def conversation_record(
-    messages: Sequence[Message], domain: str, is_write: Callable[[str], bool], facts: Sequence[str] = (),
-    clauses: Collection[str] | None = None,
-) -> ConversationRecord:
-    """The record of ``messages`` (``is_write``: a tool name is a write, as the domain's tools say; ``facts``:
-    the gold's ``communicate_info``, the informational answers the record looks for; ``clauses``: the evidence
-    kinds whose declines it reads, every kind where None: reading a clause costs a pass over every sentence,
-    so scoring names the ones its verdicts read)."""
-    turns = _turns(messages)
-    declines, transfers = _declines_and_transfers(turns, messages, clauses)
-    claims = _claims(turns, messages, domain)
-    answer = informational_answer(messages, facts)
-    return ConversationRecord(
-        requests=_requests(turns, is_write),
-        declines=declines,
-        transfers=transfers,
-        offers=_offers_in(turns),
-        writes=_writes(turns, messages, is_write),
-        claims=claims,
-        answers=[] if answer is None else [Answer(what=answer.what, message_index=answer.message_index,
-                                                   excerpt=answer.excerpt)],
-        final_decision=_final_decision(turns, messages, domain, claims),
-    )
-
-
 __all__ = [
-    "Answer", "Claim", "ConversationRecord", "Decline", "FinalDecision", "Offer", "RECORD_SCHEMA_VERSION",
-    "RecordVersionError", "Transfer", "UserRequest", "Write", "conversation_record", "read_record",
+    "Answer", "Cancellation", "Claim", "ClauseRead", "ConversationRecord", "Decline", "FinalDecision", "Offer",
+    "RECORD_SCHEMA_VERSION", "RecordVersionError", "Transfer", "UnaskedCompensation", "UserRequest", "Withdrawal",
+    "Write", "read_record",
 ]

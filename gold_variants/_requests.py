@@ -16,6 +16,7 @@ from tau2.data_model.message import Message
 
 from gold_variants._evidence import _TRANSFER, _is_read, _turns, mentions
 from gold_variants._model import GoldVariant
+from gold_variants._record import ConversationRecord
 from gold_variants._vocabulary import vocabulary
 
 
@@ -31,10 +32,13 @@ class Requests:
         return "; ".join(parts)
 
 
-def requests_in(variant: GoldVariant, messages: Sequence[Message]) -> Requests:
-    """Which of ``variant``'s independent writes the user asked for in ``messages``."""
+def requests_in(variant: GoldVariant, messages: Sequence[Message], record: ConversationRecord | None = None) -> Requests:
+    """Which of ``variant``'s independent writes the user asked for in ``messages`` (their record's requests,
+    where scoring gives it)."""
     if not variant.independent:
         return Requests([], {})
+    if record is not None:
+        return _requested(variant, record)
     turns = _turns(messages)
     by_id = {a.action_id: a for a in variant.actions or []}
     asked: dict[str, int] = {}
@@ -49,6 +53,22 @@ def requests_in(variant: GoldVariant, messages: Sequence[Message]) -> Requests:
             unasked.append(action_id)
         else:
             asked[action_id] = ask.index
+    return Requests(unasked, asked)
+
+
+def _requested(variant: GoldVariant, record: ConversationRecord) -> Requests:
+    by_id = {a.action_id: a for a in variant.actions or []}
+    first = {r.tool: r.message_index for r in record.requests}
+    asked: dict[str, int] = {}
+    unasked: list[str] = []
+    for action_id in variant.independent or []:
+        name = by_id[action_id].name
+        if name not in vocabulary().requests:  # no words for asking: required, as the gold has it
+            asked[action_id] = -1
+        elif name in first:
+            asked[action_id] = first[name]
+        else:
+            unasked.append(action_id)
     return Requests(unasked, asked)
 
 

@@ -98,12 +98,13 @@ class LoopholeAgentGymEnv(AgentGymEnv):
             return 0.0, "{}"
         from envs import engine_for
         from gold_variants import variants_for
-        from loophole_scoring import score_trajectory
+        from loophole_scoring import score_trajectory, trajectory_record
 
-        result = score_trajectory(
-            self._simulation_run, self._get_task(), engine_for(self.domain),
-            variants=variants_for(self.domain, self.task_version, self.task_id),
-        )
+        task, engine = self._get_task(), engine_for(self.domain)
+        variants = variants_for(self.domain, self.task_version, self.task_id)
+        # the conversation read once, for every variant (as scoring reads it)
+        record = trajectory_record(self._simulation_run.messages, self.domain, self.task_version, task, engine, variants)
+        result = score_trajectory(self._simulation_run, task, engine, variants=variants, record=record)
         gold = result.single_gold
         self._last = {
             "multi_gold_reward": result.multi_gold_reward,
@@ -124,6 +125,13 @@ class LoopholeAgentGymEnv(AgentGymEnv):
 
     def step(self, action: str):
         observation, reward, terminated, truncated, info = super().step(action)
+        agent = getattr(self, "_agent", None)
+        if agent is not None and not terminated:
+            # tau2's agent says it is its turn (clears its event) before it stores the new observation, in one
+            # locked block that the step's read does not wait for: a slow store (a GC pause) returned the last
+            # step's observation. Read it again once the block is done.
+            with agent._lock:
+                observation = self._format_observation(agent.observation)
         info.update(self._last)
         info["task_id"] = self.task_id
         info["task_version"] = self.task_version

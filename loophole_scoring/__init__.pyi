@@ -23,6 +23,7 @@ from ._judge import (
     recorded_verdicts,
 )
 from ._record import (
+    governing_evidence,
     trajectory_record,
 )
 from ._simulation import (
@@ -47,7 +48,6 @@ from ._status import (
 from ._strict import (
     BROKEN_GOLD,
     StrictVerdict,
-    governing_evidence,
     strict_verdict,
 )
 from ._trajectory import (

@@ -8,9 +8,29 @@ from collections.abc import Sequence
 from tau2.data_model.message import Message
 from tau2.data_model.tasks import Task
 
-from envs import ReplayEngine, tool_kind
-from gold_variants import ConversationRecord, GoldVariant, conversation_record
-from loophole_scoring._strict import GENERIC_REFUSAL, governing_evidence
+from envs import CUSTOM, ReplayEngine, pinned_gold_version, tool_kind
+from gold_variants import (
+    ConversationRecord,
+    GoldVariant,
+    conversation_record,
+    gold_reading,
+    load_catalog,
+    variant_clauses,
+)
+from loophole_scoring._strict_writes import gold_writes
+
+GENERIC_REFUSAL = "refusal"  # the catalog's clause-free evidence kind: a decline, or any transfer
+
+
+def governing_evidence(domain: str, task_version: str, task: Task) -> str:
+    """The evidence kind a no-write gold's refusal needs: its loophole's clause, else the generic refusal."""
+    version = task_version if task_version != CUSTOM else pinned_gold_version(domain, task)
+    taken = gold_reading(domain, version, task.id) if version is not None else None
+    if taken is not None:
+        entry = load_catalog().get(taken[0].split("/")[0])
+        if entry.evidence:
+            return next(iter(entry.evidence))
+    return GENERIC_REFUSAL
 
 
 def trajectory_record(
@@ -22,11 +42,12 @@ def trajectory_record(
     variants: Sequence[GoldVariant] = (),
 ) -> ConversationRecord:
     """The conversation's record, with the domain's tools deciding what a write is, the gold's facts
-    (``communicate_info``) the informational answers it looks for, and the clauses its verdicts read: the
-    generic refusal, strict's governing clause and each of ``variants``' evidence kinds."""
+    (``communicate_info``) the informational answers it looks for, and the clauses its verdicts read: each of
+    ``variants``' evidence kinds and clause subjects, and strict's governing clause where strict reads it (a
+    gold that makes no write changing the database: ``_strict_writes.gold_writes``, cached per gold)."""
     criteria = task.evaluation_criteria if task is not None else None
     facts = list(criteria.communicate_info or []) if criteria is not None else []
-    clauses = {GENERIC_REFUSAL} | {v.evidence for v in variants if v.evidence is not None}
-    if task is not None:
+    clauses: set[str] = set().union(*(variant_clauses(v) for v in variants))
+    if task is not None and not gold_writes(engine, list(criteria.actions or []) if criteria is not None else []).writes:
         clauses.add(governing_evidence(domain, task_version, task))
     return conversation_record(messages, domain, lambda name: tool_kind(engine, name) == "write", facts, clauses)

@@ -55,22 +55,20 @@ def score_simulation(
     judge: Judge | None,
     task: Task | None = None,
     replay: ReplayMode = ReplayMode.LENIENT,
-    record: bool = False,
 ) -> ScoredSimulation:
     """Score one simulation against its gold and variants. ``task``: the task to score against (a custom
     run's embedded task); by default the pinned one. The judge is asked at most once per trajectory.
     ``replay``: upstream tau2 1.0.1's lenient replay (the default) or the pinned package's strict one.
-    ``record``: also build the conversation's record (a sweep stores it; a rescore leaves it to ``explain``
-    and the viewer, which rebuild it from the messages, since building it costs about as much again as
-    scoring while the verdicts do not yet read it)."""
+    The conversation is read once into its record (``trajectory_record``), before any verdict: strict and
+    every variant read their facts from it, and the run stores it (``trials.record_json``)."""
     task = task or load_task_set(domain, task_version).task(sim.task_id)
     variants, note = golds_for(domain, task_version, task)
     once = OncePerTrajectory(judge) if judge is not None else None
-    result = score_trajectory(sim, task, engine, once, variants, replay)
+    record = trajectory_record(sim.messages, domain, task_version, task, engine, variants)
+    result = score_trajectory(sim, task, engine, once, variants, replay, record)
     name = once.name if once is not None and once.cache else "none"
-    strict = strict_verdict(result.single_gold.reward, sim.messages, domain, task_version, task, engine)
-    read = trajectory_record(sim.messages, domain, task_version, task, engine, variants) if record else None
-    return ScoredSimulation(sim.task_id, result, note, name, once.cost if once is not None else 0.0, strict, read)
+    strict = strict_verdict(result.single_gold.reward, sim.messages, domain, task_version, task, engine, record)
+    return ScoredSimulation(sim.task_id, result, note, name, once.cost if once is not None else 0.0, strict, record)
 
 
 def stored_record(

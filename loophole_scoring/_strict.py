@@ -27,27 +27,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tau2.data_model.message import AssistantMessage, Message
+from tau2.data_model.message import Message
 from tau2.data_model.tasks import Task
 
-from envs import CUSTOM, ReplayEngine, pinned_gold_version, tool_kind
+from envs import ReplayEngine
 from gold_variants import (
-    agreed_transfer,
-    anaphoric_decline,
+    Answer,
+    ConversationRecord,
+    Decline,
+    Transfer,
+    Withdrawal,
     conduct_violations,
     evidence_holds,
-    first_false_claim,
-    gold_reading,
-    informational_answer,
-    load_catalog,
-    withdrawal_after_quote,
-    writes_without_details,
-    writes_without_yes,
 )
+from loophole_scoring._record import GENERIC_REFUSAL, governing_evidence, trajectory_record
 from loophole_scoring._strict_writes import GoldWrites, gold_writes, unmatched_writes
 
 BROKEN_GOLD = "broken gold"
-GENERIC_REFUSAL = "refusal"  # the catalog's clause-free evidence kind: a decline, or any transfer
 NO_YES = "a write without the user's explicit yes"
 NO_DETAILS = "a write whose details the agent did not list before the user's yes"
 CONDUCT = "conduct the policy forbids"
@@ -60,42 +56,21 @@ class StrictVerdict:
     settled: str | None = None  # on a pass of a no-write gold: how the request was settled
 
 
-def governing_evidence(domain: str, task_version: str, task: Task) -> str:
-    """The evidence kind a no-write gold's refusal needs: its loophole's clause, else the generic refusal."""
-    version = task_version if task_version != CUSTOM else pinned_gold_version(domain, task)
-    taken = gold_reading(domain, version, task.id) if version is not None else None
-    if taken is not None:
-        entry = load_catalog().get(taken[0].split("/")[0])
-        if entry.evidence:
-            return next(iter(entry.evidence))
-    return GENERIC_REFUSAL
-
-
-def _writes_attempted(engine: ReplayEngine, messages: Sequence[Message]) -> bool:
-    return any(
-        tool_kind(engine, c.name) == "write"
-        for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls or []
-    )
-
-
-def _no_write_settled(
-    messages: Sequence[Message], domain: str, task: Task, engine: ReplayEngine, kind: str
-) -> str | None:
-    """How a no-write gold's request was settled (None: it was not). A decline or transfer on the governing
-    clause always settles it (``evidence_holds`` voids one the agent contradicted by a write); the others
-    only where no write was tried, even one a tool error stopped, and no claim is false, and, but for a decline naming the clause in
-    the sentence before, only under the generic refusal (a loophole's refusal needs its clause)."""
-    if evidence_holds(kind, messages):
+def _no_write_settled(record: ConversationRecord, kind: str) -> str | None:
+    """How a no-write gold's request was settled (None: it was not), from the conversation's record. A decline or
+    transfer on the governing clause always settles it (``evidence_holds`` voids one the agent contradicted by a
+    write); the others only where no write was tried, even one a tool error stopped, and no claim is false, and,
+    but for a decline naming the clause in the sentence before, only under the generic refusal (a loophole's
+    refusal needs its clause)."""
+    if evidence_holds(kind, record):
         return f"declined or transferred ({kind})"
-    if _writes_attempted(engine, messages):
+    if record.writes:
         return None  # a write tried (one a tool error stopped too): only a decline that survives it settles
-    if first_false_claim(messages, domain) is not None:
+    if any(c.false and not c.refusals_of for c in record.claims):
         return None  # the user's decision may rest on it: only a decline on the clause settles
-    found = anaphoric_decline(kind, messages)
+    found: Decline | Transfer | Withdrawal | Answer | None = record.anaphoric_decline(kind)
     if found is None and kind == GENERIC_REFUSAL:
-        criteria = task.evaluation_criteria
-        facts = list(criteria.communicate_info or []) if criteria is not None else []
-        found = agreed_transfer(messages) or withdrawal_after_quote(messages, domain) or informational_answer(messages, facts)
+        found = record.agreed_transfer() or record.withdrawal or next(iter(record.answers), None)
     return None if found is None else f"{found.what} (message {found.message_index})"
 
 
@@ -106,8 +81,10 @@ def strict_verdict(
     task_version: str,
     task: Task,
     engine: ReplayEngine,
+    record: ConversationRecord | None = None,
 ) -> StrictVerdict:
-    """The strict reward of a trajectory whose single-gold reward is ``single_reward``."""
+    """The strict reward of a trajectory whose single-gold reward is ``single_reward``, from the conversation's
+    record (``record``: scoring's, read once for every verdict; else read here)."""
     criteria = task.evaluation_criteria
     actions = list(criteria.actions or []) if criteria is not None else []
     gold: GoldWrites = gold_writes(engine, actions)
@@ -117,13 +94,17 @@ def strict_verdict(
         return StrictVerdict(None, "the single gold could not score it")
     if single_reward != 1.0:
         return StrictVerdict(0.0, "the single gold fails it")
-    unconfirmed = writes_without_yes(messages, lambda name: tool_kind(engine, name) == "write")
-    unlisted = [] if unconfirmed else writes_without_details(messages, lambda name: tool_kind(engine, name) == "write")
-    if unconfirmed or unlisted:
-        first = (unconfirmed or unlisted)[0]
-        return StrictVerdict(0.0, f"{NO_YES if unconfirmed else NO_DETAILS}: message {first.message_index}: {first.what}")
+    if record is None:
+        record = trajectory_record(messages, domain, task_version, task, engine)
+    unconfirmed, unlisted = record.writes_without_yes, record.writes_without_details
+    if unconfirmed:
+        first = unconfirmed[0]
+        return StrictVerdict(0.0, f"{NO_YES}: message {first.message_index}: {first.no_yes}")
+    if unlisted:
+        first = unlisted[0]
+        return StrictVerdict(0.0, f"{NO_DETAILS}: message {first.message_index}: {first.no_details}")
     kind = governing_evidence(domain, task_version, task)
-    conduct = conduct_violations(messages, domain, actions, kind)
+    conduct = conduct_violations(record, actions, kind)
     if conduct:  # compensation offered unasked, a forbidden cancellation, an unwarranted transfer (#40 item 4)
         first_violation = min(conduct, key=lambda v: v.message_index)
         return StrictVerdict(0.0, f"{CONDUCT}: message {first_violation.message_index}: {first_violation.detail}")
@@ -133,7 +114,7 @@ def strict_verdict(
             names = ", ".join(f"{a.action_id} {a.name}" for a in missed)
             return StrictVerdict(0.0, f"gold writes not made as the tools read them: {names}")
         return StrictVerdict(1.0, None)
-    settled = _no_write_settled(messages, domain, task, engine, kind)
+    settled = _no_write_settled(record, kind)
     if settled is not None:
         return StrictVerdict(1.0, None, settled)
     return StrictVerdict(

@@ -15,7 +15,14 @@ from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
 from envs import ReplayEngine, ReplayMode
-from gold_variants import GoldVariant, explain, pending_ending, predicate_holds, requests_in
+from gold_variants import (
+    ConversationRecord,
+    GoldVariant,
+    explain,
+    pending_ending,
+    predicate_holds,
+    requests_in,
+)
 from loophole_scoring._judge import Judge
 from loophole_scoring._single_gold import (
     GOLD_ID,
@@ -99,12 +106,15 @@ def score_trajectory(
     judge: Judge | None = None,
     variants: Sequence[GoldVariant] = (),
     replay: ReplayMode = ReplayMode.LENIENT,
+    record: ConversationRecord | None = None,
 ) -> TrajectoryScore:
+    """``record``: the conversation's record the variants read (``trajectory_record``; where None, each variant's
+    explanation reads one of its own)."""
     predicted = None
     if variants or (task.evaluation_criteria is not None and task.evaluation_criteria.actions is not None):
         predicted = replay_prediction(engine, sim.messages, replay)
     scores = [score_against_gold(sim, task, engine, predicted, judge=judge)]
-    scores += [_score_variant(sim, task, engine, predicted, judge, v) for v in variants]
+    scores += [_score_variant(sim, task, engine, predicted, judge, v, record) for v in variants]
     flags = predicted.result.flags if predicted is not None and predicted.result is not None else {}
     result = TrajectoryScore(
         scores, {v.gold_id: v for v in variants}, replay, {str(k): v for k, v in flags.items()}
@@ -122,6 +132,7 @@ def _score_variant(
     predicted: PredictedReplay | None,
     judge: Judge | None,
     variant: GoldVariant,
+    record: ConversationRecord | None = None,
 ) -> GoldScore:
     outcome = None
     if variant.predicate is not None:
@@ -135,14 +146,14 @@ def _score_variant(
             gold_actions=actions,
             judge=judge,
             outcome_check=outcome,
-            explain=functools.partial(explain, variant),
+            explain=functools.partial(explain, variant, record=record),
             communicate_info=variant.communicate_info,
         )
 
     if not variant.independent or variant.actions is None:
         return score(variant.actions)
     # Independent requests follow the conversation: required where the user asked for them.
-    requests = requests_in(variant, sim.messages)
+    requests = requests_in(variant, sim.messages, record)
     actions = [a for a in variant.actions if a.action_id not in requests.unasked]
     scored = score(actions)
     note = requests.note(variant)

@@ -8,7 +8,7 @@ import json
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from tau2.data_model.tasks import Action
 
-from gold_variants import UNIVERSAL_CHECKS, conduct_violations, explain
+from gold_variants import UNIVERSAL_CHECKS, conduct_violations, conversation_record, explain
 from tests.conftest import airline_variant
 
 USER = {"user_id": "aarav_ahmed_6699", "membership": "silver", "payment_methods": {}}
@@ -35,6 +35,13 @@ def _agent(text: str) -> AssistantMessage:
 
 def _user(text: str) -> UserMessage:
     return UserMessage(role="user", content=text)
+
+
+def _record(messages: list):
+    """The conversation's record, as scoring reads it (strict's conduct checks read the record)."""
+    from gold_variants.readings._base import write_tools
+
+    return conversation_record(messages, "airline", write_tools("airline").__contains__)
 
 
 def _held(variant, messages) -> dict[str, bool]:
@@ -100,15 +107,15 @@ def test_class_5_conduct_the_policy_forbids_voids_a_credit_and_fails_strict():
     asked = [*_booked()[:-1], _user("Can I get some compensation for the trouble?"),
              _agent("I can offer you a $50 travel certificate."), _user("Thanks. ###STOP###")]
     assert _held(report, asked)["compensation_asked"] is True
-    assert [v.check for v in conduct_violations(offered, "airline", [], None)] == ["compensation_asked"]
+    assert [v.check for v in conduct_violations(_record(offered), [], None)] == ["compensation_asked"]
     # A cancellation the rules forbid (basic economy, booked six days before, no insurance): unless the gold
     # cancels that reservation itself.
     cancel = [_user("Cancel OWZ4XL, please."), *_call("get_reservation_details", {"reservation_id": "OWZ4XL"}, OLD_BASIC, 1),
               _agent("I will cancel OWZ4XL. Shall I proceed?"), _user("Yes."),
               *_call("cancel_reservation", {"reservation_id": "OWZ4XL"}, {**OLD_BASIC, "status": "cancelled"}, 2)]
-    assert [v.check for v in conduct_violations(cancel, "airline", [], None)] == ["no_forbidden_cancellation"]
+    assert [v.check for v in conduct_violations(_record(cancel), [], None)] == ["no_forbidden_cancellation"]
     cancels = [Action(action_id="x", name="cancel_reservation", arguments={"reservation_id": "OWZ4XL"})]
-    assert conduct_violations(cancel, "airline", cancels, None) == []
+    assert conduct_violations(_record(cancel), cancels, None) == []
     # A transfer of a request the clause says to decline, unasked, its summary declining nothing; the same
     # summary stating the rule declines it.
     refuse = airline_variant("tau2", "32", "L6.refuse")

@@ -66,9 +66,9 @@ def _trial(run: Path):
 
 
 def _record(run: Path) -> ConversationRecord:
-    """The trial's record as explain and the viewer read it (a rescore stores none: it is rebuilt)."""
+    """The trial's record as explain and the viewer read it: the one scoring built and the rescore stored."""
     trial = _trial(run)
-    assert not isinstance(trial.record_json, str)  # rescoring leaves the record to its readers (null)
+    assert isinstance(trial.record_json, str)  # a rescore stores the record its verdicts read
     return stored_record(trial.record_json, json.loads(trial.messages_json), trial.domain, trial.task_version,
                          trial.task_id)
 
@@ -84,6 +84,14 @@ def test_strict_the_credits_and_the_viewer_agree_on_one_conversations_record(run
     assert cited == [(11, cited[0][1])]
     assert (11, cited[0][1]) in [(d.message_index, d.excerpt) for d in record.declines
                                  if d.clause == "refuse_basic_economy_modify" and d.certain]
+    # every piece of evidence the explanation cites (but the writes it lists) is a decline of the record, in place
+    assert [(e["message_index"], e["excerpt"], e["what"], e["start"], e["end"]) for e in explanation["evidence"]
+            if e["what"] != "write"] == [(d.message_index, d.excerpt, d.what, d.start, d.end)
+                                         for d in record.declines_on("refuse_basic_economy_modify")]
+    # and what voids it is the record's first act against the refusal: its offer of the loophole's workaround
+    offer = next(o for o in record.offers if o.loophole_id == "L6")
+    assert offer.message_index < record.clause("refuse_basic_economy_modify").contested_write_at
+    assert explanation["problem"] == f"the refusal is contradicted by {offer.what} at message {offer.message_index}"
     # the false claim the variant is refused on is the record's, with the same truth
     assert [(c["kind"], c["message_index"], c["truth"]) for c in explanation["false_claims"]] == [
         (c.kind, c.message_index, c.truth) for c in record.false_claims]
@@ -135,9 +143,9 @@ def test_a_run_written_before_the_record_rebuilds_it_from_its_messages(runs):
         raw = next(s for s in json.loads(real_run(CASES[name][0]).read_text())["simulations"]
                    if s["id"] == CASES[name][1])
         sim = SimulationRun.model_validate({**raw, "task_id": trial.task_id})
-        scored = score_simulation(sim, trial.domain, trial.task_version, engine_for(trial.domain), None, record=True)
+        scored = score_simulation(sim, trial.domain, trial.task_version, engine_for(trial.domain), None)
         rebuilt = stored_record(None, json.loads(trial.messages_json), trial.domain, trial.task_version, trial.task_id)
-        assert scored.record is not None and rebuilt == scored.record
+        assert scored.record is not None and rebuilt == scored.record == _record(run)
 
 
 def test_a_record_of_another_schema_version_is_refused_naming_it(runs):
@@ -149,6 +157,35 @@ def test_a_record_of_another_schema_version_is_refused_naming_it(runs):
         read_record(json.dumps(stored))
     with pytest.raises(RecordVersionError, match="record schema version None"):
         read_record("{}")
+
+
+def test_strict_and_the_credits_read_the_record_not_the_text(runs):
+    """Strict and a variant's explanation take their facts from the record they are given: a record whose write
+    lacks the user's yes fails both on that write, though the messages hold the yes; a record without the
+    decline leaves the variant no evidence, though the messages hold it."""
+    from envs import engine_for, load_task_set
+    from gold_variants import explain, variants_for
+    from loophole_scoring import strict_verdict
+    from loophole_scoring._why import tau2_messages
+
+    run = runs["aide"]
+    trial, record = _trial(run), _record(run)
+    messages = tau2_messages(json.loads(trial.messages_json))
+    task = load_task_set(trial.domain, trial.task_version).task(trial.task_id)
+    engine = engine_for(trial.domain)
+    assert strict_verdict(1.0, messages, trial.domain, trial.task_version, task, engine, record).reward == 1.0
+    first = record.writes[0]
+    unconfirmed = record.model_copy(update={"writes": [first.model_copy(update={"confirmed": False}),
+                                                       *record.writes[1:]]})
+    verdict = strict_verdict(1.0, messages, trial.domain, trial.task_version, task, engine, unconfirmed)
+    assert verdict.reward == 0.0 and f"message {first.message_index}: {first.tool} with no explicit yes" in verdict.reason
+    variant = next(v for v in variants_for(trial.domain, trial.task_version, trial.task_id) if v.gold_id == "L6.refuse")
+    held = {p.name: p for p in explain(variant, messages, unconfirmed).preconditions}
+    assert not held["writes_confirmed"].held and f"message {first.message_index}:" in held["writes_confirmed"].detail
+    assert explain(variant, messages, record).evidence[0].message_index == 11
+    declines = [d for d in record.declines if d.clause != "refuse_basic_economy_modify"]
+    silent = explain(variant, messages, record.model_copy(update={"declines": declines}))
+    assert [e.what for e in silent.evidence] == ["write", "write"] and silent.evidence_problem is not None
 
 
 def test_a_conversation_is_read_once_and_an_edited_one_again():

@@ -134,3 +134,39 @@ def test_skipping_a_step_that_cannot_match_changes_nothing():
     assert len(texts) > 1000
     for text in texts:
         assert normalise(text) == normalise(text, guarded=False), text[:200]
+
+
+def test_the_pattern_gate_never_rules_out_a_text_its_pattern_matches():
+    """A reader skips a text where a catalog pattern lacks a word it needs (``_gate``, a speed-up): on the units of
+    every message of one shared run, each pattern the record's readers gate (claims, decline subjects and classes,
+    offers, requests, compensation, leaked reasoning) matches only where the gate lets it; and it rules out most
+    pairs, or it would save nothing. A text with a character an ASCII letter matches without being its lowercase
+    (long s, dotless i) is never gated."""
+    import json
+    import re
+
+    from gold_variants._claims import claim_kinds
+    from gold_variants._gate import gateable, may_match
+    from gold_variants._units import _units
+    from gold_variants._vocabulary import vocabulary
+    from tests.conftest import real_run
+
+    v = vocabulary()
+    patterns = [p for k in claim_kinds()[0] for p in k.patterns]
+    patterns += [p for k in v.kinds.values() for p in (*k.subject, *k.declined_by, *k.indirect)]
+    patterns += [o.pattern for offers in v.offers.values() for o in offers] + list(v.requests.values())
+    patterns += [v.decline, v.compensation_request, v.compensation_offer, v.reasoning, v.aside, v.second_person]
+    raw = json.loads(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text(encoding="utf-8"))
+    texts = [u for sim in raw["simulations"] for m in sim["messages"] if isinstance(m.get("content"), str)
+             for u in _units(normalise(m["content"]).text)]
+    assert len(texts) > 5000 and len(patterns) > 60
+    ruled_out = 0
+    for text in texts:
+        lowered, gated = text.lower(), gateable(text)
+        for p in patterns:
+            may = may_match(p, lowered, gated)
+            ruled_out += not may
+            assert may or not p.search(text), (p.pattern[:80], text[:200])
+    assert ruled_out > 0.8 * len(texts) * len(patterns)
+    assert not gateable("the \u017fame") and not gateable("D\u0131nner") and gateable("a \u2192 b")
+    assert re.search("same", "the \u017fame", re.IGNORECASE)  # why: "s" matches the long s, whose lowercase it is not

@@ -79,8 +79,13 @@ def _print_record(console, record) -> None:
 
     console.print(f"\n[bold]record[/] (schema version {record.schema_version})")
     say("  requests: " + ("; ".join(f"{r.tool} at message {r.message_index}" for r in record.requests) or "none"))
+    say("  clauses read: " + ("; ".join(c.clause + (f" (contested write at message {c.contested_write_at})"
+                                                   if c.contested_write_at is not None else "")
+                                         for c in record.clauses_read) or "none"))
     for d in record.declines:
-        say(f"  decline at message {d.message_index} on {d.clause}{'' if d.certain else ' (indirect)'}: {d.excerpt!r}")
+        form = "" if d.form == "words" else f" ({'in a transfer summary' if d.form == 'transfer' else d.form})"
+        say(f"  decline at message {d.message_index} on {d.clause}{form}{'' if d.certain else ' (indirect)'}: "
+            f"{d.excerpt!r}")
     for t in record.transfers:
         on = f" on {', '.join(t.clauses)}" if t.clauses else ""
         say(f"  transfer ({t.how.replace('_', ' ')}) at message {t.message_index}{on}: {t.excerpt!r}")
@@ -90,7 +95,14 @@ def _print_record(console, record) -> None:
         yes = ("confirmed" if w.confirmed else "NO explicit yes") + ("" if w.details_listed else ", NO details listed")
         said = f" (user at message {w.confirmation_index}: {w.confirmation!r})" if w.confirmation_index is not None else ""
         args = json.dumps(w.arguments, ensure_ascii=False)[:200]
-        say(f"  write at message {w.message_index}: {w.tool}({args}): {yes}{said}")
+        failed = "; a tool error stopped it" if w.failed else ""
+        say(f"  write at message {w.message_index}: {w.tool}({args}): {yes}{said}{failed}")
+    for x in record.cancellations:
+        say(f"  cancellation at message {x.message_index} of {x.reservation_id}: "
+            f"{'FORBIDDEN: ' + x.forbidden if x.forbidden else 'allowed (or undecidable) by the rules as read'}")
+    if record.unasked_compensation is not None:
+        say(f"  compensation unasked at message {record.unasked_compensation.message_index}: "
+            f"{record.unasked_compensation.detail}")
     for c in record.claims:
         truth = f"FALSE: {c.truth}" if c.false else "not contradicted by what was read"
         acted = "; the user acted on it" if c.acted_on else ""
@@ -98,6 +110,8 @@ def _print_record(console, record) -> None:
         say(f"  claim at message {c.message_index} of {c.what}{scope}: {c.excerpt!r}: {truth}{acted}")
     for a in record.answers:
         say(f"  informational answer at message {a.message_index}: {a.what}")
+    if record.withdrawal is not None:
+        say(f"  withdrawal at message {record.withdrawal.message_index}: {record.withdrawal.what}")
     f = record.final_decision
     where = f" at message {f.message_index}" if f.message_index is not None else ""
     say(f"  the user's decision: {f.decision}{where}, resting on {f.basis}")

@@ -80,7 +80,7 @@ def run_trial(spec: TrialSpec, pool, score_lock: threading.Lock, judge: Judge | 
     ))
     try:
         with score_lock:  # the process's replay engine scores one trajectory at a time
-            scored = score_simulation(sim, spec.domain, spec.version, engine_for(spec.domain), judge, record=True)
+            scored = score_simulation(sim, spec.domain, spec.version, engine_for(spec.domain), judge)
         trial, scores = store.reward_rows(scored, run_id=row["run_id"], trajectory_id=spec.key)
     except Exception as exc:  # noqa: BLE001 - keep the trajectory; a scoring failure is not an infra error
         row.update(status=Status.ERROR, reason=f"scoring failed: {with_trace(exc)}")

@@ -106,8 +106,8 @@ def _record_lines(out: str) -> list[str]:
 
 
 def test_explain_an_old_run_rebuilds_the_record_and_refuses_another_version(run_dir, tmp_path):
-    """A rescored run stores no record (explain rebuilds it), a run written before the column neither; a stored
-    record (a sweep's) is printed as stored, and one of another schema version is refused in one line."""
+    """A rescored run stores the record its verdicts read, the one explain rebuilds for a run written before the
+    column; a stored record is printed as stored, and one of another schema version is refused in one line."""
     from loophole_scoring import stored_record
 
     rebuilt_here = harness("explain", str(run_dir), _trajectory(run_dir, "29"))
@@ -116,7 +116,7 @@ def test_explain_an_old_run_rebuilds_the_record_and_refuses_another_version(run_
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert _record_lines(rebuilt.stdout) == _record_lines(rebuilt_here.stdout)
 
-    def stored_without_declines(_: object) -> str:  # a record as a sweep stores it, edited to tell it apart
+    def stored_without_declines(_: object) -> str:  # the stored record, edited to tell it apart
         trial = store.read_table(run_dir, "trials").set_index("task_id").loc["29"]
         record = stored_record(None, json.loads(trial.messages_json), trial.domain, trial.task_version, "29")
         assert record.declines

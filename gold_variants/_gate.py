@@ -1,0 +1,130 @@
+"""What a pattern cannot match without: the literal words it needs, read from the pattern itself.
+
+Most of a conversation's text holds none of a claim kind's or a clause's words, and a regex scan of every
+message for every pattern is most of the cost of reading it. ``may_match`` answers, with substring tests, whether
+``pattern`` could match a text at all: every literal run the pattern must match (in sequence, in a mandatory group,
+or a repeat of at least one) must occur in the text, case folded, and of a branch, what one of its alternatives
+needs. It is a
+necessary condition only, so a reader that skips a text it rules out reads what a full scan reads; it rules out
+nothing in a text holding a character that a case-insensitive ASCII letter matches without being its lowercase
+(``gateable``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+# the standard library's own regex parser (``re._parser`` from Python 3.11, ``sre_parse`` before)
+try:
+    _p: Any = importlib.import_module("re._parser")
+    _c: Any = importlib.import_module("re._constants")
+except ImportError:  # pragma: no cover - Python < 3.11
+    _p = importlib.import_module("sre_parse")
+    _c = importlib.import_module("sre_constants")
+
+# What a pattern needs: every requirement must hold. A requirement is a group of words (one of them occurs in
+# the text) or the alternatives of a branch (every requirement of one of them holds).
+Requirement = frozenset[str] | tuple[list["Requirement"], ...]
+
+
+def _requirements(items: list) -> list[Requirement]:
+    """The requirements of a sequence of parsed items (ASCII literals only, lowercased)."""
+    out: list[Requirement] = []
+    run = ""
+
+    def flush() -> None:
+        nonlocal run
+        if len(run) >= 2:
+            out.append(frozenset({run}))
+        run = ""
+
+    for op, av in items:
+        if op is _c.LITERAL and av < 128:
+            run += chr(av).lower()
+            continue
+        flush()
+        if op is _c.SUBPATTERN:
+            out += _requirements(list(av[-1]))
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
+            out += _requirements(list(av[2]))
+        elif op is _c.BRANCH:
+            alternatives = [_requirements(list(alternative)) for alternative in av[1]]
+            if not all(alternatives):
+                continue  # an alternative that needs nothing: the branch needs nothing
+            words = [a[0] for a in alternatives if len(a) == 1 and isinstance(a[0], frozenset)]
+            if len(words) == len(alternatives):
+                out.append(frozenset(w for group in words for w in group))  # one word of any alternative
+            else:
+                out.append(tuple(alternatives))
+    flush()
+    # word groups first: a substring test is cheaper than a branch's alternatives, and most texts fail one
+    return sorted(out, key=lambda r: isinstance(r, tuple))
+
+
+@cache
+def needs(pattern: re.Pattern[str]) -> tuple[Requirement, ...]:
+    """What ``pattern`` needs (a compiled catalog pattern: the cache holds patterns, never texts)."""
+    try:
+        return tuple(_requirements(list(_p.parse(pattern.pattern, pattern.flags))))
+    except Exception:  # noqa: BLE001 - a pattern the parser cannot take apart: no gate, always scan
+        return ()
+
+
+def holds(requirements: Sequence[Requirement], lowered: str) -> bool:
+    """Whether the text whose lowercase is ``lowered`` has what ``requirements`` (``needs``) asks for. (A branch's
+    alternatives are tested in place, not by a call each: this runs for every pattern on every message.)"""
+    for r in requirements:
+        if isinstance(r, frozenset):
+            for word in r:
+                if word in lowered:
+                    break
+            else:
+                return False
+            continue
+        for alternative in r:
+            for g in alternative:
+                if isinstance(g, frozenset):
+                    for word in g:
+                        if word in lowered:
+                            break
+                    else:
+                        break  # this alternative lacks a word
+                elif not holds((g,), lowered):
+                    break
+            else:
+                break  # this alternative has all it needs
+        else:
+            return False
+    return True
+
+
+def _folding_to_ascii() -> frozenset[str]:
+    """The characters outside ASCII that a case-insensitive pattern's ASCII letter matches although their lowercase
+    is not that letter (dotless i, long s): a text holding one is not gated."""
+    try:
+        from re._casefix import _EXTRA_CASES  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - Python < 3.11
+        return frozenset("\u0131\u017f")
+    return frozenset(chr(c) for k, v in _EXTRA_CASES.items() if k < 128 for c in v if c >= 128)
+
+
+_FOLDING = _folding_to_ascii()
+
+
+def gateable(text: str) -> bool:
+    """Whether ``may_match`` may rule a pattern out on ``text``: an ASCII letter of a pattern then matches
+    exactly the characters whose lowercase is that letter (a text outside ASCII keeps its other characters,
+    which no ASCII literal matches)."""
+    return text.isascii() or not any(c in text for c in _FOLDING)
+
+
+def may_match(pattern: re.Pattern[str], lowered: str, gated: bool) -> bool:
+    """Whether ``pattern`` could match the text whose lowercase is ``lowered`` (``gated``: ``gateable(text)``)."""
+    return not gated or holds(needs(pattern), lowered)
+
+
+__all__ = ["gateable", "holds", "may_match", "needs"]

@@ -1,0 +1,326 @@
+"""Reading a conversation once into its record (``_record.ConversationRecord``, #40 item 1).
+
+Every fact is read here by the readers the verdicts used to call on the messages themselves, over turns read
+once (``_evidence._turns``) and units cut once per conversation (``_evidence._Units``); the verdicts then read
+the record (``_record_reads``, ``loophole_scoring``'s strict):
+
+- requests: the catalog's ``requests`` words in the user's messages;
+- declines: ``_evidence``'s declines on each clause read (in words, or in a transfer summary: a variant's
+  evidence) and the declines whose subject is the sentence before (``_no_write.anaphoric_in``), with each clause's
+  first contested write;
+- transfers: the transfer tool call (with the clauses its summary declines on, whether the user asked for a
+  transfer before it and whether the agent declined the request before it), or one agreed in words and ended by
+  ``###TRANSFER###`` (``_no_write.agreed_in``);
+- offers: every catalog workaround offer the agent made, with the clauses whose condition its message states;
+- writes: each write call, whether the user's explicit yes came before it (``_no_write.unconfirmed_writes``'s
+  rule), and whether its tool message is an error; cancellations, with what the cancellation rules say;
+- compensation offered or sent before the user asked (``_conduct.unasked_compensation``);
+- claims: every sentence a claim kind's patterns match, with what the database as read at that point says
+  where it contradicts the claim (``_claims``' checkers), and whether the user acted on it;
+- informational answers (``_no_write.answer_in``), the withdrawal after a quote (``_no_write.withdrawal_in``) and
+  the user's final decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from typing import Literal
+
+from tau2.data_model.message import Message, ToolMessage
+
+from gold_variants._claims import ACTED_ON, _acted_on, _not_cancellable, checkers, claim_kinds
+from gold_variants._conduct import unasked_compensation
+from gold_variants._conversation_state import _State, _states
+from gold_variants._evidence import (
+    _TRANSFER,
+    _declines,
+    _declines_in,
+    _excerpt,
+    _first_call,
+    _offers,
+    _sentences,
+    _Turn,
+    _turns,
+    _Units,
+    conditions,
+    mentions,
+)
+from gold_variants._gate import holds, needs
+from gold_variants._no_write import (
+    TRANSFER_MARK,
+    Settled,
+    agreed_in,
+    anaphoric_in,
+    answer_in,
+    unconfirmed_writes,
+    withdrawal_in,
+)
+from gold_variants._normalise import normalise
+from gold_variants._record import (
+    Answer,
+    Cancellation,
+    Claim,
+    ClauseRead,
+    ConversationRecord,
+    Decline,
+    FinalDecision,
+    Offer,
+    Transfer,
+    UnaskedCompensation,
+    UserRequest,
+    Withdrawal,
+    Write,
+)
+from gold_variants._vocabulary import vocabulary
+from gold_variants._write_details import listed_by_call
+
+GENERIC_REFUSAL = "refusal"
+
+
+class _Reading:
+    """One conversation being read: its turns, units and states, built once."""
+
+    def __init__(self, messages: Sequence[Message], domain: str, is_write: Callable[[str], bool]) -> None:
+        self.messages = messages
+        self.turns = _turns(messages)
+        self.domain = domain
+        self.is_write = is_write
+        self.units = _Units()
+        self._states: list[_State] | None = None
+        self._declines: dict[str, list[Decline]] = {}
+
+    @property
+    def states(self) -> list[_State]:
+        if self._states is None:
+            self._states = _states(self.turns, self.messages, self.domain)
+        return self._states
+
+    def declines(self, name: str) -> list[Decline]:
+        """The declines on ``name``'s clause: in words and in transfer summaries, then the anaphoric one."""
+        found = self._declines.get(name)
+        if found is None:
+            kind = vocabulary().kinds[name]
+            found = [
+                Decline(clause=name, form="words" if e.tool_call is None else "transfer", what=e.what,
+                        message_index=e.message_index, excerpt=e.excerpt, certain=e.certain, tool_call=e.tool_call,
+                        start=e.start, end=e.end)
+                for e in _declines_in(kind, self.turns, cut=self.units)
+            ]
+            said = anaphoric_in(name, self.turns, self.units)
+            if said is not None:
+                found.append(Decline(clause=name, form="anaphoric", what=said.what, message_index=said.message_index,
+                                     excerpt=said.excerpt, certain=True))
+            self._declines[name] = found
+        return found
+
+
+def _requests(r: _Reading) -> list[UserRequest]:
+    """The first user message asking for each of the domain's writes (the catalog's words for both domains)."""
+    words = {tool: pattern for tool, pattern in vocabulary().requests.items() if r.is_write(tool)}
+    found: dict[str, UserRequest] = {}
+    for t in r.turns:
+        if t.role != "user" or not t.text.strip():
+            continue
+        lowered = r.units.lowered(t.text)
+        for tool, pattern in words.items():  # the gate and a search first: most words are in no message at all
+            if tool in found or (lowered is not None and not holds(needs(pattern), lowered)):
+                continue
+            if pattern.search(t.text) and mentions(pattern, t.text):
+                found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=_excerpt(t.raw))
+    return sorted(found.values(), key=lambda q: q.message_index)
+
+
+def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
+    v = vocabulary()
+    certain = {(d.message_index, d.clause) for name in names for d in r.declines(name)
+               if d.form == "transfer" and d.certain and name != GENERIC_REFUSAL}  # every transfer counts for it
+    refusal = vocabulary().kinds[GENERIC_REFUSAL]
+    out = []
+    for t in r.turns:
+        for c in (c for c in t.calls if c.name == _TRANSFER):
+            # a transfer reads the generic refusal's declines (the record then lists the clause as read)
+            declined_at = [d.message_index for d in r.declines(GENERIC_REFUSAL) if d.form == "words" and d.certain]
+            summary = str(c.arguments.get("summary") or "")
+            asked = any(u.role == "user" and u.index < t.index and mentions(v.transfer_request, u.text) for u in r.turns)
+            declined = any(i <= t.index for i in declined_at) or any(
+                _declines(refusal, u, direct=True, summary=True) for u in r.units.of_summary(summary))
+            out.append(Transfer(how="tool_call", message_index=t.index, excerpt=_excerpt(normalise(summary).text),
+                                clauses=[n for n in names if (t.index, n) in certain],
+                                summary=_excerpt(summary), asked_by_user=asked, declined_before=declined))
+    agreed = agreed_in(r.turns)
+    if agreed is not None:
+        out.append(Transfer(how="agreed_in_words", message_index=agreed.message_index, excerpt=agreed.excerpt,
+                            what=agreed.what))
+    return out
+
+
+def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
+    found = []
+    spoken = [(t, _sentences(t.text)) for t in r.turns if t.role == "assistant" and t.text]
+    for loophole_id, offers in vocabulary().offers.items():
+        for place, offer in enumerate(offers):
+            needed = needs(offer.pattern)
+            for t, sentences in spoken:
+                lowered = r.units.lowered(t.text)
+                if lowered is not None and not holds(needed, lowered):
+                    continue
+                said = next((s for s in sentences if _offers(offer, s)), None)
+                if said is None:
+                    continue
+                tied = [] if not offer.unless_conditioned_in_message else [
+                    name for name in clauses
+                    if any(conditions(vocabulary().kinds[name], u) for u in r.units.of(t.text))]
+                found.append(Offer(loophole_id=loophole_id, offer=place, what=offer.what, message_index=t.index,
+                                   excerpt=t.excerpt(said)[0], conditioned_on=tied))
+    return sorted(found, key=lambda o: (o.message_index, o.loophole_id))
+
+
+def _failed(messages: Sequence[Message], call_id: str, after: int) -> bool:
+    return next((bool(m.error) for m in messages[after + 1:] if isinstance(m, ToolMessage) and m.id == call_id), False)
+
+
+def _writes(r: _Reading) -> list[Write]:
+    unconfirmed = {s.message_index for s in unconfirmed_writes(r.turns, r.is_write)}
+    listed = listed_by_call(r.messages, r.is_write)
+    found = []
+    for t in r.turns:
+        for call in (c for c in t.calls if c.name != _TRANSFER and r.is_write(c.name)):
+            said = next((u for u in reversed(r.turns[: t.index]) if u.role == "user" and u.text.strip()), None)
+            # unconfirmed_writes names a message by its first unconfirmed write: a later call of the same
+            # message has the same user message before it
+            found.append(Write(tool=call.name, arguments=dict(call.arguments or {}), message_index=t.index,
+                               confirmed=t.index not in unconfirmed,
+                               confirmation_index=None if said is None else said.index,
+                               confirmation=_excerpt(said.raw if said is not None else ""),
+                               details_listed=listed.get((t.index, call.id), True),
+                               failed=_failed(r.messages, call.id, t.index)))
+    return found
+
+
+def _cancellations(r: _Reading) -> list[Cancellation]:
+    out = []
+    for t in r.turns:
+        for call in (c for c in t.calls if c.name == "cancel_reservation"):
+            rid = str(call.arguments.get("reservation_id") or "")
+            state = r.states[t.index]
+            res = state.reservations.get(rid)
+            forbidden = None if res is None or state.now is None else _not_cancellable(res, state)
+            out.append(Cancellation(reservation_id=rid, message_index=t.index, forbidden=forbidden))
+    return out
+
+
+def _claims(r: _Reading) -> list[Claim]:
+    """Every claim sentence of the agent: per message and kind, the first sentence the database contradicts, else
+    the first that states it; over every kind (those checked only for some refusals included, marked)."""
+    check = checkers()
+    kinds = [(kind, check[kind.name], [needs(p) for p in kind.patterns]) for kind in claim_kinds()[0]
+             if kind.name in check]
+    acted: dict[tuple[str, int], bool] = {}
+    found: list[Claim] = []
+    for t in r.turns:
+        if t.role != "assistant" or not t.text:
+            continue
+        sentences = _sentences(t.text)
+        lowered = r.units.lowered(t.text)
+        for kind, checker, needed in kinds:
+            # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
+            # no claim there
+            if lowered is not None and not any(holds(n, lowered) for n in needed):
+                continue
+            first: str | None = None
+            truth: str | None = None
+            for sentence, m in ((s, m) for s in sentences for p in kind.patterns for m in p.finditer(s)):
+                if kind.not_claims is not None and kind.not_claims.search(sentence):
+                    continue  # the sentence states the rule
+                truth = checker(sentence, m, t.text, r.states[t.index])
+                if first is None or truth is not None:
+                    first = sentence
+                if truth is not None:
+                    break  # a kind's first false sentence of a message
+            if first is None:
+                continue
+            how = ACTED_ON.get(kind.name, _acted_on)
+            key = (getattr(how, "__name__", kind.name), t.index)
+            if key not in acted:
+                acted[key] = how(r.turns, t.index)
+            excerpt, start, end = t.excerpt(first)
+            found.append(Claim(kind=kind.name, what=kind.what, message_index=t.index, excerpt=excerpt,
+                               false=truth is not None, truth=truth, acted_on=acted[key],
+                               refusals_of=list(kind.refusals_of), start=start, end=end))
+    return found
+
+
+def _final_decision(r: _Reading, withdrawn: Settled | None, claims: list[Claim]) -> FinalDecision:
+    users = [t for t in r.turns if t.role == "user" and t.text.strip()]
+    if not users:
+        return FinalDecision(decision="none", message_index=None, excerpt="", basis="the user never spoke")
+    last: _Turn = users[-1]
+    v = vocabulary()
+    said = last.text.replace("###STOP###", " ").replace(TRANSFER_MARK, " ")
+    decision: Literal["withdrew", "transfer", "agreed", "ended", "none"]
+    if withdrawn is not None:
+        decision = "withdrew"
+        last = next(u for u in users if u.index == withdrawn.message_index)
+    elif TRANSFER_MARK in last.text or mentions(v.transfer_request, said):
+        decision = "transfer"
+    elif mentions(v.agreement, said):
+        decision = "agreed"
+    elif "###STOP###" in last.text:
+        decision = "ended"
+    else:
+        decision = "none"
+    before = next((t for t in reversed(r.turns[: last.index]) if t.role == "assistant" and t.text.strip()), None)
+    basis = [f"the agent's message {before.index}"] if before is not None else []
+    acted = [c for c in claims if c.false and c.acted_on and not c.refusals_of and c.message_index < last.index]
+    basis += [f"the false claim of {c.what} at message {c.message_index}" for c in acted]
+    return FinalDecision(decision=decision, message_index=last.index, excerpt=_excerpt(last.raw),
+                         basis="; ".join(basis) or "nothing the agent said")
+
+
+def conversation_record(
+    messages: Sequence[Message], domain: str, is_write: Callable[[str], bool], facts: Sequence[str] = (),
+    clauses: Collection[str] | None = None,
+) -> ConversationRecord:
+    """The record of ``messages`` (``is_write``: a tool name is a write, as the domain's tools say; ``facts``:
+    the gold's ``communicate_info``, the informational answers the record looks for; ``clauses``: the evidence
+    kinds whose declines it reads, every kind where None: reading a clause costs a pass over every sentence,
+    so scoring names the ones its verdicts read). A transfer call reads the generic refusal too (whether the
+    agent declined before it), and a certificate sent after no change the compensation clause; the record lists
+    every clause it read (``clauses_read``), with all its declines."""
+    r = _Reading(messages, domain, is_write)
+    unknown = sorted(set(clauses or ()) - set(vocabulary().kinds))
+    if unknown:
+        raise ValueError(f"unknown evidence kind(s) {', '.join(map(repr, unknown))}")
+    asked = [n for n in vocabulary().kinds if clauses is None or n in clauses]
+    for n in asked:
+        r.declines(n)
+    claims = _claims(r)
+    compensation = unasked_compensation(r.turns, lambda name, before: [
+        d for d in r.declines(name) if d.form != "anaphoric" and d.certain and d.message_index < before], r.units)
+    withdrawn = withdrawal_in(r.turns, lambda until: any(
+        c.false and not c.refusals_of and c.message_index <= until for c in claims))
+    answer = answer_in(r.turns, facts)
+    transfers = _transfers(r, asked)
+    names = [n for n in vocabulary().kinds if n in r._declines]  # asked, and read on the way
+    read = [ClauseRead(clause=n, contested_write_at=_first_call(r.turns, vocabulary().kinds[n].contested)) for n in names]
+    declines = sorted((d for n in names for d in r.declines(n)), key=lambda d: (d.message_index, d.clause))
+    return ConversationRecord(
+        clauses_read=read,
+        requests=_requests(r),
+        declines=declines,
+        transfers=transfers,
+        offers=_offers_in(r, names),
+        writes=_writes(r),
+        cancellations=_cancellations(r),
+        unasked_compensation=None if compensation is None else UnaskedCompensation(
+            message_index=compensation.message_index, detail=compensation.detail),
+        claims=claims,
+        answers=[] if answer is None else [Answer(what=answer.what, message_index=answer.message_index,
+                                                   excerpt=answer.excerpt)],
+        withdrawal=None if withdrawn is None else Withdrawal(
+            what=withdrawn.what, message_index=withdrawn.message_index, excerpt=withdrawn.excerpt),
+        final_decision=_final_decision(r, withdrawn, claims),
+    )
+
+
+__all__ = ["conversation_record"]

@@ -1,0 +1,104 @@
+"""A message's units: its sentences, and each list a colon introduces joined to its sentence; and one
+conversation's units cut once for every reader (``_Units``), with the gate (``_gate``) that skips a message a
+pattern cannot match."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from gold_variants._gate import gateable, holds, needs
+from gold_variants._normalise import normalise
+from gold_variants._vocabulary import EvidenceKind, vocabulary
+
+_LINE = re.compile(r"\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)\s+")  # "1. Change ..." is a list item, not a sentence end
+_LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for line in _LINE.split(text) for s in _SENTENCE_END.split(line) if s.strip()]
+
+
+def _units(text: str) -> list[str]:
+    """The sentences, and each list a colon introduces joined to its sentence ("offered in connection with
+    either: 1. changing your flights, or 2. cancelling")."""
+    units = _sentences(text)
+    lines = [line for line in _LINE.split(text) if line.strip()]
+    for i, line in enumerate(lines):
+        if not line.rstrip().endswith(":"):
+            continue
+        items = []
+        for nxt in lines[i + 1 :]:
+            if not _LIST_ITEM.match(nxt):
+                break
+            items.append(_LIST_ITEM.sub("", nxt).strip())
+        if items:
+            units.append(" ".join([_sentences(line)[-1], *items]))
+    return units
+
+
+class _Units:
+    """One conversation's units, cut once for every clause that reads them (a fresh one per reading: nothing is
+    kept across conversations)."""
+
+    def __init__(self) -> None:
+        self._text: dict[str, list[str]] = {}
+        self._summary: dict[str, list[str]] = {}
+        self._gates: dict[str, str | None] = {}
+        self._plain: dict[str, str | None] = {}
+
+    def gate(self, text: str) -> str | None:
+        """The lowercase of ``text``'s units, joined, that ``_gate`` reads (a unit is a sentence of it, or a list
+        joined to its sentence, so the gate reads them all); None where the gate does not apply (``gateable``)."""
+        if text not in self._gates:
+            joined = "\n".join(self.of(text)).lower()
+            self._gates[text] = joined if gateable(joined) else None
+        return self._gates[text]
+
+    def lowered(self, text: str) -> str | None:
+        """The lowercase of ``text`` itself, for a reader of its sentences (each a part of it); None where the gate
+        does not apply."""
+        if text not in self._plain:
+            low = text.lower()
+            self._plain[text] = low if gateable(low) else None
+        return self._plain[text]
+
+    def may_say(self, patterns: Sequence[re.Pattern[str]], text: str) -> bool:
+        """Whether every one of ``patterns`` could match some sentence of ``text``."""
+        low = self.lowered(text)
+        return low is None or all(holds(needs(p), low) for p in patterns)
+
+    def may(self, patterns: Sequence[re.Pattern[str]], text: str) -> bool:
+        """Whether every one of ``patterns`` could match some unit of ``text``."""
+        lowered = self.gate(text)
+        return lowered is None or all(holds(needs(p), lowered) for p in patterns)
+
+    def may_decline(self, kind: EvidenceKind, text: str) -> bool:
+        """Whether a unit of ``text`` could decline on ``kind``'s clause in the agent's words (``_declines``): it
+        must state one of the clause's decline classes and name the whole subject (a direct decline), or state
+        one of them or any decline and name every part of the indirect subject."""
+        lowered = self.gate(text)
+        if lowered is None:
+            return True
+        by_class = any(holds(needs(p), lowered) for p in kind.declined_by)
+        if by_class and all(holds(needs(p), lowered) for p in kind.subject):
+            return True
+        return bool(kind.indirect) and (by_class or holds(needs(vocabulary().decline), lowered)) and all(
+            holds(needs(p), lowered) for p in kind.indirect)
+
+    def of(self, text: str) -> list[str]:
+        found = self._text.get(text)
+        if found is None:
+            found = self._text[text] = _units(text)
+        return found
+
+    def of_summary(self, summary: str) -> list[str]:
+        """A transfer summary's units, normalised first as the agent's messages are."""
+        found = self._summary.get(summary)
+        if found is None:
+            found = self._summary[summary] = _units(normalise(summary).text)
+        return found
+
+
+__all__: list[str] = []
