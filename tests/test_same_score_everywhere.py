@@ -11,9 +11,24 @@ import re
 import pandas as pd
 import pytest
 
+from envs import TauDataError, load_task_set, pinned_gold_version
 from tests.conftest import ROOT, TAU_DATA, harness, real_run
 
 AIDE = "aide_claude-sonnet-4-5_airline_tau2_1trial.json"
+WHISSLE = "whissle_airline_tau3_1trial.json"
+
+
+def _env(base, name: str, data: str) -> dict[str, str]:
+    return {**os.environ, "HARNESS_TAU_DATA": data, "HARNESS_OFFLINE": "1", "XDG_CACHE_HOME": str(base / f"cache-{name}")}
+
+
+def _tau2_only(base) -> str:
+    """A $HARNESS_TAU_DATA holding only τ²'s files (no τ³, no Verified)."""
+    folder = base / "tau2-only"
+    if not folder.exists():
+        folder.mkdir()
+        (folder / "tau2").symlink_to(TAU_DATA / "tau2", target_is_directory=True)
+    return str(folder)
 
 
 @pytest.fixture(scope="module")
@@ -21,14 +36,10 @@ def rescored(tmp_path_factory) -> dict[str, tuple[str, object]]:
     """The aide run rescored twice through the CLI: with every pinned version's data, and offline with a
     $HARNESS_TAU_DATA holding only τ²'s files and an empty cache (no τ³, no Verified)."""
     base = tmp_path_factory.mktemp("everywhere")
-    tau2_only = base / "tau2-only"
-    tau2_only.mkdir()
-    (tau2_only / "tau2").symlink_to(TAU_DATA / "tau2", target_is_directory=True)
     out = {}
-    for name, data in (("all", str(TAU_DATA)), ("tau2_only", str(tau2_only))):
-        env = {**os.environ, "HARNESS_TAU_DATA": data, "HARNESS_OFFLINE": "1",
-               "XDG_CACHE_HOME": str(base / f"cache-{name}")}
-        proc = harness("rescore", str(real_run(AIDE)), "--out", str(base / name), env=env, timeout=300)
+    for name, data in (("all", str(TAU_DATA)), ("tau2_only", _tau2_only(base))):
+        proc = harness("rescore", str(real_run(AIDE)), "--out", str(base / name), env=_env(base, name, data),
+                       timeout=300)
         assert proc.returncode == 0, proc.stderr
         out[name] = (proc.stdout, base / name)
     return out
@@ -67,3 +78,38 @@ def test_the_docs_quote_the_rescore_s_figures(rescored):
     quoted = re.search(r"claude-sonnet-4-5 ([\d.]+)% / ([\d.]+)% under τ²'s golds", data)
     assert quoted is not None
     assert (float(quoted[1]), float(quoted[2])) == (100 * passed[1] / n, 100 * passed[2] / n)
+
+
+def test_a_version_that_needs_missing_data_is_refused_not_guessed(tmp_path):
+    """A results file without embedded tasks (a bare list of simulations) is placed by its recorded gold actions.
+    Two τ³ simulations whose golds differ from τ²'s: with every version's data they are τ³; with only τ²'s the
+    version would be a guess (it was "tau2 assumed", scored against the wrong gold), so it is refused in one line."""
+    sims = json.loads(real_run(WHISSLE).read_text())["simulations"]
+    tau2, tau3 = load_task_set("airline", "tau2"), load_task_set("airline", "tau3")
+    picked = [s for s in sims if s["task_id"] in ("2", "7")]
+    assert len(picked) == 2 and all(tau2.task(s["task_id"]).evaluation_criteria.actions
+                                    != tau3.task(s["task_id"]).evaluation_criteria.actions for s in picked)
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(picked))
+    full = harness("rescore", str(bare), "--out", str(tmp_path / "all"), env=_env(tmp_path, "all", str(TAU_DATA)))
+    assert full.returncode == 0, full.stderr
+    assert set(pd.read_parquet(tmp_path / "all" / "trials.parquet").task_version) == {"tau3"}
+    only = harness("rescore", str(bare), "--out", str(tmp_path / "only"),
+                   env=_env(tmp_path, "only", _tau2_only(tmp_path)))
+    assert only.returncode != 0 and not (tmp_path / "only" / "trials.parquet").exists()
+    (line,) = only.stderr.strip().splitlines()
+    assert line.startswith(f"error: {bare}") and "τ³ and Verified data is not available" in line, line
+
+
+def test_a_custom_task_s_pinned_gold_is_never_matched_by_what_is_at_hand(isolated_data):
+    """Which pinned version a custom task's gold is (its variants) raises where a version it must compare is
+    missing, rather than skipping it (a gold no tau2 task has needs tau3 and Verified to be compared)."""
+    import envs._detect as detect
+
+    detect._pinned_golds.cache_clear()
+    task = load_task_set("airline", "tau2").task("1")
+    assert pinned_gold_version("airline", task) == "tau2"  # decided by tau2, always at hand
+    other = task.model_copy(update={"evaluation_criteria": None})  # a gold no tau2 task has
+    with pytest.raises(TauDataError):
+        pinned_gold_version("airline", other)
+    detect._pinned_golds.cache_clear()
