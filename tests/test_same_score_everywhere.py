@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -113,3 +115,25 @@ def test_a_custom_task_s_pinned_gold_is_never_matched_by_what_is_at_hand(isolate
     with pytest.raises(TauDataError):
         pinned_gold_version("airline", other)
     detect._pinned_golds.cache_clear()
+
+
+_DUMP_VARIANTS = """
+import json
+from gold_variants import all_variants
+print(json.dumps({d: {t: [v.model_dump(mode="json") for v in vs] for t, vs in all_variants(d, "tau2").items()}
+                  for d in ("airline", "retail")}, sort_keys=True))
+"""
+
+
+def test_every_tau2_variant_is_offered_without_the_other_versions_data(tmp_path):
+    """Every clause rule and task report, on every τ² task of both domains (not only the aide run's): the variants
+    a process with only τ²'s data yields are those a process with every version's yields (fresh processes: no
+    cache carries one version's data into the other)."""
+    out = {}
+    for name, data in (("all", str(TAU_DATA)), ("tau2_only", _tau2_only(tmp_path))):
+        proc = subprocess.run([sys.executable, "-c", _DUMP_VARIANTS], capture_output=True, text=True, cwd=ROOT,
+                              env=_env(tmp_path, name, data), timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        out[name] = json.loads(proc.stdout)
+    assert out["all"] == out["tau2_only"]
+    assert any(v["loophole_id"] == "TB85" for v in out["tau2_only"]["airline"]["33"])  # a borrowed gold among them
