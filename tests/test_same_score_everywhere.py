@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -22,6 +20,16 @@ WHISSLE = "whissle_airline_tau3_1trial.json"
 
 def _env(base, name: str, data: str) -> dict[str, str]:
     return {**os.environ, "HARNESS_TAU_DATA": data, "HARNESS_OFFLINE": "1", "XDG_CACHE_HOME": str(base / f"cache-{name}")}
+
+
+# Run in each rescore's process before the CLI: every variant of every τ² task of both domains, as JSON.
+_DUMP_VARIANTS = """
+import json, pathlib
+from gold_variants import all_variants
+pathlib.Path({path!r}).write_text(json.dumps(
+    {{d: {{t: [v.model_dump(mode="json") for v in vs] for t, vs in all_variants(d, "tau2").items()}}
+      for d in ("airline", "retail")}}, sort_keys=True))
+"""
 
 
 def _tau2_only(base) -> str:
@@ -41,7 +49,7 @@ def rescored(tmp_path_factory) -> dict[str, tuple[str, object]]:
     out = {}
     for name, data in (("all", str(TAU_DATA)), ("tau2_only", _tau2_only(base))):
         proc = harness("rescore", str(real_run(AIDE)), "--out", str(base / name), env=_env(base, name, data),
-                       timeout=300)
+                       timeout=300, patch=_DUMP_VARIANTS.format(path=str(base / f"{name}-variants.json")))
         assert proc.returncode == 0, proc.stderr
         out[name] = (proc.stdout, base / name)
     return out
@@ -117,23 +125,13 @@ def test_a_custom_task_s_pinned_gold_is_never_matched_by_what_is_at_hand(isolate
     detect._pinned_golds.cache_clear()
 
 
-_DUMP_VARIANTS = """
-import json
-from gold_variants import all_variants
-print(json.dumps({d: {t: [v.model_dump(mode="json") for v in vs] for t, vs in all_variants(d, "tau2").items()}
-                  for d in ("airline", "retail")}, sort_keys=True))
-"""
 
-
-def test_every_tau2_variant_is_offered_without_the_other_versions_data(tmp_path):
+def test_every_tau2_variant_is_offered_without_the_other_versions_data(rescored):
     """Every clause rule and task report, on every τ² task of both domains (not only the aide run's): the variants
-    a process with only τ²'s data yields are those a process with every version's yields (fresh processes: no
-    cache carries one version's data into the other)."""
-    out = {}
-    for name, data in (("all", str(TAU_DATA)), ("tau2_only", _tau2_only(tmp_path))):
-        proc = subprocess.run([sys.executable, "-c", _DUMP_VARIANTS], capture_output=True, text=True, cwd=ROOT,
-                              env=_env(tmp_path, name, data), timeout=300)
-        assert proc.returncode == 0, proc.stderr
-        out[name] = json.loads(proc.stdout)
-    assert out["all"] == out["tau2_only"]
-    assert any(v["loophole_id"] == "TB85" for v in out["tau2_only"]["airline"]["33"])  # a borrowed gold among them
+    the rescore process with only τ²'s data yields are those the one with every version's yields (each process
+    wrote them before its rescore: no cache carries one version's data into the other)."""
+    (_, all_dir), (_, tau2_dir) = rescored["all"], rescored["tau2_only"]
+    offered = [json.loads((d.parent / f"{d.name}-variants.json").read_text()) for d in (all_dir, tau2_dir)]
+    assert offered[0] == offered[1]
+    assert any(v["loophole_id"] == "TB85" for v in offered[1]["airline"]["33"])  # a borrowed gold among them
+    assert sum(len(vs) for d in offered[1].values() for vs in d.values()) >= 16
