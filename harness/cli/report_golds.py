@@ -13,10 +13,15 @@ from pathlib import Path
 
 
 def main() -> None:
+    from envs import TauDataError
     from gold_variants import render_report_golds
 
     target = Path(__file__).resolve().parents[2] / "gold_variants" / "report_golds.yaml"
-    text = render_report_golds()
+    try:
+        text = render_report_golds()
+    except TauDataError as exc:  # the generator, unlike scoring, needs each gold_from version's file
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)
     if "--check" in sys.argv[1:]:
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             print(f"error: {target} differs from the pinned files: run python -m harness.cli.report_golds",
