@@ -19,7 +19,7 @@ def test_report_layout_in_chromium(offline_demo_run, tmp_path, page):
     sizes = page.evaluate("[...document.querySelectorAll('figure img')].map(i => [i.clientWidth, i.naturalWidth])")
     assert sizes and all(shown >= 1100 and natural >= 1100 for shown, natural in sizes), sizes
     captions = page.locator("#success figcaption").all_inner_texts()
-    assert any(c.startswith("The band per agent as a range") for c in captions)
+    assert any(c.startswith("The band per agent, top to bottom in each row") for c in captions)
 
     # flips: expected from trials.parquet, one group per (domain, version, task, golds matched)
     trials = pd.read_parquet(run_dir / "trials.parquet")
