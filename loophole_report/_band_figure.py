@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import band_points
-from loophole_report._figures import CI_LABEL, _agent_colours, _figure, width
+from loophole_report._figures import CI_LABEL, figure_block, paint_agents, width
 from loophole_report._style import BAND_RANGE_COLOUR, BAND_RANGE_NAME, BAND_STYLE, point_key
 
 STEP = 0.05  # the axis ends on a multiple of this
@@ -45,7 +45,8 @@ def band_figure(trials: pd.DataFrame) -> dict[str, Any]:
 
     points = band_points(trials)
     agents = list(dict.fromkeys(points.agent))
-    fig, ax = plt.subplots(figsize=(width(len(agents)), 0.95 * len(agents) + 1.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(width(len(agents)), 0.95 * len(agents) + (1.6 if len(agents) > 1 else 2.2)),
+                           layout="constrained")
     drawn: list[dict[str, Any]] = []
     for y, agent in enumerate(agents):
         g = points[points.agent == agent].set_index("point")
@@ -70,7 +71,7 @@ def band_figure(trials: pd.DataFrame) -> dict[str, Any]:
     ax.set_xlim(low, high)
     ax.set_ylim(len(agents) - 0.5, -0.5)  # the first agent on top; within a row, strict on top
     ax.set_yticks(range(len(agents)), agents)
-    _agent_colours(ax.get_yticklabels())
+    agent_colours = paint_agents(ax.get_yticklabels())
     right = ax.twinx()  # the four rates per agent, as a column of text beside the axes
     right.set_ylim(ax.get_ylim())
     right.set_yticks(range(len(agents)), [_rates(points[points.agent == a]) for a in agents], fontsize=9)
@@ -80,7 +81,9 @@ def band_figure(trials: pd.DataFrame) -> dict[str, Any]:
     handles = [plt.Line2D([], [], ls="", marker=s.marker, color=s.colour, mfc=s.colour if s.filled else "white",
                           mew=1.5, ms=8, label=s.label) for s in BAND_STYLE]
     handles.append(Patch(color=BAND_RANGE_COLOUR, label="the band"))
-    fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), fontsize=9, frameon=False)
+    # one row on a full-width figure; two columns on a single agent's narrow one (it must not be cut)
+    ncol = len(handles) if len(agents) > 1 else 2
+    fig.legend(handles=handles, loc="outside upper center", ncol=ncol, fontsize=9, frameon=False)
     strict_unknown = bool(points[points.point == "strict"].rate.isna().all()) and len(points) > 0
     caption = (
         f"The band per agent, top to bottom in each row: {point_key()}, each with its {CI_LABEL} as whiskers; "
@@ -89,5 +92,5 @@ def band_figure(trials: pd.DataFrame) -> dict[str, Any]:
     )
     if strict_unknown:
         caption += " This run was written before strict_reward: strict is unknown and not drawn."
-    return _figure(fig, caption, "band", {"points": drawn, "xlim": [low, high], "agents": agents,
-                                         "strict_known": not strict_unknown})
+    return figure_block(fig, caption, "band", {"points": drawn, "xlim": [low, high], "agents": agents,
+                                         "strict_known": not strict_unknown, "agent_colours": agent_colours})

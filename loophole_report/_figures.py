@@ -39,7 +39,7 @@ def _box(artist: Any, fig: Figure) -> list[float]:
     return [round(float(v), 1) for v in (b.x0, b.y0, b.x1, b.y1)]
 
 
-def _figure(fig: Figure, caption: str, name: str, data: dict[str, Any] | None = None) -> dict[str, Any]:
+def figure_block(fig: Figure, caption: str, name: str, data: dict[str, Any] | None = None) -> dict[str, Any]:
     """The figure as a report block: a base64 PNG, its caption and its data (``report.html`` shows the first
     two and holds the third as JSON). The data records each axes' legend as drawn: its labels in order, its
     box and the axes' box."""
@@ -76,7 +76,7 @@ def success_figure(scored: pd.DataFrame) -> dict[str, Any]:
     import matplotlib.pyplot as plt
 
     agents = sorted(scored.agent_name.unique())
-    fig, ax = plt.subplots(figsize=(width(len(agents)), 4.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(width(len(agents)), 4.2 if len(agents) > 1 else 3.2), layout="constrained")
     x = np.arange(len(agents))
     bars = (("reward", STYLE["single"]), ("multi_gold_reward", STYLE["multi"]))
     for offset, (col, style) in zip((-0.2, 0.2), bars, strict=True):
@@ -91,13 +91,13 @@ def success_figure(scored: pd.DataFrame) -> dict[str, Any]:
             errs[1].append(ci[1] - m if ci else 0)
         ax.bar(x + offset, means, 0.4, yerr=errs, capsize=3, label=style.label, color=style.colour)
     ax.set_xticks(x, agents, rotation=20 if len(agents) > 6 else 0, ha="right" if len(agents) > 6 else "center")
-    _agent_colours(ax.get_xticklabels())
+    paint_agents(ax.get_xticklabels())
     ax.set_ylim(0, 1.05)  # room for a whisker at 1
     ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_ylabel(f"success rate ({CI_LABEL})", fontsize=9)
     fig.legend(loc="outside upper center", ncol=2, fontsize=9, frameon=False)
     single, multi = STYLE["single"], STYLE["multi"]
-    return _figure(
+    return figure_block(
         fig,
         f"Each agent's success rate under the {single.label} (left bar, {single.colour_name}) and under "
         f"{multi.label} (right bar, {multi.colour_name}); the whiskers are the {CI_LABEL}, and a taller right bar "
@@ -106,10 +106,14 @@ def success_figure(scored: pd.DataFrame) -> dict[str, Any]:
     )
 
 
-def _agent_colours(labels: list[Any]) -> None:
-    """Each agent's name in its own colour (the palette's), the same in every report."""
+def paint_agents(labels: list[Any]) -> dict[str, str]:
+    """Each agent's name in its own colour (the palette's), the same in every report; returns the colours as
+    drawn, by name (the figure's data)."""
+    from matplotlib.colors import to_hex
+
     for label in labels:
         label.set_color(colour(label.get_text()))
+    return {label.get_text(): to_hex(label.get_color()) for label in labels}
 
 
 def heatmap_figure(lt: pd.DataFrame) -> dict[str, Any]:
@@ -127,7 +131,7 @@ def heatmap_figure(lt: pd.DataFrame) -> dict[str, Any]:
     fig, ax = plt.subplots(figsize=(width(len(agents)), 0.4 * len(rows) + 1.5), layout="constrained")
     im = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
     ax.set_xticks(range(len(agents)), agents, rotation=20, ha="right")
-    _agent_colours(ax.get_xticklabels())
+    paint_agents(ax.get_xticklabels())
     ax.set_yticks(range(len(rows)), [f"{d} {v} task {t}" for d, v, t in rows])
     for (i, j), v in np.ndenumerate(grid):
         if v == v:
@@ -135,7 +139,7 @@ def heatmap_figure(lt: pd.DataFrame) -> dict[str, Any]:
                 j, i, f"{v:.2f}", ha="center", va="center", color="white" if v < 0.5 else "black"
             )
     fig.colorbar(im, ax=ax, label="single-gold success")
-    return _figure(
+    return figure_block(
         fig,
         "Single-gold success on each loophole task (rows, in task order) for each agent (columns): "
         "dark cells are tasks an agent fails under the single gold, whatever reading it took.",
@@ -151,6 +155,7 @@ def stack_order(readings: list[str]) -> list[str]:
 
 def readings_figure(readings: pd.DataFrame) -> dict[str, Any]:
     import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
 
     counts = readings.groupby(["agent", "reading"]).trials.sum().unstack(fill_value=0)
     fig, ax = plt.subplots(figsize=(width(len(counts)), 4), layout="constrained")
@@ -158,22 +163,22 @@ def readings_figure(readings: pd.DataFrame) -> dict[str, Any]:
     stack = stack_order([str(c) for c in counts.columns])
     colours = {}
     for reading in stack:
-        colours[reading] = colour(reading)
-        ax.bar(counts.index, counts[reading], bottom=bottom, label=reading, color=colours[reading],
-               hatch=hatch(reading), edgecolor="white", linewidth=0.5)
+        bars = ax.bar(counts.index, counts[reading], bottom=bottom, label=reading, color=colour(reading),
+                      hatch=hatch(reading), edgecolor="white", linewidth=0.5)
+        colours[reading] = to_hex(bars.patches[0].get_facecolor())  # as drawn
         bottom += counts[reading].to_numpy()
     ax.set_ylabel("trials on loophole tasks")
     handles, labels = ax.get_legend_handles_labels()
     # top of the stack first, as a reader sees it; outside the axes, right of them: it covers no bar
     fig.legend(handles[::-1], labels[::-1], fontsize=8, loc="outside right upper", frameon=False)
     plt.setp(ax.get_xticklabels(), rotation=20 if len(counts) > 1 else 0, ha="right" if len(counts) > 1 else "center")
-    _agent_colours(ax.get_xticklabels())
-    return _figure(
+    agent_colours = paint_agents(ax.get_xticklabels())
+    return figure_block(
         fig,
         "How each agent's trials on loophole tasks split by the golds they match: 'gold' is the "
         "single gold, a variant id is a reading, 'none' matched no gold; the legend lists the stack top first.",
         "readings",
-        {"stack": stack, "colours": colours},
+        {"stack": stack, "colours": colours, "agent_colours": agent_colours},
     )
 
 
@@ -193,7 +198,7 @@ def variance_figure(single: pd.DataFrame, multi: pd.DataFrame, agents: int = 2) 
     )
     ax.set_ylabel("mean variance per agent × task")
     fig.legend(loc="outside upper center", ncol=2, fontsize=9, frameon=False)
-    return _figure(
+    return figure_block(
         fig,
         "Mean within-task variance of the trial outcomes, loophole against other tasks: a higher "
         "bar means repeated trials of the same task disagree more often.",
@@ -225,7 +230,7 @@ def leaderboard_figure(shown: pd.DataFrame) -> dict[str, Any]:
     ax.set_xlim(0, 1.02)
     ax.set_ylim(0, 1.02)
     fig.legend(fontsize=8, loc="outside right upper", frameon=False)
-    return _figure(
+    return figure_block(
         fig,
         "Each run's pass^1 under the single gold (x) against multi-gold (y): the "
         "further above the dashed diagonal, the more of its failures a reading explains; a black "

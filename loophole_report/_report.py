@@ -166,6 +166,16 @@ def _shown_sections(sections: list[dict[str, Any]]) -> dict[str, Any]:
     return {"sections": shown, "left_out": left_out}
 
 
+def figure_data(page: str) -> dict[str, dict[str, Any]]:
+    """The data each figure of a rendered report draws (its ``<script type="application/json">`` beside the
+    PNG), by figure name: what a test or a reader compares with the run's own numbers."""
+    found = re.finditer(
+        r'<figure[^>]*data-figure="([^"]*)"[^>]*>.*?<script type="application/json" class="figure-data">(.*?)</script>',
+        page, flags=re.S,
+    )
+    return {html.unescape(m.group(1)): json.loads(m.group(2)) for m in found}
+
+
 REPORT_MARK = '<meta name="generator" content="tau-loophole-harness report">'
 
 
