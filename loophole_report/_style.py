@@ -42,13 +42,12 @@ BAND_RANGE_COLOUR, BAND_RANGE_NAME = "#e4e4e4", "light grey"
 # (the single gold: the band's single-gold red) and "none" (matched no gold).
 FIXED = {p.name: p.colour for p in BAND_STYLE} | {"gold": STYLE["single"].colour, "none": "#b0b0b0"}
 
-# Colours for every other name (readings, agents, runs, task versions): dark enough for text on white, none of
-# them a fixed colour; with a hatch from another part of the digest, two names rarely share both.
+# Colours for every other name (readings, agents, runs, task versions), none of them near a fixed colour; with a
+# hatch from another part of the digest, two names rarely share both.
 COLOURS = (
-    "#2ca02c", "#9467bd", "#8c564b", "#d6286e", "#138d90", "#9a8a0f", "#e06c00", "#393b79", "#637939",
-    "#8c6d31", "#843c39", "#7b4173", "#5254a3", "#4f7f2a", "#b5651d", "#ad494a", "#a55194", "#2f6f8f",
-    "#6b4c9a", "#5e5e2e",
-)
+    "#008856", "#875692", "#f38400", "#882d17", "#e68fac", "#604e97", "#b3446c", "#8db600", "#654522",
+    "#0095a8", "#c9a100", "#2b3d26", "#9e9ac8", "#e25822",
+)  # after Kelly's colours of maximum contrast, less those near a fixed colour (red, blue, grey, black)
 HATCHES = ("", "//", "..", "xx")
 
 
