@@ -78,7 +78,7 @@ def band_figure(trials: pd.DataFrame) -> dict[str, Any]:
     right.tick_params(length=0)
     ax.set_xlabel(f"success rate ({CI_LABEL})")
     ax.grid(axis="x", color="#eeeeee", zorder=-1)
-    handles = [plt.Line2D([], [], ls="", marker=s.marker, color=s.colour, mfc=s.colour if s.filled else "white",
+    handles: list[Any] = [plt.Line2D([], [], ls="", marker=s.marker, color=s.colour, mfc=s.colour if s.filled else "white",
                           mew=1.5, ms=8, label=s.label) for s in BAND_STYLE]
     handles.append(Patch(color=BAND_RANGE_COLOUR, label="the band"))
     # one row on a full-width figure; two columns on a single agent's narrow one (it must not be cut)

@@ -35,7 +35,7 @@ def width(categories: int) -> float:
 
 def _box(artist: Any, fig: Figure) -> list[float]:
     """An artist's extent in figure pixels (x0, y0, x1, y1), as drawn."""
-    b = artist.get_window_extent(fig.canvas.get_renderer())
+    b = artist.get_window_extent(fig.canvas.get_renderer())  # type: ignore[attr-defined]  # Agg's canvas has it
     return [round(float(v), 1) for v in (b.x0, b.y0, b.x1, b.y1)]
 
 
