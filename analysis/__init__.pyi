@@ -23,8 +23,10 @@ from ._bundle import (
     write_tables,
 )
 from ._contract import (
+    BAND_POINTS,
     band4,
     band4_by_agent,
+    band_points,
     contract_marks,
     do_nothing_tasks,
 )
@@ -68,6 +70,8 @@ from ._versions import (
 __all__ = [
     "ANALYZE_MADE_BY",
     "band4",
+    "BAND_POINTS",
+    "band_points",
     "band4_by_agent",
     "contract_marks",
     "do_nothing_tasks",

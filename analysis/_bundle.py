@@ -66,8 +66,7 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
         f"{reps} repetitions, seed {seed}"
     )
     bundle.notes.append(
-        "band per agent: single gold ≤ multi-gold ≤ upper; upper also counts the credits scored uncertain "
-        "(evidence weaker than the rule asks: the viewer lists them for a reader)"
+        "band per agent: strict ≤ single gold ≤ multi-gold ≤ upper; upper also counts the credits scored uncertain"
     )
     if trials.agent_name.nunique() < 2:
         bundle.notes.append("one agent: rank and lead comparisons between agents are empty")
@@ -105,8 +104,8 @@ def _overlap(trials: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
             continue
         try:
             changed = set(diff_versions(domain).changed_ids)
-        except TauDataError as exc:
-            notes.append(f"overlap test skipped for {domain}: {exc}")
+        except TauDataError:  # one sentence, never the raw error (its path and URL): docs/data.md says how to fix it
+            notes.append(f"overlap test skipped for {domain}: τ³'s task data could not be read here (docs/data.md)")
             continue
         n_tasks = len(load_task_set(domain, "tau2").tasks)
         hit = len(changed & loophole)

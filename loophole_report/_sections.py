@@ -10,6 +10,7 @@ import pandas as pd
 
 from analysis import AnalysisBundle
 from loophole_report import _figures as figures
+from loophole_report._band_figure import band_figure
 from loophole_report._figures import CI_LABEL
 from loophole_report._links import Links, task_order
 from loophole_report._trials import explanation, reading_key
@@ -89,12 +90,7 @@ def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[B
         )
     blocks = [
         figures.success_figure(scored),
-        figures.band_figure(scored),
-        text(
-            "The band per agent: single-gold success ≤ multi-gold success ≤ the upper bound, which also "
-            "counts the credits scored uncertain (a reading whose evidence is weaker than its rule asks; "
-            "the trial viewer lists each one for a reader)."
-        ),
+        band_figure(bundle.trials),
         table(
             [
                 "Agent",
@@ -186,7 +182,7 @@ def variance(bundle: AnalysisBundle) -> list[Block]:
     ]
     headers = ["Tasks", "Agent × task cells with 2+ trials"]
     headers += ["Mean variance, single gold", "Mean variance, multi-gold"]
-    return [figures.variance_figure(single, multi), table(headers, rows)]
+    return [figures.variance_figure(single, multi, bundle.trials.agent_name.nunique()), table(headers, rows)]
 
 
 def counterfactual(bundle: AnalysisBundle) -> list[Block]:

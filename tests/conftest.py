@@ -119,6 +119,17 @@ def isolated_data(tmp_path, monkeypatch):
     _load.cache_clear()
 
 
+def reduced_demo_config(output: Path) -> dict:
+    """The reduced offline demo (``offline_demo_run``'s, and the README screenshot's: docs/img/regenerate.py):
+    the demo's three profiles on loophole and ordinary tasks, both task versions, two trials."""
+    import yaml
+
+    demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
+    demo.update(tasks=["2", "5", "13", "27", "29", "32", "45", "0", "3"], trials=2, output=str(output),
+                task_versions=["tau2", "tau3"])
+    return demo
+
+
 @pytest.fixture(scope="session")
 def offline_demo_run(tmp_path_factory):
     """A reduced offline demo through ``harness sweep`` (embedded Ray), shared by the e2e tests:
@@ -139,10 +150,7 @@ def offline_demo_run(tmp_path_factory):
     with FileLock(str(base / "offline-demo.lock")):
         if not outcome.exists():
             tmp.mkdir(exist_ok=True)
-            demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
-            demo.update(tasks=["2", "5", "13", "27", "29", "32", "45", "0", "3"], trials=2,
-                        output=str(tmp / "demo"), task_versions=["tau2", "tau3"])
-            (tmp / "demo.yaml").write_text(yaml.safe_dump(demo))
+            (tmp / "demo.yaml").write_text(yaml.safe_dump(reduced_demo_config(tmp / "demo")))
             ran = harness("sweep", str(tmp / "demo.yaml"))
             outcome.write_text(json.dumps({"args": ran.args, "returncode": ran.returncode,
                                            "stdout": ran.stdout, "stderr": ran.stderr}))

@@ -23,7 +23,8 @@ def _link(text: str, href: str | None = "index.html#agent=a") -> dict:
 
 def _report() -> dict:
     blocks = [
-        {"kind": "figure", "caption": EVIL, "png": "iVBORw0KGgo="},
+        {"kind": "figure", "name": EVIL, "caption": EVIL, "png": "iVBORw0KGgo=", "compact": True,
+         "data": {"labels": [EVIL]}},
         {"kind": "table", "headers": [EVIL], "rows": [[EVIL, _link(EVIL), [_link("3"), EVIL]]]},
         {"kind": "text", "text": EVIL},
         {"kind": "undefined", "text": EVIL},
@@ -52,6 +53,7 @@ def _report() -> dict:
         "versions": "tau2",
         "viewer_index": "viewer/index.html",
         "notes": [EVIL],
+        "glossary": [{"term": EVIL, "definition": EVIL}],
         "sections": [{"id": "success", "title": EVIL, "blocks": blocks}],
         "left_out": [{"title": EVIL, "why": EVIL}],
     }
