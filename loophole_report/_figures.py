@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import bootstrap_ci, task_clusters, upper_reward
-from loophole_report._links import task_order
+from loophole_base import natural_key
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -112,7 +112,7 @@ def heatmap_figure(lt: pd.DataFrame) -> dict[str, str]:
 
     rows = sorted(
         {(d, v, t) for d, v, t in zip(lt.domain, lt.task_version, lt.task_id, strict=True)},
-        key=lambda k: (k[0], k[1], task_order(k[2])),
+        key=lambda k: (k[0], k[1], natural_key(k[2])),
     )
     agents = sorted(lt.agent.unique())
     grid = np.full((len(rows), len(agents)), np.nan)

@@ -19,6 +19,11 @@ def analyze(
     against: Path | None = typer.Option(
         None, "--against", help="Another run of the same trajectories (rescore --task-version): verdicts that move."
     ),
+    pass_k: str = typer.Option(
+        "tau2", "--pass-k",
+        help="pass^k convention: tau2 (tau2's estimator; simulations ended by infrastructure errors left out) or "
+        "infra-fail (they count as failed trials). Either way they are listed.",
+    ),
 ) -> None:
     """Success, pass^k, loophole gap with bootstrap CI, variance, counterfactual, Table-1 split, readings."""
     from rich.table import Table
@@ -27,7 +32,7 @@ def analyze(
     from harness.cli._console import output_console
 
     console = output_console(160)
-    result = analyze_run(run_dir, out=out, bootstrap=bootstrap, seed=seed, against=against)
+    result = analyze_run(run_dir, out=out, bootstrap=bootstrap, seed=seed, against=against, pass_k=pass_k)
     for note in result.bundle.notes:
         console.print(f"note: {note}", soft_wrap=True)
     for name, df in result.bundle.tables.items():
