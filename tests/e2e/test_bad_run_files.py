@@ -96,3 +96,19 @@ def test_rescore_skip_bad_with_every_file_bad_is_one_line(folder, tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith(f"error: no results file to rescore: all 2 files skipped; first: {bad[0]}")
     assert not (tmp_path / "out").exists()
+
+
+def test_rescore_refuses_a_corrupt_out_before_scoring_anything(two_trial_run, tmp_path):
+    """A table without its footer is refused when --out is checked, before a trajectory is scored (a large
+    rescore would otherwise fail only when it merges its rows)."""
+    import harness as api
+    from loophole_base import HarnessInputError
+
+    results, run = two_trial_run
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    _truncated(copy / "scores.parquet")
+    scored: list[int] = []
+    with pytest.raises(HarnessInputError, match=r"scores\.parquet: not a readable Parquet file \("):
+        api.rescore([results], copy, on_progress=lambda n, total: scored.append(n))
+    assert scored == []

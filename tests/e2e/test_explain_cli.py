@@ -173,11 +173,23 @@ def test_explain_says_why_the_single_gold_fails_as_the_viewer_does(run_dir, site
     assert re.findall(r"<p>Record <code>([^<]+)</code> differs:</p>", gold) == said
 
 
-def test_the_viewer_index_shows_the_trajectory_id_and_strict(run_dir, site):
-    """Every trial's row carries the id ``explain`` takes and its strict verdict, beside single and multi."""
-    index = (site / "index.html").read_text()
+def test_the_viewer_index_shows_the_trajectory_id_and_strict(tmp_path):
+    """Every trial's row carries the id ``explain`` takes and its strict verdict beside single gold: on
+    toolorchestra's retail tasks 44 and 103 (single gold passes, strict fails: a write without the user's yes)
+    and 12 (a broken gold: strict unknown). The file names them 87, 33 and 38 (its ids are remapped, #36)."""
+    raw = json.loads(real_run("toolorchestra_retail_tau2_1trial.json").read_text())
+    raw["simulations"] = [s for s in raw["simulations"] if s["task_id"] in ("33", "38", "87")]
+    raw.pop("simulation_index", None)
+    (tmp_path / "t.json").write_text(json.dumps(raw))
+    assert harness("rescore", str(tmp_path / "t.json"), "--out", str(tmp_path / "run")).returncode == 0
+    proc = harness("view", str(tmp_path / "run"), "--out", str(tmp_path / "site"))
+    assert proc.returncode == 0, proc.stderr
+    index = (tmp_path / "site" / "index.html").read_text()
     assert "<th>strict</th><th>single gold</th>" in index and "<th>trajectory id</th>" in index
-    rows = {tid: strict for strict, tid in re.findall(
-        r'data-strict="(\w+)".*?<code class="tid">([^<]+)</code></td></tr>', index)}
-    trials = pd.read_parquet(run_dir / "trials.parquet")
-    assert rows == {t.trajectory_id: ("pass" if t.strict_reward == 1 else "fail") for t in trials.itertuples()}
+    rows = {tid: (strict, single) for strict, single, tid in re.findall(
+        r'data-strict="(\w+)" data-single="(\w+)".*?<code class="tid">([^<]+)</code></td></tr>', index)}
+    trials = pd.read_parquet(tmp_path / "run" / "trials.parquet")
+    word = {1.0: "pass", 0.0: "fail"}
+    assert rows == {t.trajectory_id: (word.get(t.strict_reward, "unscored"), word[t.reward])
+                    for t in trials.itertuples()}
+    assert sorted(rows.values()) == [("fail", "pass"), ("fail", "pass"), ("unscored", "pass")]  # strict apart
