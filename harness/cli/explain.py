@@ -3,7 +3,8 @@ evidence marked.
 
 Prints the conversation's record (``trials.record_json``, #40: requests, declines, transfers, offers, writes
 with their confirmations, claims with their truth, the user's decision; rebuilt from the messages in a run
-written before the column, refused in one line where its schema version is another), strict's verdict, and
+written before the column, refused in one line where its schema version is another), strict's verdict, why
+the single gold fails (``harness.app._explain.single_gold_failure``: the viewer's ``WhyGoldFails``), and
 ``scores.explanation_json`` (preconditions held or failed, evidence as message index, speaker, excerpt or
 tool call), so a reviewer can check a credit, or a refused one, without the scorer.
 """
@@ -120,7 +121,8 @@ def explain(
     width: int = typer.Option(400, "--width", min=40, help="Characters of each message to print."),
 ) -> None:
     """Print the conversation's record (requests, declines, writes with their confirmations, claims with their
-    truth), strict's verdict, and the conversation with every variant's preconditions and evidence marked."""
+    truth), strict's verdict, why the single gold fails (as the viewer shows it), and the conversation with every
+    variant's preconditions and evidence marked. An id several trajectories share is refused with them listed."""
     from rich.markup import escape
 
     import loophole_store as store
