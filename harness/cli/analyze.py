@@ -40,11 +40,14 @@ def analyze(
         for row in df.itertuples(index=False):
             table.add_row(*[_fmt(v) for v in row])
         if df.empty:
-            console.print(f"{name}: no rows (the run does not cover it)")
+            console.print(f"{name}: no rows ({_EMPTY.get(name, 'the run does not cover it')})")
         else:
             console.print(table)
     if out is not None:
         console.print(f"wrote {len(result.written)} files to {out}")
+
+
+_EMPTY = {"infra_errors": "no simulation ended by an infrastructure error"}  # empty means none, not uncovered
 
 
 def _fmt(v: object) -> str:
