@@ -1,17 +1,21 @@
-"""pass^k names its convention (#42 item 7, tau2-bench#493 and #497): tau2's estimator by default, the
+"""``analyze`` and ``report`` on a run with two trials per task and an outage (#42 items 5 and 7).
+
+pass^k names its convention (tau2-bench#493 and #497): tau2's estimator by default, the
 infrastructure-errors-as-failures convention on request; the simulations infrastructure errors ended are
-counted and listed either way, never dropped silently."""
+counted and listed either way, never dropped silently. Task ids sort as numbers (2 before 13) in analyze's
+tables and the viewer's index, through the one key every layer uses (``loophole_base.natural_key``)."""
 
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from tests.conftest import harness
-from tests.e2e.conftest import INFRA_TASK
+from tests.e2e.conftest import INFRA_TASK, TWO_TRIAL_TASKS
 
 
 def _expected(run: Path, convention: str, k: int) -> tuple[int, float]:
@@ -39,7 +43,18 @@ def tables(two_trial_run, tmp_path_factory) -> dict[str, tuple[str, dict[str, pd
         proc = harness("analyze", str(run), "--bootstrap", "100", "--out", str(folder / "t"), *args)
         assert proc.returncode == 0, proc.stderr
         out[convention] = (proc.stdout, {n: pd.read_csv(folder / "t" / f"{n}.csv", dtype={"task_id": str})
-                                         for n in ("pass_k", "infra_errors")})
+                                         for n in ("pass_k", "infra_errors", "model_split", "loophole_tasks",
+                                                   "readings")})
+    return out
+
+
+@pytest.fixture(scope="module")
+def report(two_trial_run, tmp_path_factory) -> Path:
+    """``report --pass-k infra-fail``: the HTML file (its viewer beside it, ``r_viewer``)."""
+    _, run = two_trial_run
+    out = tmp_path_factory.mktemp("report") / "r.html"
+    proc = harness("report", str(run), "--out", str(out), "--pass-k", "infra-fail")
+    assert proc.returncode == 0, proc.stderr
     return out
 
 
@@ -70,11 +85,8 @@ def test_infrastructure_errors_are_counted_and_listed(tables, two_trial_run):
         assert f"2 simulations ended by infrastructure errors were {did} pass^k" in " ".join(stdout.split())
 
 
-def test_the_report_names_the_convention(two_trial_run, tmp_path):
-    _, run = two_trial_run
-    proc = harness("report", str(run), "--out", str(tmp_path / "r.html"), "--pass-k", "infra-fail")
-    assert proc.returncode == 0, proc.stderr
-    page = (tmp_path / "r.html").read_text()
+def test_the_report_names_the_convention(report):
+    page = report.read_text()
     assert "pass^k (convention infra-fail)" in page
     assert "2 simulations ended by infrastructure errors, counted as failures" in page
 
@@ -84,3 +96,29 @@ def test_an_unknown_convention_is_one_line(two_trial_run):
     proc = harness("analyze", str(run), "--pass-k", "optimistic")
     assert proc.returncode == 2
     assert proc.stderr.strip() == "error: --pass-k: unknown convention 'optimistic'; known: tau2, infra-fail"
+
+
+NUMERIC = sorted(TWO_TRIAL_TASKS, key=int)
+
+
+def _in_order(seen: list[str]) -> bool:
+    """``seen`` (task ids, first appearance each) in numeric order, and not a trivial list."""
+    return seen == [t for t in NUMERIC if t in seen] and len(seen) >= 4
+
+
+def test_analyze_tables_sort_task_ids_as_numbers(tables):
+    assert NUMERIC != sorted(TWO_TRIAL_TASKS)  # text order differs here (13, 14, 2, 27, 5)
+    stdout, t = tables["tau2"]
+    for name in ("model_split", "loophole_tasks", "readings"):
+        assert _in_order(list(dict.fromkeys(t[name].task_id))), (name, list(t[name].task_id))
+    block = stdout[stdout.index("model_split"):]  # the printed table too: its rows, top to bottom
+    printed = re.findall(r"│ airline │ tau3\s+│ (\d+)\s+│", block[: block.index("loophole_tasks")])
+    assert _in_order(printed), printed
+
+
+def test_the_viewer_index_sorts_task_ids_as_numbers(report):
+    index = (report.parent / "r_viewer" / "index.html").read_text()
+    select = re.search(r'<select id="f-task">(.*?)</select>', index, re.S).group(1)
+    assert re.findall(r'<option value="(\d+)">', select) == NUMERIC
+    rows = re.findall(r'<tr data-agent="[^"]*" data-domain="[^"]*" data-version="[^"]*" data-task="(\d+)"', index)
+    assert list(dict.fromkeys(rows)) == NUMERIC
