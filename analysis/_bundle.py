@@ -9,8 +9,11 @@ import pandas as pd
 
 from analysis._contract import band4_by_agent
 from analysis._stats import (
+    PASS_K_CONVENTIONS,
     cell_variance,
+    check_pass_k_convention,
     counterfactual,
+    infra_errors,
     loophole_gap,
     model_split,
     overlap_test,
@@ -33,13 +36,16 @@ class AnalysisBundle:
     trials: pd.DataFrame
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    pass_k_convention: str = "tau2"  # a key of PASS_K_CONVENTIONS: what the pass_k table computed
 
 
-def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> AnalysisBundle:
+def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42,
+                   pass_k_convention: str = "tau2") -> AnalysisBundle:
+    check_pass_k_convention(pass_k_convention)
     scored_against = against_mask(trials)
     every = trials
     trials = native(trials)  # rows scored against another version's golds feed only the cross-version tables
-    bundle = AnalysisBundle(trials)
+    bundle = AnalysisBundle(trials, pass_k_convention=pass_k_convention)
     if scored_against.any():
         versions = ", ".join(sorted(every[scored_against].task_version.unique()))
         bundle.notes.append(
@@ -74,7 +80,9 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
     t["success"] = success_by_agent(trials)
     t["band"] = band_by_agent(trials)
     t["band4"] = band4_by_agent(trials)  # strict ≤ single ≤ multi ≤ upper and the do-nothing ceiling (#35)
-    t["pass_k"] = pass_k(trials)
+    t["pass_k"] = pass_k(trials, pass_k_convention)
+    t["infra_errors"] = infra_errors(trials)
+    bundle.notes.append(_pass_k_note(pass_k_convention, t["infra_errors"]))
     t["loophole_gap_single"] = loophole_gap(trials, reps, seed, "reward")
     t["loophole_gap_multi"] = loophole_gap(trials, reps, seed, "multi_gold_reward")
     t["variance_single"] = cell_variance(trials, "reward")
@@ -90,6 +98,18 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
         t["cross_version"] = moves_across_versions(every)
         t["ranks_across_versions"] = ranks_across_versions(every)
     return bundle
+
+
+def _pass_k_note(convention: str, infra: pd.DataFrame) -> str:
+    """Which pass^k convention the tables use, and what it did with the simulations infrastructure errors ended."""
+    line = f"pass^k convention {convention}: {PASS_K_CONVENTIONS[convention]}"
+    if infra.empty:
+        return line + "; no simulation ended by an infrastructure error"
+    did = "left out of" if convention == "tau2" else "counted as failures in"
+    shown = ", ".join(f"{r.agent} {r.domain} {r.task_version} task {r.task_id}" for r in infra.head(5).itertuples())
+    more = f" and {len(infra) - 5} more" if len(infra) > 5 else ""
+    return (f"{line}; {len(infra)} simulations ended by infrastructure errors were {did} pass^k "
+            f"(table infra_errors): {shown}{more}")
 
 
 def _overlap(trials: pd.DataFrame, notes: list[str]) -> pd.DataFrame:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import bootstrap_ci, task_clusters
-from loophole_report._links import task_order
+from loophole_base import natural_key
 from loophole_report._style import STYLE, colour, hatch
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def heatmap_figure(lt: pd.DataFrame) -> dict[str, Any]:
 
     rows = sorted(
         {(d, v, t) for d, v, t in zip(lt.domain, lt.task_version, lt.task_id, strict=True)},
-        key=lambda k: (k[0], k[1], task_order(k[2])),
+        key=lambda k: (k[0], k[1], natural_key(k[2])),
     )
     agents = sorted(lt.agent.unique())
     grid = np.full((len(rows), len(agents)), np.nan)

@@ -19,6 +19,11 @@ def analyze(
     against: Path | None = typer.Option(
         None, "--against", help="Another run of the same trajectories (rescore --task-version): verdicts that move."
     ),
+    pass_k: str = typer.Option(
+        "tau2", "--pass-k",
+        help="pass^k convention: tau2 (tau2's estimator; simulations ended by infrastructure errors left out) or "
+        "infra-fail (they count as failed trials). Either way they are listed.",
+    ),
 ) -> None:
     """Success, pass^k, loophole gap with bootstrap CI, variance, counterfactual, Table-1 split, readings."""
     from rich.table import Table
@@ -27,7 +32,7 @@ def analyze(
     from harness.cli._console import output_console
 
     console = output_console(160)
-    result = analyze_run(run_dir, out=out, bootstrap=bootstrap, seed=seed, against=against)
+    result = analyze_run(run_dir, out=out, bootstrap=bootstrap, seed=seed, against=against, pass_k=pass_k)
     for note in result.bundle.notes:
         console.print(f"note: {note}", soft_wrap=True)
     for name, df in result.bundle.tables.items():
@@ -35,11 +40,14 @@ def analyze(
         for row in df.itertuples(index=False):
             table.add_row(*[_fmt(v) for v in row])
         if df.empty:
-            console.print(f"{name}: no rows (the run does not cover it)")
+            console.print(f"{name}: no rows ({_EMPTY.get(name, 'the run does not cover it')})")
         else:
             console.print(table)
     if out is not None:
         console.print(f"wrote {len(result.written)} files to {out}")
+
+
+_EMPTY = {"infra_errors": "no simulation ended by an infrastructure error"}  # empty means none, not uncovered
 
 
 def _fmt(v: object) -> str:

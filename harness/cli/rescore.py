@@ -21,7 +21,11 @@ def rescore(
         None, "--domain", help="airline or retail: the environment of a custom domain name."
     ),
     workers: int = typer.Option(1, "--workers", help="Worker processes, at most the cores (1: in-process)."),
-    skip_bad: bool = typer.Option(False, "--skip-bad", help="Keep a bad simulation as an error row."),
+    skip_bad: bool = typer.Option(
+        False, "--skip-bad",
+        help="Keep a bad simulation as an error row, and skip an unreadable file and list it (default: the first "
+        "bad input stops the command).",
+    ),
     judge: str | None = typer.Option(
         None, "--judge", help="litellm model for NL assertions, or 'recorded' (the file's own verdicts)."
     ),
@@ -131,6 +135,8 @@ def print_summaries(console, result) -> None:  # result: harness.RescoreResult
                 f"  {s.normalised_trajectories} trajectories replayed equal only after normalising "
                 "pydantic's versioned docs URL (errors.pydantic.dev/<version>/)", soft_wrap=True,
             )
+    for line in result.skipped:
+        console.print(f"skipped: {cut(line, 1000)}", soft_wrap=True, markup=False, highlight=False)
     console.print(f"wrote {out}/trials.parquet, scores.parquet, disagreements.parquet", soft_wrap=True, markup=False)
 
 
