@@ -61,9 +61,9 @@ def _report() -> dict:
 
 def _index() -> dict:
     row: dict[str, Any] = dict.fromkeys(
-        ("agent", "domain", "version", "task", "status", "reading"), EVIL
+        ("agent", "domain", "version", "task", "status", "reading", "trajectory_id"), EVIL
     )
-    row.update(single="pass", multi="fail", upper="pass", flip=1, loophole=0, page="t/x.html", trial=0.0)
+    row.update(strict="fail", single="pass", multi="fail", upper="pass", flip=1, loophole=0, page="t/x.html", trial=0.0)
     row.update(credited=EVIL, messages=3)
     return {
         "run_name": EVIL,
