@@ -44,6 +44,11 @@ def progress_bar(label: str = "{task.description}", transient: bool = False) -> 
     """A bar with counts and ETA, on stderr so stdout keeps only the results."""
     return Progress(
         TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=CutConsole(stderr=True, width=None if width_is_known(stderr=True) else 200, highlight=False),
+        console=stderr_console(),
         transient=transient,
     )
+
+
+def stderr_console() -> Console:
+    """stderr (progress and notes), as wide as the terminal (or ``$COLUMNS``), else 200 columns."""
+    return CutConsole(stderr=True, width=None if width_is_known(stderr=True) else 200, highlight=False)
