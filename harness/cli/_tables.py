@@ -60,16 +60,17 @@ def shorten_middle(text: str, width: int) -> str:
 
 def _pieces(header: str) -> list[tuple[str, str]]:
     """A header's breakable pieces with the glue before each: words (joined by a space) and the parts of a
-    hyphenated word (``single-`` ``gold``, joined by nothing)."""
+    hyphenated or snake_case word (``single-`` ``gold``, ``task_`` ``version``, joined by nothing)."""
     out: list[tuple[str, str]] = []
     for i, word in enumerate(header.split()):
-        for j, part in enumerate(re.findall(r"[^-]+-+|[^-]+|-+", word)):
+        for j, part in enumerate(re.findall(r"[^-_]+[-_]+|[^-_]+|[-_]+", word)):
             out.append((part, "" if j else (" " if i else "")))
     return out
 
 
 def wrap_header(header: str, width: int) -> str:
-    """The header broken into lines of at most ``width`` cells, at spaces and after hyphens only."""
+    """The header broken into lines of at most ``width`` cells, at spaces and after hyphens and underscores
+    only."""
     lines: list[str] = []
     line = ""
     for part, glue in _pieces(header):
@@ -122,9 +123,13 @@ def fit_table(width: int, cols: Sequence[Col], rows: Sequence[Sequence[str]],
         grow = max(0, min(spare, room(i) - widths[i]))
         widths[i] += grow
         spare -= grow
-    for want in (1, 2):  # room left goes to the most important first: the cells whole, then the headers
+    def cells_whole(i: int) -> int:  # a name only to its room at first: the other columns' cells come first
+        return min(sizes[i][1], max(widths[i], cols[i].room)) if cols[i].fit == "middle" else sizes[i][1]
+
+    # room left goes to the most important first: cells, then long names, then headers on fewer lines
+    for target in (cells_whole, lambda i: sizes[i][1], lambda i: sizes[i][2]):
         for i in sorted(kept, key=lambda i: (cols[i].rank, i)):
-            grow = max(0, min(spare, sizes[i][want] - widths[i]))
+            grow = max(0, min(spare, target(i) - widths[i]))
             widths[i] += grow
             spare -= grow
     table = Table(
