@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from harness.cli._tables import Col, print_table
+from harness.cli._tables import Col, Fit, print_table
 
 
 def register(app: typer.Typer) -> None:
@@ -54,7 +54,7 @@ def _columns(df, rows: list[list[str]]) -> list[Col]:
     for i, name in enumerate(map(str, df.columns)):
         longest = max((len(r[i]) for r in rows), default=0)
         prose = any(" " in r[i] for r in rows) and longest > 24 and "≤" not in "".join(r[i] for r in rows)
-        fit = "middle" if name in NAMES else "wrap" if prose else "whole"
+        fit: Fit = "middle" if name in NAMES else "wrap" if prose else "whole"
         cols.append(Col(name, fit, rank=0 if i == 0 or name in KEYS else i))
     return cols
 

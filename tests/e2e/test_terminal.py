@@ -175,7 +175,7 @@ def test_the_analysis_tables_fit(rescored, width):
     assert proc.returncode == 0, proc.stderr[-2000:]
     tables = _check_tables(proc.stdout, width)
     assert len(tables) >= 5
-    for headers, _, note in tables:
+    for _, _, note in tables:
         assert note is None or "--out writes every column" in note
     band = next(rows for headers, rows, _ in tables if headers[-1:] == ["band"] and "upper" in headers)
     assert all(row[-1].count("≤") == 2 for row in band)  # the band whole, on one line
@@ -267,5 +267,5 @@ def test_help_descriptions_fill_their_lines(verb, width):
     room = max(len(line) for lines in panel.values() for line in lines)
     assert len(panel) >= 3
     for name, lines in panel.items():
-        for line, after in zip(lines, lines[1:]):
+        for line, after in zip(lines, lines[1:], strict=False):
             assert len(line) + 1 + len(after.split()[0]) > room, (name, line, after)
