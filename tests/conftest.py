@@ -81,10 +81,15 @@ def harness(
     """``harness ARGS`` as a user runs it: a separate process (``python -m harness.cli.main``), text output
     captured; the one way the tests drive the CLI.
 
-    ``env`` is the process's whole environment (default: this one's), ``cwd`` its folder, ``input`` its stdin.
+    ``env`` is the process's whole environment (default: this one's, without ``$COLUMNS``), ``cwd`` its folder,
+    ``input`` its stdin.
     ``patch``: Python run in that process before the CLI (to stand in for a differing node, say).
     ``background=True``: started, not waited for; the ``subprocess.Popen`` (its ``stdout``/``stderr`` piped
     unless ``popen`` says otherwise, ``popen`` passed on: ``start_new_session`` ...)."""
+    if env is None:
+        # no $COLUMNS unless a test sets it: readline, once loaded in this process, exports its terminal's width
+        # to every child, and the CLI honours it (tests/e2e/test_terminal.py sets it)
+        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     if patch is None:
         command = [sys.executable, "-m", "harness.cli.main", *args]
     else:
