@@ -53,8 +53,10 @@ def heading(line: str) -> Block:
 
 
 def band_text(g: pd.DataFrame) -> str:
-    """The trials' band, single ≤ multi ≤ upper, as success rates in percent."""
-    return " ≤ ".join(pct((g[c] == "pass").mean()) for c in ("single", "multi", "upper"))
+    """The trials' band, strict ≤ single ≤ multi ≤ upper, as success rates in percent (strict "n/a" in a run
+    written before strict was scored)."""
+    strict = pct((g["strict"] == "pass").mean()) if "strict" in g and (g["strict"] != "unscored").any() else "n/a"
+    return " ≤ ".join([strict] + [pct((g[c] == "pass").mean()) for c in ("single", "multi", "upper")])
 
 
 def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[Block]:
@@ -67,6 +69,10 @@ def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[B
             [
                 plain(agent),
                 links.count(len(g), agent=agent),
+                [
+                    links.count(int((g.strict == "pass").sum()), agent=agent, strict="pass"),
+                    f" ({pct((g.strict == 'pass').mean())})",
+                ],
                 [
                     links.count(int((g.single == "pass").sum()), agent=agent, single="pass"),
                     f" ({pct((g.single == 'pass').mean())})",
@@ -96,11 +102,12 @@ def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[B
             [
                 "Agent",
                 "Trials",
+                "Strict successes",
                 "Single-gold successes",
                 "Multi-gold successes",
                 "Counting uncertain credits",
                 "Passed only by an uncertain credit",
-                "Band: single ≤ multi ≤ upper",
+                "Band: strict ≤ single ≤ multi ≤ upper",
                 "Flips",
                 "Unscored",
             ],
