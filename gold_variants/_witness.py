@@ -11,7 +11,7 @@ from typing import Any
 
 from tau2.data_model.tasks import Action
 
-from envs import environment_constructor
+from envs import environment_constructor, locked_cache
 from gold_variants._model import (
     CertificatePredicate,
     GoldVariant,
@@ -20,7 +20,10 @@ from gold_variants._model import (
 )
 
 
+@locked_cache(maxsize=1)
 def _tools() -> Any:
+    """The airline tools on the initial database, built once per process: a witness only reads them (a
+    database load is ~70 ms, and the offline demo's reading agents asked for one in a third of their trials)."""
     return environment_constructor("airline")().tools
 
 

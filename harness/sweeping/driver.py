@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import loophole_store as store
+from harness._trial_spec import TrialSpec
 from harness.agents import RetryPolicy
 from harness.config import SweepConfig
 from harness.costs import CostMeter
 from harness.errors import EndpointError, SweepInterrupted
-from harness.simulation import TrialSpec
 from harness.sweeping.preflight import check_keys, probe_endpoints, with_scripted_server
 from harness.sweeping.worker import TrialOutcome, TrialWorker, spec_row
 from harness.trials import expand, longest_first
