@@ -78,12 +78,13 @@ def test_scripted_user_opens_with_reason_and_stops():
 
 
 def test_scoring_failure_keeps_the_trajectory_as_an_error_row(monkeypatch):
-    import harness.sweeping.worker as worker
+    import loophole_scoring
 
     def broken(*args, **kwargs):
         raise RuntimeError("scoring exploded")
 
-    monkeypatch.setattr(worker, "score_simulation", broken)  # narrow: only the scorer is replaced
+    # narrow: only the scorer is replaced (the worker imports it from the facade where a trial runs)
+    monkeypatch.setattr(loophole_scoring, "score_simulation", broken)
     (row,) = _run(_config("conservative", ["1"], trials=1))
     assert row["status"] == "error" and "scoring failed: RuntimeError" in row["reason"]
     assert row["n_messages"] > 0 and row["messages_json"] != "[]"
