@@ -60,14 +60,16 @@ def _agent_tools(domain: str) -> tuple[SchemaOnceTool, ...]:
     return tuple(SchemaOnceTool(t) for t in environment_constructor(domain)().get_tools())
 
 
-def warm_up(domains: list[str]) -> None:
+def warm_up(domains: list[str], llm: bool = True) -> None:
     """Pay a worker's one-time costs before its first trial: the agent tools' schemas of each domain, and
-    litellm's first completion (imports, client, token counting), answered locally by ``mock_response``."""
-    import litellm
-
+    where trials call a model (``llm``), litellm's first completion (imports, client, token counting),
+    answered locally by ``mock_response`` (half a CPU second that a sweep without an LLM never pays)."""
     for domain in domains:
         _agent_tools(domain)
-    litellm.completion(model="openai/warm-up", messages=[{"role": "user", "content": "hi"}], mock_response="ok")
+    if llm:
+        import litellm
+
+        litellm.completion(model="openai/warm-up", messages=[{"role": "user", "content": "hi"}], mock_response="ok")
 
 
 def simulate(spec: TrialSpec, pool: DatabasePool, counter: RetryCounter) -> tuple[SimulationRun, dict[str, Any]]:

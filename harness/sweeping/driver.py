@@ -168,7 +168,8 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     with _signals_raise():
         try:
             # imports and first database load, before the clock
-            refused = [why for why in ray.get([a.ready.remote(list(config.domains), threads) for a in actors]) if why]
+            ready = [a.ready.remote(list(config.domains), threads, config.calls_llm()) for a in actors]
+            refused = [why for why in ray.get(ready) if why]
             if refused:
                 raise ClusterMismatchError(f"{refused[0]}; sweep stopped before any trial ran")
             loop.nodes = ray.get([a.node.remote() for a in actors])

@@ -136,9 +136,10 @@ class TrialWorker:
             assert judge.model is not None  # ModelSpec: a judge names its model
             self.judge = LitellmJudge(judge.model, **resolved_args(judge))
 
-    def ready(self, domains: list[str], slots: int) -> str | None:
+    def ready(self, domains: list[str], slots: int, llm: bool = True) -> str | None:
         """Load ``slots`` databases per domain (one per thread) and the scorer's before the sweep's clock
-        starts; returns why this node cannot take trials (another package version), or None."""
+        starts (and litellm's first call where trials call a model, ``llm``); returns why this node cannot
+        take trials (another package version), or None."""
         from contextlib import ExitStack
 
         from envs import engine_for
@@ -155,7 +156,7 @@ class TrialWorker:
             with self.score_lock:
                 engine_for(domain)
             preload(domain)
-        warm_up(domains)
+        warm_up(domains, llm)
         return None
 
     def run(self, spec: TrialSpec) -> TrialOutcome:
