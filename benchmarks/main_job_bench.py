@@ -12,7 +12,9 @@ folder. Printed per run, in seconds:
 - ``ray.init``: the call that starts embedded Ray (``harness.execution.init_ray``);
 - ``ray up``: process start until the sweep's workers are ready and the first trial is sent (Python and
   the CLI's imports, ``ray.init``, the worker processes' imports and databases: the progress bar's 0/600);
-- ``trials``: the trials phase; ``after``: the summary and Ray's shutdown at exit.
+- ``trials``: the trials phase; ``after``: writing, the summary, Ray's shutdown and the process's exit;
+  ``ray.shutdown``: within ``after``, Ray's shutdown where the CLI calls it (not printed where Ray's own exit
+  hook stops it, which first sleeps half a second).
 
 Then the best run of each tree (the least disturbed on a shared machine), and the ratio this tree / REV last
 (below 1 is faster). ``--ray-only``: ``init_ray`` alone in a fresh process, no sweep. The figures are wall
@@ -53,8 +55,11 @@ def timed(owner, name, label):
             marks[label + "_end"] = time.perf_counter() - T0
     setattr(owner, name, wrapper)
 
+import ray
+
 timed(execution, "init_ray", "ray_init")
 timed(driver.SweepLoop, "run", "trials")
+timed(ray, "shutdown", "ray_stop")  # a call by the CLI: Ray's exit hook holds the unwrapped function
 atexit.register(lambda: open(os.environ["BENCH_MARKS"], "w").write(json.dumps(marks)))
 """
 _MAIN = _PROBE + "sys.argv = ['harness', *json.loads(os.environ['BENCH_ARGV'])]\nfrom harness.cli.main import main\nmain()\n"
@@ -89,6 +94,8 @@ def run_once(tree: Path, config: Path, ray_only: bool = False) -> dict[str, floa
         phases["ray up"] = marks["trials_start"]
         phases["trials"] = marks["trials_end"] - marks["trials_start"]
         phases["after"] = wall - marks["trials_end"]
+        if "ray_stop_start" in marks:  # else Ray stopped in its exit hook, untimed (within "after")
+            phases["ray.shutdown"] = marks["ray_stop_end"] - marks["ray_stop_start"]
     return phases
 
 
