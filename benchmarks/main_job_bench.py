@@ -17,7 +17,8 @@ folder. Printed per run, in seconds:
   hook stops it, which first sleeps half a second).
 
 Then the best run of each tree (the least disturbed on a shared machine), and the ratio this tree / REV last
-(below 1 is faster). ``--ray-only``: ``init_ray`` alone in a fresh process, no sweep. The figures are wall
+(below 1 is faster). ``--ray-only``: ``init_ray`` alone in a fresh process, no sweep (``process``: that
+process's wall time, its imports and Ray's shutdown included). The figures are wall
 times; on a machine shared with other work they are inflated, so compare the two trees of one run only.
 """
 
@@ -89,7 +90,7 @@ def run_once(tree: Path, config: Path, ray_only: bool = False) -> dict[str, floa
         if proc.returncode != 0 or not marks_file.exists():
             sys.exit(f"error: the run in {tree} failed (exit {proc.returncode}): {proc.stderr.strip()[-800:]}")
         marks = json.loads(marks_file.read_text())
-    phases = {"main job": wall, "ray.init": marks["ray_init_end"] - marks["ray_init_start"]}
+    phases = {"process" if ray_only else "main job": wall, "ray.init": marks["ray_init_end"] - marks["ray_init_start"]}
     if not ray_only:
         phases["ray up"] = marks["trials_start"]
         phases["trials"] = marks["trials_end"] - marks["trials_start"]
@@ -133,7 +134,8 @@ def main() -> None:
     for name, phases in best.items():
         print(line(f"{name} ({a.baseline})" if name == "baseline" else name, phases))
     if "baseline" in best:
-        print(f"ray.init ours/baseline={best['ours']['ray.init'] / best['baseline']['ray.init']:.2f}")
+        if not a.ray_only:
+            print(f"ray.init ours/baseline={best['ours']['ray.init'] / best['baseline']['ray.init']:.2f}")
         print(f"{what} ours/baseline={best['ours'][what] / best['baseline'][what]:.2f}")
 
 
