@@ -64,3 +64,27 @@ def test_the_main_job_benchmark_prints_ray_start_beside_the_main_job(tmp_path):
     assert 0 < s["ray.init"] < s["ray up"] < s["main job"] and s["trials"] > 0, s
     # the CLI stops Ray itself once the results are printed (Ray's exit hook sleeps half a second first)
     assert 0 < s["ray.shutdown"] < s["after"], s
+
+
+def test_only_a_sweep_that_calls_a_model_warms_litellm_up(monkeypatch):
+    """A worker's warm-up makes one (local, mocked) litellm completion where trials call a model; the offline
+    agents with the scripted user never do, and skip it."""
+    import litellm
+
+    from harness.config import ModelSpec
+    from harness.simulation import warm_up
+    from harness.trials import load_sweep
+
+    offline = {name: load_sweep(ROOT / "configs" / name).calls_llm()
+               for name in ("offline-demo.yaml", "offline-paper.yaml", "null-agent.yaml", "smoke.yaml")}
+    assert offline == {"offline-demo.yaml": False, "offline-paper.yaml": False, "null-agent.yaml": False,
+                       "smoke.yaml": True}
+    demo = load_sweep(ROOT / "configs" / "offline-demo.yaml")
+    assert demo.model_copy(update={"judge": ModelSpec(model="openai/judge")}).calls_llm()  # a judge calls one
+
+    calls: list[str] = []
+    monkeypatch.setattr(litellm, "completion", lambda **kw: calls.append(kw["model"]))
+    warm_up(["airline"], llm=False)
+    assert calls == []
+    warm_up(["airline"], llm=True)
+    assert calls == ["openai/warm-up"]
