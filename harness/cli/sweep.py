@@ -49,6 +49,7 @@ def sweep(
         result = run_sweep(config_path, workers=workers, on_progress=update, on_note=note, config=config)
     progress = result.progress
     print_summary(console, result.out)
+    _stop_ray()
     if progress.stopped:
         left = progress.total - progress.done_before - progress.statuses.total()
         console.print(
@@ -56,6 +57,16 @@ def sweep(
             f"{left} trials not run; raise max_cost_usd and run the sweep again to continue", soft_wrap=True,
         )
         raise typer.Exit(4)
+
+
+def _stop_ray() -> None:
+    """Stop Ray once the results are printed: its exit hook would do it too, but after sleeping half a
+    second for worker log lines that a sweep never forwards (``log_to_driver=False``)."""
+    import sys
+
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
 
 
 def _details(p) -> list[str]:

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import loophole_store as store
+from harness._trial_spec import TrialSpec
 from harness.agents import RetryPolicy
 from harness.config import SweepConfig
 from harness.costs import CostMeter
 from harness.errors import EndpointError, SweepInterrupted
-from harness.simulation import TrialSpec
 from harness.sweeping.preflight import check_keys, probe_endpoints, with_scripted_server
 from harness.sweeping.worker import TrialOutcome, TrialWorker, spec_row
 from harness.trials import expand, longest_first
@@ -208,7 +208,8 @@ def _start_and_run(config: SweepConfig, out: Path, pairs: set, todo: list, progr
     with _signals_raise():
         try:
             # imports and first database load, before the clock
-            refused = [why for why in ray.get([a.ready.remote(list(config.domains), threads) for a in actors]) if why]
+            ready = [a.ready.remote(list(config.domains), threads, config.calls_llm()) for a in actors]
+            refused = [why for why in ray.get(ready) if why]
             if refused:
                 raise ClusterMismatchError(f"{refused[0]}; sweep stopped before any trial ran")
             loop.nodes = ray.get([a.node.remote() for a in actors])
