@@ -22,6 +22,9 @@ REAL_RUNS = SHARED / "real-runs"
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ["HARNESS_TAU_DATA"] = str(TAU_DATA)
+# a CLI child prints as wide as $COLUMNS says: a test that wants a width sets it (tests/e2e/test_terminal.py); one
+# inherited from the shell or set for pytest-xdist's workers would narrow every other child's output
+os.environ.pop("COLUMNS", None)
 
 from harness._quiet import set_log_level  # noqa: E402
 
