@@ -7,6 +7,7 @@ predicate leaves open: the first one-stop itinerary on the requested date, a cre
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tau2.data_model.tasks import Action
@@ -130,12 +131,16 @@ def closing_text(evidence: str | None, communicate_info: list[str] | None = None
     return " ".join([EVIDENCE_TEXT.get(evidence or "", DONE_TEXT), *(communicate_info or [])])
 
 
-def confirmation_text(step: int, tool: str, domain: str) -> str | None:
-    """What an agent acting out a plan asks before the call at ``step`` (0-based) where the call writes, so the
-    user's yes comes before every write (the policy's conduct rule, a universal check of every credit, #40);
-    None for a call that does not write."""
+def confirmation_text(step: int, tool: str, domain: str, arguments: dict[str, Any] | None = None) -> str | None:
+    """What an agent acting out a plan asks before the call at ``step`` (0-based) where the call writes: the
+    action's details (its arguments), then the question, so that details listed and the user's yes come before
+    every write (the policy's conduct rule, a universal check of every credit, #40); None for a call that does
+    not write."""
     from gold_variants.readings._base import write_tools
 
     if tool not in write_tools(domain):
         return None
-    return f"Shall I proceed with step {step + 1}, {tool}? (yes/no)"
+    details = "; ".join(
+        f"{name}: {value if isinstance(value, str) else json.dumps(value)}" for name, value in (arguments or {}).items()
+    )
+    return f"Step {step + 1} is {tool}" + (f" with {details}" if details else "") + ". Shall I proceed? (yes/no)"

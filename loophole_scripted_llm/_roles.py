@@ -84,7 +84,8 @@ def agent_reply(body: dict, task_ref: str, plan: str, malformed: bool = False) -
     """The next step of the plan: a tool call, or the closing message once every call is made."""
     done = sum(len(m.get("tool_calls") or []) for m in body.get("messages", []) if m.get("role") == "assistant")
     steps = plan_for(task_ref, plan)
-    ask = confirmation_text(done, steps.actions[done].name, task_ref.split("/", 1)[0]) if done < len(steps.actions) else None
+    ask = (confirmation_text(done, steps.actions[done].name, task_ref.split("/", 1)[0], steps.actions[done].arguments)
+           if done < len(steps.actions) else None)
     said = body.get("messages", [])
     asked = ask is not None and bool(said) and said[-1].get("role") == "user" and any(
         m.get("role") == "assistant" and m.get("content") == ask for m in said)

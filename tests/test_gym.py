@@ -16,7 +16,7 @@ from gold_variants import confirmation_text, variants_for, witness
 
 def _play(env, actions, closing="Your request has been handled.", domain="airline"):
     for i, a in enumerate(actions):
-        ask = confirmation_text(i, a.name, domain)  # a write after the user's yes (the policy's conduct rule)
+        ask = confirmation_text(i, a.name, domain, a.arguments)  # a write after the user's yes (the policy's conduct rule)
         if ask is not None:
             obs, reward, terminated, truncated, info = env.step(ask)
             assert not terminated and obs.startswith("user:"), obs

@@ -125,7 +125,8 @@ class ReadingAgent(LLMAgent):
     def generate_next_message(self, message, state):
         _receive(state, message)
         done = sum(len(m.tool_calls or []) for m in state.messages if isinstance(m, AssistantMessage))
-        ask = confirmation_text(done, self.plan.actions[done].name, self.plan.domain) if done < len(self.plan.actions) else None
+        ask = (confirmation_text(done, self.plan.actions[done].name, self.plan.domain, self.plan.actions[done].arguments)
+               if done < len(self.plan.actions) else None)
         asked = ask is not None and isinstance(message, UserMessage) and any(
             isinstance(m, AssistantMessage) and m.content == ask for m in state.messages)
         if ask is not None and not asked:  # a write waits for the user's yes (the policy's conduct rule)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import loophole_store as store
+from gold_variants import RECORD_SCHEMA_VERSION
 from loophole_report._links import page_name
 from tests.conftest import harness, real_run
 
@@ -68,7 +69,7 @@ def test_explain_prints_the_record(run_dir):
     proc = harness("explain", str(run_dir), _trajectory(run_dir, "29"))
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "record (schema version 1)" in out
+    assert f"record (schema version {RECORD_SCHEMA_VERSION})" in out
     # only the domain's writes are requests (the catalog's words cover retail too)
     assert "  requests: update_reservation_flights at message 1; book_reservation at message 3; update_reservation_baggages at message 17\n" in out
     assert ("  decline at message 8 on refuse_route_change: 'Please note that you cannot change the origin, "
@@ -102,7 +103,7 @@ def _edited_run(run_dir: Path, tmp_path: Path, record_json) -> Path:
 
 
 def _record_lines(out: str) -> list[str]:
-    lines = out.split("record (schema version 1)\n", 1)[1].splitlines()
+    lines = out.split(f"record (schema version {RECORD_SCHEMA_VERSION})\n", 1)[1].splitlines()
     return lines[: lines.index("")]
 
 
@@ -128,12 +129,13 @@ def test_explain_an_old_run_rebuilds_the_record_and_refuses_another_version(run_
     assert printed == [line for line in _record_lines(rebuilt_here.stdout) if not line.startswith("  decline at")]
     assert printed != _record_lines(rebuilt_here.stdout)
 
-    newer = _edited_run(run_dir, tmp_path / "newer", lambda v: json.dumps({"schema_version": 2}))
+    newer = _edited_run(run_dir, tmp_path / "newer", lambda v: json.dumps({"schema_version": RECORD_SCHEMA_VERSION + 1}))
     proc = harness("explain", str(newer), _trajectory(run_dir, "29"))
     assert proc.returncode == 2
     line = proc.stderr.strip()
     assert "\n" not in line and line.startswith("error: ")
-    assert "trials.parquet: field 'record_json': record schema version 2; this harness reads version 1" in line
+    assert (f"trials.parquet: field 'record_json': record schema version {RECORD_SCHEMA_VERSION + 1}; "
+            f"this harness reads version {RECORD_SCHEMA_VERSION}") in line
 
 
 def test_explain_an_ambiguous_id_lists_the_candidates(run_dir):
