@@ -23,8 +23,10 @@ from ._bundle import (
     write_tables,
 )
 from ._contract import (
+    BAND_POINTS,
     band4,
     band4_by_agent,
+    band_points,
     contract_marks,
     do_nothing_tasks,
 )
@@ -35,11 +37,14 @@ from ._leaderboard import (
     to_markdown,
 )
 from ._stats import (
+    PASS_K_CONVENTIONS,
     bootstrap_ci,
     cell_variance,
+    check_pass_k_convention,
     cluster_bootstrap,
     counterfactual,
     cross_version_moves,
+    infra_errors,
     loophole_gap,
     model_split,
     overlap_test,
@@ -68,6 +73,8 @@ from ._versions import (
 __all__ = [
     "ANALYZE_MADE_BY",
     "band4",
+    "BAND_POINTS",
+    "band_points",
     "band4_by_agent",
     "contract_marks",
     "do_nothing_tasks",
@@ -84,9 +91,11 @@ __all__ = [
     "band_by_agent",
     "bootstrap_ci",
     "cell_variance",
+    "check_pass_k_convention",
     "cluster_bootstrap",
     "counterfactual",
     "cross_version_moves",
+    "infra_errors",
     "leaderboard_table",
     "leaderboard_trials",
     "llm_audit",
@@ -99,6 +108,7 @@ __all__ = [
     "native",
     "overlap_test",
     "PAPER_PROFILE",
+    "PASS_K_CONVENTIONS",
     "pass_k",
     "ranks_across_versions",
     "reading_choices",

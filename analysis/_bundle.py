@@ -10,7 +10,9 @@ import pandas as pd
 from analysis._contract import band4_by_agent
 from analysis._stats import (
     cell_variance,
+    check_pass_k_convention,
     counterfactual,
+    infra_errors,
     loophole_gap,
     model_split,
     overlap_test,
@@ -33,13 +35,16 @@ class AnalysisBundle:
     trials: pd.DataFrame
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    pass_k_convention: str = "tau2"  # a key of PASS_K_CONVENTIONS: what the pass_k table computed
 
 
-def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> AnalysisBundle:
+def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42,
+                   pass_k_convention: str = "tau2") -> AnalysisBundle:
+    check_pass_k_convention(pass_k_convention)
     scored_against = against_mask(trials)
     every = trials
     trials = native(trials)  # rows scored against another version's golds feed only the cross-version tables
-    bundle = AnalysisBundle(trials)
+    bundle = AnalysisBundle(trials, pass_k_convention=pass_k_convention)
     if scored_against.any():
         versions = ", ".join(sorted(every[scored_against].task_version.unique()))
         bundle.notes.append(
@@ -66,8 +71,7 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
         f"{reps} repetitions, seed {seed}"
     )
     bundle.notes.append(
-        "band per agent: single gold ≤ multi-gold ≤ upper; upper also counts the credits scored uncertain "
-        "(evidence weaker than the rule asks: the viewer lists them for a reader)"
+        "band per agent: strict ≤ single gold ≤ multi-gold ≤ upper; upper also counts the credits scored uncertain"
     )
     if trials.agent_name.nunique() < 2:
         bundle.notes.append("one agent: rank and lead comparisons between agents are empty")
@@ -75,7 +79,9 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
     t["success"] = success_by_agent(trials)
     t["band"] = band_by_agent(trials)
     t["band4"] = band4_by_agent(trials)  # strict ≤ single ≤ multi ≤ upper and the do-nothing ceiling (#35)
-    t["pass_k"] = pass_k(trials)
+    t["pass_k"] = pass_k(trials, pass_k_convention)
+    t["infra_errors"] = infra_errors(trials)
+    bundle.notes.append(_pass_k_note(pass_k_convention, t["infra_errors"]))
     t["loophole_gap_single"] = loophole_gap(trials, reps, seed, "reward")
     t["loophole_gap_multi"] = loophole_gap(trials, reps, seed, "multi_gold_reward")
     t["variance_single"] = cell_variance(trials, "reward")
@@ -93,6 +99,20 @@ def analyze_trials(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42) -> 
     return bundle
 
 
+def _pass_k_note(convention: str, infra: pd.DataFrame) -> str:
+    """Which pass^k convention the tables use, and what it did with the simulations infrastructure errors ended,
+    in one sentence (the convention's definition is ``PASS_K_CONVENTIONS``, under the report's pass^k table and
+    in docs/report.md; the simulations are the ``infra_errors`` table)."""
+    line = f"pass^k convention {convention}: {_PASS_K_SHORT[convention]}"
+    if infra.empty:
+        return line + ", no simulation ended by an infrastructure error"
+    did = "left out of" if convention == "tau2" else "counted as failures in"
+    return f"{line}, {len(infra)} simulations ended by infrastructure errors were {did} pass^k (table infra_errors)"
+
+
+_PASS_K_SHORT = {"tau2": "tau2's estimator", "infra-fail": "infrastructure errors as failed trials"}
+
+
 def _overlap(trials: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     """Per domain: do the catalog's loophole tasks fall inside the tasks tau3 changed by chance?"""
     from envs import TauDataError, diff_versions, load_task_set
@@ -105,8 +125,8 @@ def _overlap(trials: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
             continue
         try:
             changed = set(diff_versions(domain).changed_ids)
-        except TauDataError as exc:
-            notes.append(f"overlap test skipped for {domain}: {exc}")
+        except TauDataError:  # one sentence, never the raw error (its path and URL): docs/data.md says how to fix it
+            notes.append(f"overlap test skipped for {domain}: τ³'s task data could not be read here (docs/data.md)")
             continue
         n_tasks = len(load_task_set(domain, "tau2").tasks)
         hit = len(changed & loophole)

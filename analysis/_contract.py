@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis._audit_golds import audit_golds
+from analysis._stats import bootstrap_ci, task_clusters
 from analysis._tables import scored
 
 BAND4_COLUMNS = ["agent", "task_version", "domain", "trials", "strict", "single", "multi", "upper", "band",
@@ -72,6 +73,37 @@ def band4_by_agent(trials: pd.DataFrame) -> pd.DataFrame:
             "do_nothing_ceiling": ceiling,
         })
     return pd.DataFrame(rows, columns=BAND4_COLUMNS)
+
+
+BAND_POINTS = ("strict", "single", "multi", "upper")  # the band's order: each point at most the next
+BAND_POINTS_COLUMNS = ["agent", "point", "rate", "ci_low", "ci_high", "trials", "tasks"]
+
+
+def band_points(trials: pd.DataFrame, reps: int = 2000, seed: int = 42) -> pd.DataFrame:
+    """Per agent (all its scored trials, every version and domain pooled), the four points of the band, each a
+    success rate with its 95% interval, bootstrap clustered by task (``bootstrap_ci``; no interval with fewer
+    than two tasks). One row per agent and point, in the band's order; strict is NaN for a run written before
+    ``strict_reward`` (unknown, never 0). A broken gold's trial (strict null) is not a strict pass: the four
+    rates share one denominator, as in ``band4_by_agent``."""
+    df = scored(trials)
+    known = strict_known(trials)
+    rows = []
+    for agent, g in df.groupby("agent_name", sort=True):
+        clusters = task_clusters(g)
+        several = len(set(clusters)) >= 2
+        columns = {"strict": g["strict_reward"] if known else None, "single": g.reward,
+                   "multi": g.multi_gold_reward, "upper": g.multi_gold_upper}
+        for point in BAND_POINTS:
+            values = columns[point]
+            if values is None:
+                rate = low = high = float("nan")
+            else:
+                success = (values.fillna(0).to_numpy(dtype=float) >= 1 - 1e-6).astype(float)
+                rate = float(success.mean())
+                low, high = bootstrap_ci(success, clusters, reps, seed) if several else (float("nan"),) * 2
+            rows.append({"agent": agent, "point": point, "rate": rate, "ci_low": low, "ci_high": high,
+                         "trials": len(g), "tasks": len(set(clusters))})
+    return pd.DataFrame(rows, columns=BAND_POINTS_COLUMNS)
 
 
 def contract_marks(trials: pd.DataFrame) -> pd.DataFrame:

@@ -21,6 +21,7 @@ from analysis._contract import band4
 from analysis._stats import bootstrap_ci, task_clusters
 from analysis._tables import band, loophole_mask, replay_flag_counts, with_upper
 from envs import CUSTOM
+from loophole_base import natural_key
 
 
 class ManifestEntry(BaseModel):
@@ -155,7 +156,7 @@ def leaderboard_table(trials: pd.DataFrame, task_counts: dict[tuple[str, str], i
                     pass_hat_k(len(t), int(_success(t[col]).sum()), k) for _, t in per_task
                 ]))
         row["flagged"] = bool(row["flag_cause"])  # recorded rewards that disagree, or task ids the file got wrong
-        row["_task_set"] = tuple(sorted(g.task_id.unique()))
+        row["_task_set"] = tuple(sorted(g.task_id.unique(), key=natural_key))
         rows.append(row)
     board = pd.DataFrame(rows)
     if board.empty:

@@ -11,7 +11,7 @@ import pandas as pd
 from scipy.stats import hypergeom
 from tau2.metrics.agent_metrics import is_successful, pass_hat_k
 
-from analysis._tables import scored
+from analysis._tables import by_task, scored, with_upper
 
 REWARDS = {"single_gold": "reward", "multi_gold": "multi_gold_reward", "multi_gold_upper": "multi_gold_upper"}
 
@@ -65,22 +65,69 @@ def task_clusters(df: pd.DataFrame) -> np.ndarray:
     return (df["domain"].astype(str) + "/" + df["task_version"].astype(str) + "/" + df["task_id"].astype(str)).to_numpy()
 
 
-def pass_k(trials: pd.DataFrame) -> pd.DataFrame:
-    """pass^k for k = 1..(fewest trials of any task), tau2's estimator C(c,k)/C(n,k) averaged over tasks,
-    single-gold, multi-gold and its upper bound (uncertain credits counted) side by side, per agent, domain
-    and task version."""
-    df = scored(trials)
+PASS_K_CONVENTIONS = {
+    "tau2": "tau2's estimator: per task C(c,k)/C(n,k) over its scored trials, averaged over the tasks with at least "
+            "k; simulations ended by infrastructure errors left out (tau2's compute_metrics)",
+    "infra-fail": "infrastructure errors count as failed trials: per task C(c,k)/C(n,k) with n every simulation "
+                  "scored or ended by an infrastructure error, averaged over those tasks (tau2-bench#493, #497)",
+}
+"""The two documented pass^k conventions (``analyze --pass-k``); ``tau2`` is the default."""
+
+INFRA_ERROR = "infra_error"  # loophole_scoring.Status.INFRA_ERROR, as stored in ``trials.status``
+
+
+def check_pass_k_convention(convention: str) -> str:
+    from loophole_base import HarnessInputError
+
+    if convention not in PASS_K_CONVENTIONS:
+        raise HarnessInputError(f"--pass-k: unknown convention {convention!r}; known: {', '.join(PASS_K_CONVENTIONS)}")
+    return convention
+
+
+def infra_errors(trials: pd.DataFrame) -> pd.DataFrame:
+    """The simulations ended by an infrastructure error (``status`` infra_error, reward null), one row each:
+    what pass^k leaves out (``tau2``) or counts as a failure (``infra-fail``); never dropped unlisted."""
+    columns = ["agent", "domain", "task_version", "task_id", "trial", "trajectory_id", "reason"]
+    if "status" not in trials:
+        return pd.DataFrame(columns=columns)
+    hit = trials[(trials["status"] == INFRA_ERROR) & trials["reward"].isna()]
+    out = pd.DataFrame({
+        "agent": hit["agent_name"], "domain": hit["domain"], "task_version": hit["task_version"],
+        "task_id": hit["task_id"], "trial": hit["trial"] if "trial" in hit else pd.NA,
+        "trajectory_id": hit["trajectory_id"], "reason": hit["reason"] if "reason" in hit else "",
+    }, columns=columns)
+    return by_task(out, ["agent", "domain", "task_version", "task_id", "trial"]).reset_index(drop=True)
+
+
+def pass_k(trials: pd.DataFrame, convention: str = "tau2") -> pd.DataFrame:
+    """pass^k for k = 1..(fewest trials of any task), C(c,k)/C(n,k) averaged over tasks (``convention``, one of
+    ``PASS_K_CONVENTIONS``: ``tau2`` leaves out simulations ended by infrastructure errors, as tau2 does;
+    ``infra-fail`` counts them as failed trials), single-gold, multi-gold and its upper bound (uncertain
+    credits counted) side by side, per agent, domain and task version; ``infra_errors`` counts the
+    simulations the convention left out or counted as failures (``infra_errors()`` lists them)."""
+    check_pass_k_convention(convention)
+    scored_rows = with_upper(trials[trials["reward"].notna()])
+    successes = {name: _success(scored_rows[col]) for name, col in REWARDS.items()}
+    df = scored_rows[["agent_name", "domain", "task_version", "task_id"]].assign(**successes)
+    infra = infra_errors(trials)
+    if convention == "infra-fail" and len(infra):
+        failed = infra.rename(columns={"agent": "agent_name"})[["agent_name", "domain", "task_version", "task_id"]]
+        df = pd.concat([df, failed.assign(**{name: False for name in REWARDS})], ignore_index=True)
+    counts = infra.groupby(["agent", "domain", "task_version"]).size()
     rows = []
     for (agent, domain, version), g in df.groupby(["agent_name", "domain", "task_version"]):
         per_task = g.groupby("task_id")
         max_k = int(per_task.size().min())
         for k in range(1, max_k + 1):
             row = {"agent": agent, "domain": domain, "task_version": version, "k": k, "tasks": per_task.ngroups}
-            for name, col in REWARDS.items():
-                known = [s.dropna() for s in (_success(t[col]) for _, t in per_task)]
+            for name in REWARDS:
+                known = [t[name].dropna() for _, t in per_task]
                 row[name] = float(np.mean([pass_hat_k(len(s), int(s.sum()), k) for s in known if len(s) >= k]))
+            row["infra_errors"] = int(counts.get((agent, domain, version), 0))
+            row["convention"] = convention
             rows.append(row)
-    return pd.DataFrame(rows)
+    columns = ["agent", "domain", "task_version", "k", "tasks", *REWARDS, "infra_errors", "convention"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def loophole_gap(trials: pd.DataFrame, reps: int = 10_000, seed: int = 42, reward: str = "reward") -> pd.DataFrame:
@@ -142,7 +189,7 @@ def counterfactual(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame
     df = scored(trials)
     rows = []
     for (domain, agent), g in df.groupby(["domain", "agent_name"], sort=True):
-        s = _success(g[reward])
+        s = _success(g[reward]).astype(float)  # a run of loophole tasks only: NaN without them, not pd.NA
         rows.append({"domain": domain, "agent": agent, "overall": s.mean(), "without_loophole": s[~g.loophole].mean()})
     columns = ["domain", "agent", "overall", "without_loophole", "lead_over_next", "lead_over_next_without_loophole"]
     if not rows:
@@ -164,7 +211,7 @@ def model_split(trials: pd.DataFrame, reward: str = "reward", loophole_only: boo
     df = df.assign(success=_success(df[reward]))
     table = df.groupby(["domain", "task_version", "task_id", "agent_name"]).success.agg(["sum", "count"])
     cells = (table["sum"].astype(int).astype(str) + "/" + table["count"].astype(str)).unstack("agent_name")
-    return cells.reset_index()
+    return by_task(cells.reset_index(), ["domain", "task_version", "task_id"]).reset_index(drop=True)
 
 
 def reading_choices(trials: pd.DataFrame) -> pd.DataFrame:
@@ -180,7 +227,8 @@ def reading_choices(trials: pd.DataFrame) -> pd.DataFrame:
     if not rows:
         return pd.DataFrame(columns=["agent", "domain", "task_version", "task_id", "reading", "trials"])
     out = pd.DataFrame(rows)
-    return out.groupby(list(out.columns)).size().rename("trials").reset_index()
+    out = out.groupby(list(out.columns)).size().rename("trials").reset_index()
+    return by_task(out, ["agent", "domain", "task_version", "task_id", "reading"]).reset_index(drop=True)
 
 
 def version_comparison(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:
@@ -201,7 +249,8 @@ def version_comparison(trials: pd.DataFrame, reward: str = "reward") -> pd.DataF
             parts.append(pair.assign(version_a=a, version_b=b, delta=pair.success_b - pair.success_a))
     if not parts or all(p.empty for p in parts):
         return pd.DataFrame(columns=columns)
-    return pd.concat([p for p in parts if not p.empty], ignore_index=True)[columns]
+    out = pd.concat([p for p in parts if not p.empty], ignore_index=True)[columns]
+    return by_task(out, ["agent_name", "domain", "version_a", "version_b", "task_id"]).reset_index(drop=True)
 
 
 def overlap_test(population: int, changed: int, drawn: int, overlap: int) -> float:
@@ -229,8 +278,7 @@ def cross_version_moves(trials_a: pd.DataFrame, trials_b: pd.DataFrame, reward: 
         trajectories=("a", "size"), rise=("rise", "sum"), fall=("fall", "sum")
     ).reset_index()
     out["same"] = out.trajectories - out.rise - out.fall
-    order = out.task_id.map(lambda t: (int(t), "") if str(t).isdigit() else (1 << 30, str(t)))
-    return out.assign(_order=order).sort_values(["domain", "_order"]).drop(columns="_order").reset_index(drop=True)
+    return by_task(out, ["domain", "task_id", "version_a", "version_b"]).reset_index(drop=True)
 
 
 def variance_by_agent(trials: pd.DataFrame, reward: str = "reward") -> pd.DataFrame:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from gold_variants import load_catalog
+from loophole_base import natural_key
 
 
 def loophole_mask(trials: pd.DataFrame) -> pd.Series:
@@ -80,12 +81,16 @@ def loophole_task_table(trials: pd.DataFrame) -> pd.DataFrame:
         })
     out = pd.DataFrame(rows)
     if len(out):
-        out = out.sort_values(["domain", "task_version", "task_id"], key=lambda s: s.map(_num) if s.name == "task_id" else s)
+        out = by_task(out, ["domain", "task_version", "task_id"])
     return out.reset_index(drop=True)
 
 
-def _num(task_id: str) -> tuple[int, str]:
-    return (int(task_id), "") if str(task_id).isdigit() else (1 << 30, str(task_id))
+def by_task(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``df`` sorted by ``columns``, task ids (and any other column) in natural order (``natural_key``: 2
+    before 13), stable; the index kept."""
+    if df.empty:
+        return df
+    return df.sort_values(columns, key=lambda s: s.map(natural_key), kind="stable")
 
 
 def band_by_agent(trials: pd.DataFrame) -> pd.DataFrame:

@@ -66,14 +66,15 @@ def _pinned_golds(domain: str, version: str) -> dict[str, str]:
 
 
 def pinned_gold_version(domain: str, task: Task) -> str | None:
-    """A pinned version whose task of this id has the same gold (evaluation criteria), if any."""
+    """The first pinned version whose task of this id has the same gold (evaluation criteria), if any.
+
+    A version whose data is missing here raises ``TauDataError`` rather than being skipped: which variants a
+    custom task gets never depends on the machine (#42; detection already refuses a custom run without every
+    version's data)."""
     mine = _gold_comparable(task)
     for version in TASK_VERSIONS:
-        try:
-            if _pinned_golds(domain, version).get(task.id) == mine:
-                return version
-        except TauDataError:
-            continue
+        if _pinned_golds(domain, version).get(task.id) == mine:
+            return version
     return None
 
 

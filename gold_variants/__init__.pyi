@@ -73,6 +73,11 @@ from ._registry import (
     readings_by_version,
     variants_for,
 )
+from ._report_golds import (
+    derive_report_golds,
+    render_report_golds,
+    report_golds_text,
+)
 from ._requests import (
     Requests,
     pending_ending,
@@ -132,6 +137,9 @@ __all__ = [
     "RECORD_SCHEMA_VERSION",
     "RecordVersionError",
     "readings_offered",
+    "derive_report_golds",
+    "render_report_golds",
+    "report_golds_text",
     "RebookPredicate",
     "Requests",
     "Settled",

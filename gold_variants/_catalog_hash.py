@@ -12,7 +12,8 @@ _PACKAGE = Path(__file__).parent
 def catalog_sha256(root: Path | None = None) -> str:
     """sha256 of the catalog and the rules that yield the variants: every ``.yaml`` and ``.py`` file of
     ``gold_variants`` (``root``: a copy of it), by relative path. A changed reading or clause rule, not only
-    a changed ``catalog.yaml``, is a different catalog."""
+    a changed ``catalog.yaml`` or ``report_golds.yaml`` (the gold actions a task report borrows from another
+    version), is a different catalog."""
     return _package_sha256() if root is None else _tree_sha256(Path(root))
 
 

@@ -10,7 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from tau2.data_model.tasks import Action
 
-from envs import Domain, TaskVersion
+from envs import Domain, TaskVersion, pinned_sha256
 
 LoopholeType = Literal[
     "scope_gap", "silent_on_edge", "conflicting_clauses", "implicit_precondition", "compositional_ambiguity"
@@ -130,10 +130,21 @@ class CatalogEntry(BaseModel):
     workaround_offers: list[WorkaroundOffer] = Field(default_factory=list)
 
 
+class BorrowedGold(BaseModel):
+    """Another version's gold actions of a report's tasks, as catalog data (``report_golds.yaml``, written by
+    ``python -m harness.cli.report_golds`` from that version's pinned ``tasks.json``): scoring a task never
+    reads another version's file, so a rescore credits the same variants on every machine (#42).
+    ``tests/test_task_reports.py`` derives them from the pinned file again and checks they are equal."""
+
+    model_config = ConfigDict(extra="forbid")
+    tasks_sha256: str  # the pinned tasks.json they were derived from (a re-pinned version must regenerate them)
+    actions: dict[str, list[Action]]  # task id -> the gold actions the variant credits
+
+
 class ReportAlternative(BaseModel):
     """The outcome a report or a cross-version conflict shows to be defensible (or right), as a gold variant of
-    the task: another version's gold actions (``gold_from``), or this version's with what the agent must tell
-    the user replaced (``communicate_info``)."""
+    the task: another version's gold actions (``gold_from``, carried in ``gold``), or this version's with what
+    the agent must tell the user replaced (``communicate_info``)."""
 
     model_config = ConfigDict(extra="forbid")
     reading: str
@@ -141,7 +152,15 @@ class ReportAlternative(BaseModel):
     versions: list[TaskVersion]  # the versions whose task gets the variant
     tasks: list[str] | None = None  # the report's tasks that get it (None: all of them)
     gold_from: TaskVersion | None = None  # None: the task's own gold actions
+    gold: BorrowedGold | None = None  # gold_from's actions (from report_golds.yaml; never written in catalog.yaml)
     communicate_info: list[str] | None = None  # None: the task's own
+
+    @model_validator(mode="after")
+    def _borrowed_gold_is_carried(self) -> ReportAlternative:
+        if (self.gold_from is None) != (self.gold is None):
+            raise ValueError(f"alternative {self.reading}: gold_from {self.gold_from!r} needs its actions in "
+                             "report_golds.yaml (and only gold_from does); run python -m harness.cli.report_golds")
+        return self
 
 
 class TaskReport(BaseModel):
@@ -160,6 +179,22 @@ class TaskReport(BaseModel):
     reason: str
     policy: list[str] = Field(default_factory=list)  # verbatim policy.md quotes the decision rests on
     alternative: ReportAlternative | None = None
+
+    @model_validator(mode="after")
+    def _borrowed_gold_matches_its_pin(self) -> TaskReport:
+        alt = self.alternative
+        if alt is None or alt.gold is None or alt.gold_from is None:
+            return self
+        wanted = set(alt.tasks if alt.tasks is not None else self.tasks)
+        if set(alt.gold.actions) != wanted:
+            raise ValueError(f"report {self.id}: report_golds.yaml has tasks {sorted(alt.gold.actions)}, "
+                             f"the alternative applies to {sorted(wanted)}; run python -m harness.cli.report_golds")
+        pinned = pinned_sha256(alt.gold_from, self.domain, "tasks.json")
+        if alt.gold.tasks_sha256 != pinned:
+            raise ValueError(f"report {self.id}: report_golds.yaml was derived from {alt.gold_from} tasks.json "
+                             f"{alt.gold.tasks_sha256[:12]}…, the pinned file is {pinned[:12]}…; "
+                             "run python -m harness.cli.report_golds")
+        return self
 
 
 class Catalog(BaseModel):
@@ -186,10 +221,29 @@ class Catalog(BaseModel):
         return {t for e in self.entries if e.domain == domain and e.kind == "loophole" for t in e.tasks}
 
 
+REPORT_GOLDS = "report_golds.yaml"
+
+
+def _with_report_golds(raw: dict, golds: dict) -> dict:
+    """catalog.yaml's data with each alternative's borrowed gold (``report_golds.yaml``: report id -> gold) in
+    place; a gold for no report, or one also written in catalog.yaml, is refused."""
+    reports = {r.get("id"): r for r in raw.get("reports") or [] if isinstance(r, dict)}
+    for report_id, gold in (golds or {}).items():
+        alt = (reports.get(report_id) or {}).get("alternative")
+        if not isinstance(alt, dict):
+            raise ValueError(f"{REPORT_GOLDS}: {report_id}: no report with an alternative of that id in catalog.yaml")
+        if "gold" in alt:
+            raise ValueError(f"catalog.yaml: reports {report_id}: alternative.gold is generated into {REPORT_GOLDS}")
+        alt["gold"] = gold
+    return raw
+
+
 @lru_cache(maxsize=1)
 def load_catalog() -> Catalog:
-    text = resources.files("gold_variants").joinpath("catalog.yaml").read_text(encoding="utf-8")
-    return Catalog.model_validate(yaml.safe_load(text))
+    folder = resources.files("gold_variants")
+    raw = yaml.safe_load(folder.joinpath("catalog.yaml").read_text(encoding="utf-8"))
+    golds = yaml.safe_load(folder.joinpath(REPORT_GOLDS).read_text(encoding="utf-8"))
+    return Catalog.model_validate(_with_report_golds(raw, golds))
 
 
 # --- outcome predicates ------------------------------------------------------------------------

@@ -28,6 +28,17 @@ def record(signum: int) -> None:
     _received.append(signum)
 
 
+def signals_seen() -> int:
+    """How many SIGINT or SIGTERM the handlers have seen (``received(since=...)``)."""
+    return len(_received)
+
+
+def received(since: int = 0) -> str | None:
+    """The name of the last SIGINT or SIGTERM a handler saw after the first ``since`` (``SIGINT``), None
+    when none came."""
+    return signal.Signals(_received[-1]).name if len(_received) > since else None
+
+
 def _raise(signum: int, frame: object) -> None:
     record(signum)
     raise Interrupted(signal.Signals(signum).name)

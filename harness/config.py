@@ -220,6 +220,12 @@ class SweepConfig(BaseModel):
         text = json.dumps(payload, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
+    def calls_llm(self) -> bool:
+        """Whether a trial may call a model through litellm: an LLM agent, an LLM user simulator or a judge
+        (the offline demo's policy-reading agents and scripted user never do)."""
+        return (any(a.implementation == "llm_agent" for a in self.agents)
+                or self.user_simulator.implementation == "user_simulator" or self.judge is not None)
+
     def redacted(self) -> dict:
         """The whole config as JSON data; secret fields are ``SecretStr`` and dump as ``**********``."""
         return self.model_dump(mode="json")

@@ -13,7 +13,7 @@ from pathlib import Path
 import loophole_store as store
 from envs import CUSTOM, ReplayMode
 from harness._rescore_chunks import UnreadableRun, rescore_chunks, score_items
-from loophole_base import HarnessInputError, shown
+from loophole_base import HarnessInputError, natural_key, shown
 from loophole_ingest import ImportedRun, find_sources, import_results_file
 from loophole_scoring import NO_VARIANTS_CUSTOM, JudgeSpec
 
@@ -101,6 +101,25 @@ def import_all(
     paths: list[str], task_version: str | None, skip_bad: bool, domain: str | None = None
 ) -> list[ImportedRun]:
     return import_sources(paths, task_version, skip_bad, domain)[0]
+
+
+def rescore_readable(
+    runs: list[ImportedRun], out: Path, workers: int, skipped: list[str] | None, replay: ReplayMode,
+    judge: JudgeSpec | None = None, on_progress: Callable[[int], None] | None = None,
+) -> tuple[list[ImportedRun], list[FileSummary]]:
+    """``rescore_runs``; with ``skipped`` (a list), a run that turns out unreadable part way (a truncated
+    file) is left out, its one-line reason appended there, and the rest rescored (nothing is written before
+    every run is scored); without, the first unreadable run stops the call. Returns the runs rescored and
+    their summaries."""
+    while runs:
+        try:
+            return runs, rescore_runs(runs, out, workers=workers, judge=judge, on_progress=on_progress, replay=replay)
+        except UnreadableRun as exc:
+            if skipped is None:
+                raise
+            skipped.append(str(exc))
+            runs = [r for r in runs if r.path != exc.path]
+    return runs, []
 
 
 def rescore_runs(
@@ -198,6 +217,8 @@ def _summarise(run: ImportedRun, trial_rows: dict[str, dict]) -> FileSummary:
             summary.null_reasons[key] = summary.null_reasons.get(key, 0) + 1
         elif r["recorded_reward"] is not None and abs(r["recorded_reward"] - r["reward"]) > 1e-9:
             summary.disagreement_task_ids.append(str(r["task_id"]))
+    summary.disagreement_task_ids.sort(key=natural_key)  # task order, 2 before 13, as every table
+    summary.changed_verdicts.sort(key=lambda v: (natural_key(v[0]), v[1]))
     return summary
 
 

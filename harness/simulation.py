@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import Any
 
 from tau2.agent.llm_agent import LLMAgent
@@ -11,31 +10,11 @@ from tau2.data_model.simulation import SimulationRun
 from tau2.orchestrator.orchestrator import Orchestrator
 
 from envs import DatabasePool, environment_constructor, load_task_set, locked_cache
-from harness.agents import RetryCounter, RetryingLLMAgent, RetryingUserSimulator, RetryPolicy
+from harness._trial_spec import TrialSpec
+from harness.agents import RetryCounter, RetryingLLMAgent, RetryingUserSimulator
 from harness.agents._null import NullAgent
 from harness.agents._reading import ReadingAgent, ScriptedUser, choose_plan
 from harness.config import AgentSpec, ModelSpec, UserSpec
-
-
-@dataclass
-class TrialSpec:
-    """Everything a worker needs for one trial (picklable; secrets are resolved in the worker)."""
-
-    key: str
-    seed: int
-    domain: str
-    version: str
-    task_id: str
-    trial: int
-    agent_name: str
-    agent: AgentSpec
-    user: UserSpec
-    max_steps: int
-    max_errors: int
-    retry: RetryPolicy
-    timeout_s: float
-    policy: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def resolved_args(spec: ModelSpec) -> dict[str, Any]:
@@ -81,14 +60,16 @@ def _agent_tools(domain: str) -> tuple[SchemaOnceTool, ...]:
     return tuple(SchemaOnceTool(t) for t in environment_constructor(domain)().get_tools())
 
 
-def warm_up(domains: list[str]) -> None:
+def warm_up(domains: list[str], llm: bool = True) -> None:
     """Pay a worker's one-time costs before its first trial: the agent tools' schemas of each domain, and
-    litellm's first completion (imports, client, token counting), answered locally by ``mock_response``."""
-    import litellm
-
+    where trials call a model (``llm``), litellm's first completion (imports, client, token counting),
+    answered locally by ``mock_response`` (half a CPU second that a sweep without an LLM never pays)."""
     for domain in domains:
         _agent_tools(domain)
-    litellm.completion(model="openai/warm-up", messages=[{"role": "user", "content": "hi"}], mock_response="ok")
+    if llm:
+        import litellm
+
+        litellm.completion(model="openai/warm-up", messages=[{"role": "user", "content": "hi"}], mock_response="ok")
 
 
 def simulate(spec: TrialSpec, pool: DatabasePool, counter: RetryCounter) -> tuple[SimulationRun, dict[str, Any]]:

@@ -17,6 +17,9 @@ from ._errors import (
     cut,
     shown,
 )
+from ._order import (
+    natural_key,
+)
 
 __all__ = [
     "atomic_folder",
@@ -29,6 +32,7 @@ __all__ = [
     "DiskFull",
     "HarnessError",
     "HarnessInputError",
+    "natural_key",
     "OUTPUT_MANIFEST",
     "shown",
 ]

@@ -375,7 +375,7 @@ def _import_headerless(
     if any(found.missing.values()) and not skip_bad:
         raise missing_ids_error(shown(path), found.missing, found.n)
     env_domain, domain_note = detect_domain(shown(path), found, domain)
-    version, version_note = detect_version(env_domain, found, task_version)
+    version, version_note = detect_version(shown(path), env_domain, found, task_version)
     return ImportedRun(
         path=path,
         sha256=sha,

@@ -201,6 +201,9 @@ def foreign_tools(domain: str, messages: object) -> list[str]:
     )
 
 
+_SHOWN_VERSION = {"tau2": "τ²", "tau3": "τ³", "verified": "Verified"}
+
+
 def detect_domain(where: str, found: Scan, given: str | None) -> tuple[str, str]:
     if given is not None:
         if given not in DOMAINS:
@@ -232,13 +235,16 @@ def _fits(domain: str, version: str, task_id: str, recorded: tuple[list, list[st
     return actions == recorded[0] and (recorded[1] is None or basis == recorded[1])
 
 
-def detect_version(domain: str, found: Scan, given: str | None) -> tuple[str, str]:
-    """The task version: given, or the one whose gold actions equal the recorded action checks, else tau2."""
+def detect_version(where: str, domain: str, found: Scan, given: str | None) -> tuple[str, str]:
+    """The task version: given, or the first whose gold actions equal the recorded action checks, else tau2.
+
+    Never one that depends on which versions' data this machine holds (#42): where the recorded golds do not
+    fit tau2 (always at hand) and another version's data is missing, the version is refused in one line."""
     if given is not None:
         if given not in TASK_VERSIONS:
             raise HarnessInputError(f"--task-version: {given!r} is not one of {list(TASK_VERSIONS)}")
         return given, "given by --task-version (no embedded tasks)"
-    fits = []
+    fits, missing = [], []
     for version in TASK_VERSIONS:
         try:
             if found.golds and all(
@@ -246,14 +252,21 @@ def detect_version(domain: str, found: Scan, given: str | None) -> tuple[str, st
             ):
                 fits.append(version)
         except TauDataError:
-            continue
+            missing.append(version)
     n = len(found.golds)
+    if found.golds and missing and "tau2" not in fits:
+        shown_missing = " and ".join(_SHOWN_VERSION[v] for v in missing)
+        raise HarnessInputError(
+            f"{where}: no embedded tasks, and the recorded gold actions ({n} tasks) do not fit tau2; "
+            f"{shown_missing} data is not available here to compare them, so the task version would depend on "
+            "this machine: provide it ($HARNESS_TAU_DATA) or pass --task-version"
+        )
     if len(fits) == 1:
         return fits[0], f"no embedded tasks; detected from the recorded gold actions and reward basis ({n} tasks)"
     if fits:
-        return "tau2", (
-            f"no embedded tasks; the recorded gold actions and reward basis ({n} tasks) fit both versions; "
-            "tau2 chosen (pass --task-version tau3 if the run used τ³)"
+        return fits[0], (
+            f"no embedded tasks; the recorded gold actions and reward basis ({n} tasks) fit {' and '.join(fits)}; "
+            f"{fits[0]} chosen (pass --task-version if the run used another)"
         )
     return "tau2", (
         "no embedded tasks, and no recorded gold actions that decide the version: tau2 assumed "

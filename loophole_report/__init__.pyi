@@ -3,6 +3,7 @@
 from ._report import (
     REPORT_MARK,
     check_report_out,
+    figure_data,
     write_report,
 )
 from ._serve import (
@@ -19,6 +20,7 @@ __all__ = [
     "build_site",
     "check_report_out",
     "check_site_out",
+    "figure_data",
     "REPORT_MARK",
     "serve",
     "SiteStats",

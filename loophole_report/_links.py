@@ -12,6 +12,7 @@ FILTERS = (
     "version",
     "task",
     "status",
+    "strict",
     "single",
     "multi",
     "upper",
@@ -33,11 +34,6 @@ def index_link(**filters: str | None) -> str:
         raise ValueError(f"unknown viewer filters: {sorted(unknown)}")
     query = urlencode({k: v for k, v in filters.items() if v not in (None, "")}, quote_via=quote)
     return "index.html" + (f"#{query}" if query else "")
-
-
-def task_order(task_id: object) -> tuple[int, str]:
-    """Numeric task order (2 before 13); non-numeric ids after, alphabetically."""
-    return (int(str(task_id)), "") if str(task_id).isdigit() else (1 << 30, str(task_id))
 
 
 def link(text: object, href: str | None) -> dict[str, str | None]:

@@ -8,8 +8,10 @@ The sections are plain data (``loophole_report._sections``); ``templates/report.
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from loophole_report import _contract_section as contract_section
 from loophole_report import _extras as extras
 from loophole_report import _sections as sections
 from loophole_report import _version_sections as version_sections
+from loophole_report._glossary import glossary
 from loophole_report._links import Links, index_link
 from loophole_report._templates import render as render_template
 from loophole_report._trials import read_scores, trial_frame
@@ -130,17 +133,25 @@ def render(bundle: AnalysisBundle, run_dir: Path, viewer_href: str | None = None
         "leaderboard": lambda: extras.leaderboard(run_dir),
         "provenance": lambda: [{"kind": "key_values", "value": labelled(provenance(run_dir, bundle.trials))}],
     }
-    return render_template(
-        "report.html",
-        run_name=run_dir.name,
-        trials_link=links.count(len(frame)),
-        agents=frame.agent_name.nunique(),
-        domains=", ".join(sorted(frame.domain.dropna().unique())),
-        versions=", ".join(sorted(frame.task_version.dropna().unique())),
-        viewer_index=f"{viewer_href}/{index_link()}" if viewer_href else None,
-        notes=list(bundle.notes),
+    page = {
+        "run_name": run_dir.name,
+        "trials_link": links.count(len(frame)),
+        "agents": frame.agent_name.nunique(),
+        "domains": ", ".join(sorted(frame.domain.dropna().unique())),
+        "versions": ", ".join(sorted(frame.task_version.dropna().unique())),
+        "viewer_index": f"{viewer_href}/{index_link()}" if viewer_href else None,
+        "notes": list(bundle.notes),
         **_shown_sections([{"id": k, "title": title, "blocks": body[k]()} for k, title in SECTIONS]),
-    )
+    }
+    # the glossary holds the terms the page uses: the page's words, read off a rendering without it
+    words = page_text(render_template("report.html", glossary=[], **page))
+    return render_template("report.html", glossary=glossary(words), **page)
+
+
+def page_text(html_page: str) -> str:
+    """A rendered page's words: no script, style or tag (a PNG's base64 sits inside a tag), entities decoded."""
+    body = re.sub(r"<(script|style)\b.*?</\1>", " ", html_page, flags=re.S | re.I)
+    return html.unescape(re.sub(r"<[^>]+>", " ", body))
 
 
 def _shown_sections(sections: list[dict[str, Any]]) -> dict[str, Any]:
@@ -153,6 +164,16 @@ def _shown_sections(sections: list[dict[str, Any]]) -> dict[str, Any]:
         else:
             shown.append(s)
     return {"sections": shown, "left_out": left_out}
+
+
+def figure_data(page: str) -> dict[str, dict[str, Any]]:
+    """The data each figure of a rendered report draws (its ``<script type="application/json">`` beside the
+    PNG), by figure name: what a test or a reader compares with the run's own numbers."""
+    found = re.finditer(
+        r'<figure[^>]*data-figure="([^"]*)"[^>]*>.*?<script type="application/json" class="figure-data">(.*?)</script>',
+        page, flags=re.S,
+    )
+    return {html.unescape(m.group(1)): json.loads(m.group(2)) for m in found}
 
 
 REPORT_MARK = '<meta name="generator" content="tau-loophole-harness report">'

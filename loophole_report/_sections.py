@@ -9,9 +9,11 @@ from typing import Any
 import pandas as pd
 
 from analysis import AnalysisBundle
+from loophole_base import natural_key
 from loophole_report import _figures as figures
+from loophole_report._band_figure import band_figure
 from loophole_report._figures import CI_LABEL
-from loophole_report._links import Links, task_order
+from loophole_report._links import Links
 from loophole_report._trials import explanation, reading_key
 
 Block = dict[str, Any]
@@ -51,8 +53,10 @@ def heading(line: str) -> Block:
 
 
 def band_text(g: pd.DataFrame) -> str:
-    """The trials' band, single ≤ multi ≤ upper, as success rates in percent."""
-    return " ≤ ".join(pct((g[c] == "pass").mean()) for c in ("single", "multi", "upper"))
+    """The trials' band, strict ≤ single ≤ multi ≤ upper, as success rates in percent (strict "n/a" in a run
+    written before strict was scored)."""
+    strict = pct((g["strict"] == "pass").mean()) if "strict" in g and (g["strict"] != "unscored").any() else "n/a"
+    return " ≤ ".join([strict] + [pct((g[c] == "pass").mean()) for c in ("single", "multi", "upper")])
 
 
 def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[Block]:
@@ -65,6 +69,10 @@ def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[B
             [
                 plain(agent),
                 links.count(len(g), agent=agent),
+                [
+                    links.count(int((g.strict == "pass").sum()), agent=agent, strict="pass"),
+                    f" ({pct((g.strict == 'pass').mean())})",
+                ],
                 [
                     links.count(int((g.single == "pass").sum()), agent=agent, single="pass"),
                     f" ({pct((g.single == 'pass').mean())})",
@@ -89,21 +97,17 @@ def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[B
         )
     blocks = [
         figures.success_figure(scored),
-        figures.band_figure(scored),
-        text(
-            "The band per agent: single-gold success ≤ multi-gold success ≤ the upper bound, which also "
-            "counts the credits scored uncertain (a reading whose evidence is weaker than its rule asks; "
-            "the trial viewer lists each one for a reader)."
-        ),
+        band_figure(bundle.trials),
         table(
             [
                 "Agent",
                 "Trials",
+                "Strict successes",
                 "Single-gold successes",
                 "Multi-gold successes",
                 "Counting uncertain credits",
                 "Passed only by an uncertain credit",
-                "Band: single ≤ multi ≤ upper",
+                "Band: strict ≤ single ≤ multi ≤ upper",
                 "Flips",
                 "Unscored",
             ],
@@ -115,21 +119,33 @@ def success(bundle: AnalysisBundle, frame: pd.DataFrame, links: Links) -> list[B
         blocks.append(
             undefined("pass^k for k ≥ 2 is undefined: each task has one trial per agent.")
         )
+        blocks.append(text(_pass_k_convention(bundle)))
     else:
         pk = pk[pk.k >= 2]
-        blocks.append(heading("pass^k (tau2's estimator, averaged over tasks)"))
+        blocks.append(heading(f"pass^k (convention {bundle.pass_k_convention})"))
+        blocks.append(text(_pass_k_convention(bundle)))
         blocks.append(
             table(
                 ["Agent", "Domain", "Task version", "k", "Tasks", "Single gold", "Multi-gold"]
-                + ["Counting uncertain credits"],
+                + ["Counting uncertain credits", "Infrastructure errors"],
                 [
                     [r.agent, r.domain, r.task_version, r.k, r.tasks]
-                    + [pct(r.single_gold), pct(r.multi_gold), pct(r.multi_gold_upper)]
+                    + [pct(r.single_gold), pct(r.multi_gold), pct(r.multi_gold_upper), r.infra_errors]
                     for r in pk.itertuples(index=False)
                 ],
             )
         )
     return blocks
+
+
+def _pass_k_convention(bundle: AnalysisBundle) -> str:
+    """The pass^k convention in one sentence, with what it did to simulations ended by infrastructure errors."""
+    from analysis import PASS_K_CONVENTIONS
+
+    infra = len(bundle.tables.get("infra_errors", ()))
+    did = "left out" if bundle.pass_k_convention == "tau2" else "counted as failures"
+    errors = f"; {infra} simulations ended by infrastructure errors, {did} (listed in the notes)" if infra else ""
+    return f"Convention {bundle.pass_k_convention}: {PASS_K_CONVENTIONS[bundle.pass_k_convention]}{errors}."
 
 
 def loophole(bundle: AnalysisBundle, links: Links) -> list[Block]:
@@ -186,7 +202,7 @@ def variance(bundle: AnalysisBundle) -> list[Block]:
     ]
     headers = ["Tasks", "Agent × task cells with 2+ trials"]
     headers += ["Mean variance, single gold", "Mean variance, multi-gold"]
-    return [figures.variance_figure(single, multi), table(headers, rows)]
+    return [figures.variance_figure(single, multi, bundle.trials.agent_name.nunique()), table(headers, rows)]
 
 
 def counterfactual(bundle: AnalysisBundle) -> list[Block]:
@@ -225,7 +241,7 @@ def split(bundle: AnalysisBundle, links: Links) -> list[Block]:
         return [undefined("No trial is on a loophole task.")]
     agents = sorted(lt.agent.unique())
     cells = {(r.domain, r.task_version, r.task_id, r.agent): r for r in lt.itertuples(index=False)}
-    keys = sorted({(d, v, t) for d, v, t, _ in cells}, key=lambda k: (k[0], k[1], task_order(k[2])))
+    keys = sorted({(d, v, t) for d, v, t, _ in cells}, key=lambda k: (k[0], k[1], natural_key(k[2])))
     rows = []
     for d, v, t in keys:
         row: list[Any] = [d, v, t]
@@ -261,7 +277,7 @@ def readings(bundle: AnalysisBundle, links: Links) -> list[Block]:
     frame = bundle.tables["readings"]
     if frame.empty:
         return [undefined("No trial is on a loophole task.")]
-    frame = frame.assign(_o=frame.task_id.map(task_order)).sort_values(
+    frame = frame.assign(_o=frame.task_id.map(natural_key)).sort_values(
         ["agent", "domain", "task_version", "_o", "reading"]
     )
     rows = [
@@ -295,7 +311,7 @@ def flips(frame: pd.DataFrame, scores: pd.DataFrame, links: Links) -> list[Block
     crediting = scores[(scores.gold_id != "gold") & (scores.reward >= 1 - 1e-6)]
     by_traj = {k: g for k, g in crediting.groupby("trajectory_id")}
     groups: dict[tuple, dict[str, Any]] = {}
-    for r in flipped.assign(_o=flipped.task_id.map(task_order)).sort_values(
+    for r in flipped.assign(_o=flipped.task_id.map(natural_key)).sort_values(
         ["domain", "task_version", "_o", "agent_name", "trial"]
     ).itertuples(index=False):
         golds = by_traj.get(r.trajectory_id, crediting.iloc[:0])
@@ -336,7 +352,7 @@ def versions(bundle: AnalysisBundle) -> list[Block]:
             )
         )
     else:
-        v = by_version.assign(_o=by_version.task_id.map(task_order)).sort_values(
+        v = by_version.assign(_o=by_version.task_id.map(natural_key)).sort_values(
             ["version_a", "version_b", "agent_name", "domain", "_o"]
         )
         names = {"tau2": "τ²", "tau3": "τ³", "verified": "Verified"}

@@ -13,7 +13,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from analysis import loophole_mask, upper_reward
-from loophole_report._links import page_name, task_order
+from loophole_base import natural_key
+from loophole_report._links import page_name
 
 
 def verdict(reward: float | None) -> str:
@@ -85,6 +86,8 @@ def explanation(text: object) -> dict | None:
 def trial_frame(trials: pd.DataFrame) -> pd.DataFrame:
     """The trials with the columns the index and the report filter on."""
     df = trials.copy()
+    # strict: the lower end of the band (#35); a run written before strict_reward has no verdict to show
+    df["strict"] = [verdict(r) for r in df.strict_reward] if "strict_reward" in df else "unscored"
     df["single"] = [verdict(r) for r in df.reward]
     df["multi"] = [verdict(r) for r in df.multi_gold_reward]
     df["upper"] = [verdict(r) for r in upper_reward(df)]
@@ -97,7 +100,7 @@ def trial_frame(trials: pd.DataFrame) -> pd.DataFrame:
             df.agent_name.astype(str),
             df.domain.astype(str),
             df.task_version.astype(str),
-            df.task_id.map(task_order),
+            df.task_id.map(natural_key),
             df.trial.fillna(-1),
             df.trajectory_id,
             strict=True,

@@ -20,8 +20,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from loophole_base import atomic_folder, check_replaceable
-from loophole_report._links import index_link, task_order
+from loophole_base import atomic_folder, check_replaceable, natural_key
+from loophole_report._links import index_link
 from loophole_report._templates import render
 from loophole_report._trials import (
     doubt,
@@ -130,6 +130,7 @@ _SELECTS = [
     ("version", "task version", "task_version"),
     ("task", "task", "task_id"),
     ("status", "status", "status"),
+    ("strict", "strict", "strict"),
     ("single", "single gold", "single"),
     ("multi", "multi-gold", "multi"),
     ("upper", "counting uncertain", "upper"),
@@ -137,16 +138,8 @@ _SELECTS = [
 
 
 def _index_page(trials: Any, records: list[Any], by_traj: dict[str, list[Any]]) -> dict[str, Any]:
-    selects = [
-        {
-            "key": key,
-            "label": label,
-            "values": sorted(
-                {str(v) for v in trials[column].dropna()}, key=task_order if key == "task" else str
-            ),
-        }
-        for key, label, column in _SELECTS
-    ]
+    selects = [{"key": key, "label": label, "values": sorted({str(v) for v in trials[column].dropna()}, key=natural_key)}
+               for key, label, column in _SELECTS]
     rows, uncertain = [], []
     for r in records:
         matched = list(r.matched_gold_ids) if r.matched_gold_ids is not None else []
@@ -162,6 +155,7 @@ def _index_page(trials: Any, records: list[Any], by_traj: dict[str, list[Any]]) 
                 "version": r.task_version,
                 "task": r.task_id,
                 "status": r.status,
+                "strict": r.strict,
                 "single": r.single,
                 "multi": r.multi,
                 "upper": r.upper,
@@ -174,6 +168,7 @@ def _index_page(trials: Any, records: list[Any], by_traj: dict[str, list[Any]]) 
                     [g for g in matched if g != "gold"] + [f"{g.gold_id} (uncertain)" for g in doubtful]
                 ),
                 "messages": r.n_messages,
+                "trajectory_id": r.trajectory_id,
             }
         )
     return {"selects": selects, "rows": rows, "uncertain": uncertain}

@@ -45,8 +45,21 @@ def check_out_dir(out: Path) -> Path | None:
             )
         if not os.access(resolved, os.W_OK | os.X_OK):
             raise HarnessInputError(f"{flag}: no permission to write there")
+        _check_tables_readable(resolved)
         return None
     return creatable_top(flag, resolved)
+
+
+def _check_tables_readable(run_dir: Path) -> None:
+    """The run's tables that new rows will be merged into have a Parquet footer, before any scoring: a corrupt
+    one is refused in one line naming it (a file corrupt past its footer is refused when it is read)."""
+    from loophole_store._parquet import read_schema
+    from loophole_store._schemas import TABLES
+
+    for name in TABLES:
+        path = run_dir / f"{name}.parquet"
+        if path.is_file():
+            read_schema(path)
 
 
 def creatable_top(flag: str, path: Path) -> Path:

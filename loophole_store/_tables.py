@@ -21,6 +21,7 @@ from filelock import FileLock
 
 from loophole_base import HarnessInputError, atomic_write, atomic_write_table
 from loophole_scoring import RETRIED_ON_RESUME
+from loophole_store._parquet import read_parquet, read_schema
 from loophole_store._schemas import (
     SCORES_SCHEMA,
     TABLE_KEYS,
@@ -95,10 +96,10 @@ def _read_folded(run_dir: Path, name: str, columns: list[str] | None = None) -> 
     parts = sorted((run_dir / "parts").glob(f"{name}-*.parquet")) if (run_dir / "parts").is_dir() else []
     path = run_dir / f"{name}.parquet"
     if columns is not None and not parts and path.exists():  # only those columns, the rest left on disk
-        present = set(pq.read_schema(path).names)
+        present = set(read_schema(path).names)
         sub = pa.schema([schema.field(c) for c in columns if c in schema.names])
-        return _conform(pq.read_table(path, columns=[c for c in sub.names if c in present]), sub)
-    base = _conform(pq.read_table(path), schema) if path.exists() else to_table([], schema)
+        return _conform(read_parquet(path, columns=[c for c in sub.names if c in present]), sub)
+    base = _conform(read_parquet(path), schema) if path.exists() else to_table([], schema)
     if not parts:
         return base
     latest, scores = _fold_parts(run_dir / "parts")
@@ -156,7 +157,7 @@ def upsert_table(
     path = Path(run_dir) / f"{name}.parquet"
     with run_lock(run_dir):
         if path.exists():
-            old = _conform(pq.read_table(path), schema)
+            old = _conform(read_parquet(path), schema)
             new_keys = set(zip(*(new.column(k).to_pylist() for k in keys), strict=True))
             old_keys = list(zip(*(old.column(k).to_pylist() for k in keys), strict=True))
             dropped = set(replace_trajectories or ())
@@ -323,12 +324,12 @@ def _fold_parts(parts: Path) -> tuple[dict[str, tuple[str, dict]], list[dict]]:
     latest: dict[str, tuple[str, dict]] = {}
     for f in sorted(parts.glob("trials-*.parquet")):
         stamp = f.name.removeprefix("trials-")
-        for r in _conform(pq.read_table(f), TRIALS_SCHEMA).to_pylist():
+        for r in _conform(read_parquet(f), TRIALS_SCHEMA).to_pylist():
             latest[r["trajectory_id"]] = (stamp, r)
     scores: list[dict] = []
     for f in sorted(parts.glob("scores-*.parquet")):
         stamp = f.name.removeprefix("scores-")
-        for r in _conform(pq.read_table(f), SCORES_SCHEMA).to_pylist():
+        for r in _conform(read_parquet(f), SCORES_SCHEMA).to_pylist():
             if r["trajectory_id"] in latest and latest[r["trajectory_id"]][0] == stamp:
                 scores.append(r)
     return latest, scores

@@ -22,6 +22,9 @@ REAL_RUNS = SHARED / "real-runs"
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ["HARNESS_TAU_DATA"] = str(TAU_DATA)
+# a CLI child prints as wide as $COLUMNS says: a test that wants a width sets it (tests/e2e/test_terminal.py); one
+# inherited from the shell or set for pytest-xdist's workers would narrow every other child's output
+os.environ.pop("COLUMNS", None)
 
 from harness._quiet import set_log_level  # noqa: E402
 
@@ -81,10 +84,15 @@ def harness(
     """``harness ARGS`` as a user runs it: a separate process (``python -m harness.cli.main``), text output
     captured; the one way the tests drive the CLI.
 
-    ``env`` is the process's whole environment (default: this one's), ``cwd`` its folder, ``input`` its stdin.
+    ``env`` is the process's whole environment (default: this one's, without ``$COLUMNS``), ``cwd`` its folder,
+    ``input`` its stdin.
     ``patch``: Python run in that process before the CLI (to stand in for a differing node, say).
     ``background=True``: started, not waited for; the ``subprocess.Popen`` (its ``stdout``/``stderr`` piped
     unless ``popen`` says otherwise, ``popen`` passed on: ``start_new_session`` ...)."""
+    if env is None:
+        # no $COLUMNS unless a test sets it: readline, once loaded in this process, exports its terminal's width
+        # to every child, and the CLI honours it (tests/e2e/test_terminal.py sets it)
+        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     if patch is None:
         command = [sys.executable, "-m", "harness.cli.main", *args]
     else:
@@ -119,6 +127,17 @@ def isolated_data(tmp_path, monkeypatch):
     _load.cache_clear()
 
 
+def reduced_demo_config(output: Path) -> dict:
+    """The reduced offline demo (``offline_demo_run``'s, and the README screenshot's: docs/img/regenerate.py):
+    the demo's three profiles on loophole and ordinary tasks, both task versions, two trials."""
+    import yaml
+
+    demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
+    demo.update(tasks=["2", "5", "13", "27", "29", "32", "45", "0", "3"], trials=2, output=str(output),
+                task_versions=["tau2", "tau3"])
+    return demo
+
+
 @pytest.fixture(scope="session")
 def offline_demo_run(tmp_path_factory):
     """A reduced offline demo through ``harness sweep`` (embedded Ray), shared by the e2e tests:
@@ -139,10 +158,7 @@ def offline_demo_run(tmp_path_factory):
     with FileLock(str(base / "offline-demo.lock")):
         if not outcome.exists():
             tmp.mkdir(exist_ok=True)
-            demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
-            demo.update(tasks=["2", "5", "13", "27", "29", "32", "45", "0", "3"], trials=2,
-                        output=str(tmp / "demo"), task_versions=["tau2", "tau3"])
-            (tmp / "demo.yaml").write_text(yaml.safe_dump(demo))
+            (tmp / "demo.yaml").write_text(yaml.safe_dump(reduced_demo_config(tmp / "demo")))
             ran = harness("sweep", str(tmp / "demo.yaml"))
             outcome.write_text(json.dumps({"args": ran.args, "returncode": ran.returncode,
                                            "stdout": ran.stdout, "stderr": ran.stderr}))

@@ -8,10 +8,8 @@ import copy
 import csv
 import json
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
-import yaml
 from tau2.data_model.message import AssistantMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun
 
@@ -174,8 +172,7 @@ def test_a_new_phrasing_is_a_catalog_change(monkeypatch):
     messages = [UserMessage(role="user", content="Please change the flights of reservation OWZ4XL."),
                 AssistantMessage(role="assistant", content="Modifying a basic economy booking is off the table.")]
     assert not explain(variant, messages).holds
-    text = (Path(vocab.__file__).parent / "catalog.yaml").read_text()
-    data = yaml.safe_load(text)
+    data = vocab.load_catalog().model_dump(mode="json", exclude_unset=True)  # catalog.yaml and its report golds
     data["vocabulary"]["decline"].append("off the table")
     monkeypatch.setattr(vocab, "load_catalog", lambda: Catalog.model_validate(data))
     vocab.vocabulary.cache_clear()

@@ -61,6 +61,16 @@ def test_catalog_sha256_changes_with_the_rules(tmp_path):
     assert catalog_sha256(copy) != catalog_sha256()
 
 
+def test_catalog_sha256_covers_the_borrowed_golds(tmp_path):
+    """report_golds.yaml (another version's gold actions a task report's variant credits) is catalog data."""
+    copy = _package_copy(tmp_path)
+    golds = copy / "report_golds.yaml"
+    text = golds.read_text()
+    assert "dob: '1981-05-26'" in text
+    golds.write_text(text.replace("dob: '1981-05-26'", "dob: '1985-04-04'"))
+    assert catalog_sha256(copy) != catalog_sha256()
+
+
 def test_the_cluster_check_refuses_a_node_whose_rules_differ(tmp_path, monkeypatch, no_handed_over_data):
     """A worker node with the same catalog.yaml but another reading rule refuses the driver's payload."""
     import gold_variants._catalog_hash as catalog_hash

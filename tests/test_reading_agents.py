@@ -78,12 +78,34 @@ def test_scripted_user_opens_with_reason_and_stops():
 
 
 def test_scoring_failure_keeps_the_trajectory_as_an_error_row(monkeypatch):
-    import harness.sweeping.worker as worker
+    import loophole_scoring
 
     def broken(*args, **kwargs):
         raise RuntimeError("scoring exploded")
 
-    monkeypatch.setattr(worker, "score_simulation", broken)  # narrow: only the scorer is replaced
+    # narrow: only the scorer is replaced (the worker imports it from the facade where a trial runs)
+    monkeypatch.setattr(loophole_scoring, "score_simulation", broken)
     (row,) = _run(_config("conservative", ["1"], trials=1))
     assert row["status"] == "error" and "scoring failed: RuntimeError" in row["reason"]
     assert row["n_messages"] > 0 and row["messages_json"] != "[]"
+
+
+def test_witnesses_read_one_pristine_airline_database_per_process(monkeypatch):
+    """A predicate variant's witness only reads the initial database: it shares the clause rules' pristine
+    toolkit, loaded once per process, instead of loading the database (~70 ms) at every call, which made the
+    demo's reading-agent trials three times slower."""
+    import tau2.domains.airline.environment as airline
+
+    from gold_variants import all_variants, witness
+    from gold_variants.readings._base import _tools
+
+    loads: list[object] = []
+    real = airline.get_environment
+    monkeypatch.setattr(airline, "get_environment", lambda *a, **k: loads.append(a) or real(*a, **k))
+    _tools.cache_clear()  # a fresh process: nothing loaded yet
+    predicates = [v for vs in all_variants("airline", "tau2").values() for v in vs if v.actions is None]
+    assert len(predicates) >= 3
+    witnessed = [witness(v) for v in predicates]
+    assert all(witnessed) and len(loads) == 1, len(loads)
+    assert [witness(v) for v in predicates] == witnessed and len(loads) == 1  # the same actions, no new load
+    _tools.cache_clear()  # the next user loads its own (the patched constructor is gone then)

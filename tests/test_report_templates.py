@@ -23,7 +23,8 @@ def _link(text: str, href: str | None = "index.html#agent=a") -> dict:
 
 def _report() -> dict:
     blocks = [
-        {"kind": "figure", "caption": EVIL, "png": "iVBORw0KGgo="},
+        {"kind": "figure", "name": EVIL, "caption": EVIL, "png": "iVBORw0KGgo=", "compact": True,
+         "data": {"labels": [EVIL]}},
         {"kind": "table", "headers": [EVIL], "rows": [[EVIL, _link(EVIL), [_link("3"), EVIL]]]},
         {"kind": "text", "text": EVIL},
         {"kind": "undefined", "text": EVIL},
@@ -52,6 +53,7 @@ def _report() -> dict:
         "versions": "tau2",
         "viewer_index": "viewer/index.html",
         "notes": [EVIL],
+        "glossary": [{"term": EVIL, "definition": EVIL}],
         "sections": [{"id": "success", "title": EVIL, "blocks": blocks}],
         "left_out": [{"title": EVIL, "why": EVIL}],
     }
@@ -59,9 +61,9 @@ def _report() -> dict:
 
 def _index() -> dict:
     row: dict[str, Any] = dict.fromkeys(
-        ("agent", "domain", "version", "task", "status", "reading"), EVIL
+        ("agent", "domain", "version", "task", "status", "reading", "trajectory_id"), EVIL
     )
-    row.update(single="pass", multi="fail", upper="pass", flip=1, loophole=0, page="t/x.html", trial=0.0)
+    row.update(strict="fail", single="pass", multi="fail", upper="pass", flip=1, loophole=0, page="t/x.html", trial=0.0)
     row.update(credited=EVIL, messages=3)
     return {
         "run_name": EVIL,

@@ -6,11 +6,21 @@ and the policy text, not taken from the catalog's prose.
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
+from importlib import resources
+
 import pytest
+import yaml
+from pydantic import ValidationError
+from tau2.data_model.tasks import Action
 
 from envs import engine_for, load_task_set
-from gold_variants import load_catalog, variants_for
+from gold_variants import load_catalog, render_report_golds, report_golds_text, variants_for
+from gold_variants._model import Catalog, _with_report_golds
 from loophole_scoring import do_nothing_verdict
+from tests.conftest import TAU_DATA
 
 REPORTS = {r.id: r for r in load_catalog().reports}
 
@@ -116,3 +126,71 @@ def test_c18_verified_golds_exchange_into_unavailable_items():
     for task_id in ("18", "91"):
         replay = engine.replay_actions(load_task_set("retail", "verified").task(task_id).evaluation_criteria.actions)
         assert any("not found or available" in e for e in replay.errors), task_id
+
+
+# --- another version's gold is catalog data (#42) ---------------------------------------------------------------
+
+BORROWED = {r.id: r for r in REPORTS.values() if r.alternative is not None and r.alternative.gold_from is not None}
+
+
+def _pinned_gold(version: str, domain: str, task_id: str) -> list[Action]:
+    """The gold actions of one task, read from the shared pinned file itself (its sha256 checked against
+    ../shared/tau-data/MANIFEST.json), not through the loader the catalog's generator uses."""
+    path = TAU_DATA / version / domain / "tasks.json"
+    pins = json.loads((TAU_DATA / "MANIFEST.json").read_text())["files"]
+    assert pins[f"{version}/{domain}/tasks.json"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    (task,) = [t for t in json.loads(path.read_text()) if str(t["id"]) == task_id]
+    return [Action.model_validate(a) for a in (task.get("evaluation_criteria") or {}).get("actions") or []]
+
+
+def test_the_borrowed_golds_equal_their_versions_pinned_files():
+    """What the catalog carries for TB85 and C35 is exactly tau3's gold of the task: scoring reads the catalog,
+    never tau3's tasks.json, so a τ²-only machine offers the same variants."""
+    assert {"TB85", "C35"} <= set(BORROWED)
+    for r in BORROWED.values():
+        alt = r.alternative
+        for task_id in alt.tasks or r.tasks:
+            carried = alt.gold.actions[task_id]
+            assert carried == _pinned_gold(alt.gold_from, r.domain, task_id), (r.id, task_id)
+            for version in alt.versions:  # the variant credits them, on every version it names
+                (variant,) = [v for v in variants_for(r.domain, version, task_id) if v.loophole_id == r.id]
+                assert variant.actions == carried, (r.id, version, task_id)
+    # and they are what the variant adds: the tau2 gold differs (bags charged, another birth date)
+    assert BORROWED["TB85"].alternative.gold.actions["33"] != _pinned_gold("tau2", "airline", "33")
+    assert BORROWED["C35"].alternative.gold.actions["35"] != _pinned_gold("tau2", "airline", "35")
+
+
+def test_report_golds_yaml_is_what_the_generator_writes():
+    assert report_golds_text() == render_report_golds(), "regenerate it: python -m harness.cli.report_golds"
+
+
+def _raw() -> tuple[dict, dict]:
+    folder = resources.files("gold_variants")
+    return (yaml.safe_load(folder.joinpath("catalog.yaml").read_text()),
+            yaml.safe_load(folder.joinpath("report_golds.yaml").read_text()))
+
+
+def _load(raw: dict, golds: dict) -> Catalog:
+    return Catalog.model_validate(_with_report_golds(copy.deepcopy(raw), copy.deepcopy(golds)))
+
+
+def test_the_catalog_refuses_a_borrowed_gold_it_does_not_carry_whole():
+    raw, golds = _raw()
+    assert _load(raw, golds).report("C35").alternative.gold is not None  # as shipped: loads
+    without = {k: v for k, v in golds.items() if k != "C35"}
+    with pytest.raises(ValidationError, match="gold_from 'tau3' needs its actions in report_golds.yaml"):
+        _load(raw, without)
+    stale = copy.deepcopy(golds)
+    stale["C35"]["tasks_sha256"] = "0" * 64  # derived from another tasks.json than the pinned one
+    with pytest.raises(ValidationError, match="report C35: report_golds.yaml was derived from tau3"):
+        _load(raw, stale)
+    extra = copy.deepcopy(golds)
+    extra["TB85"]["actions"]["26"] = []  # a task the alternative does not apply to
+    with pytest.raises(ValidationError, match="report TB85: report_golds.yaml has tasks"):
+        _load(raw, extra)
+    with pytest.raises(ValueError, match="T494: no report with an alternative"):
+        _load(raw, {**golds, "T494": golds["C35"]})
+    inline = copy.deepcopy(raw)
+    next(r for r in inline["reports"] if r["id"] == "C35")["alternative"]["gold"] = golds["C35"]
+    with pytest.raises(ValueError, match="alternative.gold is generated into report_golds.yaml"):
+        _load(inline, golds)

@@ -6,7 +6,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from loophole_report._links import index_link, page_name, task_order
+from loophole_base import natural_key
+from loophole_report._links import index_link, page_name
 from loophole_report._trials import explanation
 from loophole_report._viewer import marked_spans
 from loophole_scoring._why import field_diffs
@@ -27,8 +28,8 @@ def test_page_names_are_distinct_file_names():
     assert a != b and a.startswith("t/") and a.count("/") == 1 and a.endswith(".html")
 
 
-def test_task_order_is_numeric():
-    assert sorted(["13", "2", "x", "27", "0"], key=task_order) == ["0", "2", "13", "27", "x"]
+def test_natural_key_is_numeric():
+    assert sorted(["13", "2", "x", "27", "0"], key=natural_key) == ["0", "2", "13", "27", "x"]
 
 
 @pytest.mark.parametrize("text", [None, "", "not json", "[1, 2]", '"a string"'])

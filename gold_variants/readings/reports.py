@@ -2,13 +2,13 @@
 found defensible becomes a gold variant of the reported task, on the versions it names.
 
 The variant's actions are another version's gold of the same task (``gold_from``: two maintainers read one
-instruction two ways), or the task's own gold with what the agent must tell the user replaced
-(``communicate_info``). The task is named by the report (data), not by this rule.
+instruction two ways; the catalog carries them, ``report_golds.yaml``), or the task's own gold with what the
+agent must tell the user replaced (``communicate_info``). The task is named by the report (data), not by this
+rule.
 """
 
 from __future__ import annotations
 
-from envs import TauDataError, load_task_set
 from gold_variants._model import GoldVariant, load_catalog
 from gold_variants.readings._base import TaskContext, rule
 
@@ -22,15 +22,9 @@ def report_alternatives(ctx: TaskContext) -> list[GoldVariant]:
             continue
         if ctx.task.id not in (alt.tasks if alt.tasks is not None else report.tasks):
             continue
-        actions = ctx.gold
-        if alt.gold_from is not None:
-            try:
-                other = load_task_set(ctx.domain, alt.gold_from).task(ctx.task.id).evaluation_criteria
-            except TauDataError:
-                # Offline without that version's data (a τ²-only machine): the variant cannot be built, so it
-                # is not offered; every other gold of the task still is (a missed credit, never a false one).
-                continue
-            actions = list(other.actions or []) if other is not None else []
+        # Another version's gold is catalog data (``report_golds.yaml``), never read from that version's file:
+        # the variant is offered on every machine, with or without the other version's data (#42).
+        actions = ctx.gold if alt.gold is None else alt.gold.actions[ctx.task.id]
         found.append(ctx.variant(
             report.id, alt.reading,
             f"{report.tracker or 'version conflict'} ({report.status}): {alt.description}",

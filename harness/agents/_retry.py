@@ -28,6 +28,7 @@ import tenacity
 from tau2.agent.llm_agent import LLMAgent
 from tau2.user.user_simulator import UserSimulator
 
+from harness.agents._policy import RetryPolicy
 from harness.errors import EndpointError
 from harness.ratelimit import RATE_LIMITER, RateLimitedTooLong
 from loophole_base import HarnessError
@@ -70,16 +71,6 @@ def cause(exc: BaseException) -> str:
     if isinstance(exc, TRANSIENT):
         return "transient"
     return "other"
-
-
-@dataclass
-class RetryPolicy:
-    max_attempts: int = 6
-    base_delay_s: float = 0.5
-    max_delay_s: float = 20.0
-    breaker_after: int = (
-        5  # an endpoint's first attempts in a process that all fail: a configuration error
-    )
 
 
 @dataclass

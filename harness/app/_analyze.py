@@ -38,19 +38,24 @@ def analyze(
     bootstrap: int = 10_000,
     seed: int = 42,
     against: str | Path | None = None,
+    pass_k: str = "tau2",
 ) -> AnalysisResult:
     """Success, pass^k, loophole gap with a bootstrap CI clustered by task (``bootstrap`` repetitions,
     ``seed``), variance, counterfactual, Table-1 split, readings; ``against``: another run of the same
-    trajectories (rescore --task-version), for the verdicts that move; ``out``: every table as CSV and Parquet."""
-    from analysis import analyze_trials, cross_version_moves, write_tables
+    trajectories (rescore --task-version), for the verdicts that move; ``out``: every table as CSV and Parquet.
+    ``pass_k``: the pass^k convention (``tau2``, tau2's estimator, leaves out simulations ended by
+    infrastructure errors; ``infra-fail`` counts them as failed trials); either way they are listed
+    (``bundle.tables["infra_errors"]``) and a note names the convention."""
+    from analysis import analyze_trials, check_pass_k_convention, cross_version_moves, write_tables
 
     check_at_least("--bootstrap", bootstrap, 100)
+    check_pass_k_convention(pass_k)
     if out is not None:  # before any work: never over a user's files, never into the run it reads
         from analysis import ANALYZE_MADE_BY
         from loophole_base import check_replaceable
 
         check_replaceable(Path(out), ANALYZE_MADE_BY, "--out", inputs=[Path(run_dir)])
-    bundle = analyze_trials(load_trials(run_dir), bootstrap, seed)
+    bundle = analyze_trials(load_trials(run_dir), bootstrap, seed, pass_k)
     if against is not None:
         bundle.tables["cross_version"] = cross_version_moves(bundle.trials, load_trials(against))
     written = list(write_tables(bundle, Path(out))) if out is not None else []

@@ -12,9 +12,6 @@ from harness.app._checks import check_replay, check_workers
 if TYPE_CHECKING:
     import pandas as pd
 
-    from envs import ReplayMode
-    from loophole_ingest import ImportedRun
-
 
 @dataclass
 class LeaderboardResult:
@@ -66,7 +63,12 @@ def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note, 
     from analysis import leaderboard_table as build
     from analysis import leaderboard_trials, to_markdown
     from envs import CUSTOM, load_task_set
-    from harness.rescoring import identity_notes, import_sources, rescore_provenance
+    from harness.rescoring import (
+        identity_notes,
+        import_sources,
+        rescore_provenance,
+        rescore_readable,
+    )
     from loophole_base import HarnessInputError, atomic_write_table, atomic_write_text
 
     skipped: list[str] = []
@@ -80,7 +82,7 @@ def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note, 
     runs, found = import_sources(paths, None, False, domain, skipped=None if strict else skipped)
     for line in found:
         note(line)
-    runs = _rescore_readable(runs, out, workers, strict, skipped, mode)
+    runs = rescore_readable(runs, out, workers, None if strict else skipped, mode)[0]
     for line in identity_notes(runs):  # decided as each simulation was scored
         note(line)
     if not runs:
@@ -101,21 +103,3 @@ def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note, 
     for line in store.record_run(out, rescore_provenance(runs, None, kind="leaderboard", replay=mode)):
         note(line)
     return LeaderboardResult(out, board, skipped, notes)
-
-
-def _rescore_readable(runs: list[ImportedRun], out: Path, workers: int, strict: bool,
-                      skipped: list[str], mode: ReplayMode) -> list[ImportedRun]:
-    """Rescore the runs; one that turns out unreadable part way (a truncated file) is left out, its reason
-    kept in ``skipped``, and the rest rescored (nothing is written before every run is scored)."""
-    from harness.rescoring import UnreadableRun, rescore_runs
-
-    while runs:
-        try:
-            rescore_runs(runs, out, workers=workers, replay=mode)
-            return runs
-        except UnreadableRun as exc:
-            if strict:
-                raise
-            skipped.append(str(exc))
-            runs = [r for r in runs if r.path != exc.path]
-    return runs

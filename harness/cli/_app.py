@@ -5,6 +5,7 @@ Verb modules import tau2 lazily inside their commands, so ``harness --help`` sta
 
 from __future__ import annotations
 
+import inspect
 import sys
 from typing import Any
 
@@ -80,6 +81,26 @@ leaderboard_cmd.register(app)
 sweep_cmd.register(app)
 explain_cmd.register(app)
 view_cmd.register(app)
+
+
+def _reflowed(text: str) -> str:
+    """Each paragraph of a docstring on one line: the help screen wraps it at the terminal's width, instead of
+    keeping the source's line breaks mid-sentence (a blank line still starts a paragraph)."""
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(text).split("\n\n"))
+
+
+def _reflow_help(group: typer.Typer) -> None:
+    """Every verb's help, and its verbs' (``versions diff``), reflowed (``_reflowed``)."""
+    for info in group.registered_commands:
+        doc = info.help if isinstance(info.help, str) else (info.callback.__doc__ if info.callback else None)
+        if doc:
+            info.help = _reflowed(doc)
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _reflow_help(sub.typer_instance)
+
+
+_reflow_help(app)
 
 
 def run() -> None:

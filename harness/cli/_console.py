@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from rich.console import Console
@@ -26,16 +27,28 @@ def _cut_line(text: str) -> str:
     return text if len(text) <= LINE_LIMIT else f"{text[:LINE_LIMIT]}… ({len(text):,} characters)"
 
 
+def width_is_known(stderr: bool = False) -> bool:
+    """On a terminal, or where ``$COLUMNS`` is set, rich finds the width itself; elsewhere (a pipe, a file)
+    nothing says one, and the caller picks a wide one."""
+    return os.environ.get("COLUMNS", "").strip().isdigit() or Console(stderr=stderr).is_terminal
+
+
 def output_console(width: int = 160) -> Console:
-    """stdout; a fixed width when not on a terminal, so tables are not squeezed into 80 columns. No automatic
-    highlighting, and no string longer than ``LINE_LIMIT``: user strings are printed as they are, cut."""
-    return CutConsole(width=None if Console().is_terminal else width, highlight=False)
+    """stdout, as wide as the terminal (or ``$COLUMNS``); ``width`` when neither says (a pipe, a file), so
+    tables are not squeezed into 80 columns. No automatic highlighting, and no string longer than
+    ``LINE_LIMIT``: user strings are printed as they are, cut."""
+    return CutConsole(width=None if width_is_known() else width, highlight=False)
 
 
 def progress_bar(label: str = "{task.description}", transient: bool = False) -> Progress:
     """A bar with counts and ETA, on stderr so stdout keeps only the results."""
     return Progress(
         TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=CutConsole(stderr=True, width=None if Console(stderr=True).is_terminal else 200, highlight=False),
+        console=stderr_console(),
         transient=transient,
     )
+
+
+def stderr_console() -> Console:
+    """stderr (progress and notes), as wide as the terminal (or ``$COLUMNS``), else 200 columns."""
+    return CutConsole(stderr=True, width=None if width_is_known(stderr=True) else 200, highlight=False)

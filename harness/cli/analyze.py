@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from harness.cli._tables import Col, Fit, print_table
+
 
 def register(app: typer.Typer) -> None:
     app.command("analyze")(analyze)
@@ -19,27 +21,48 @@ def analyze(
     against: Path | None = typer.Option(
         None, "--against", help="Another run of the same trajectories (rescore --task-version): verdicts that move."
     ),
+    pass_k: str = typer.Option(
+        "tau2", "--pass-k",
+        help="pass^k convention: tau2 (tau2's estimator; simulations ended by infrastructure errors left out) or "
+        "infra-fail (they count as failed trials). Either way they are listed.",
+    ),
 ) -> None:
     """Success, pass^k, loophole gap with bootstrap CI, variance, counterfactual, Table-1 split, readings."""
-    from rich.table import Table
-
     from harness import analyze as analyze_run
     from harness.cli._console import output_console
 
     console = output_console(160)
-    result = analyze_run(run_dir, out=out, bootstrap=bootstrap, seed=seed, against=against)
+    result = analyze_run(run_dir, out=out, bootstrap=bootstrap, seed=seed, against=against, pass_k=pass_k)
     for note in result.bundle.notes:
         console.print(f"note: {note}", soft_wrap=True)
+    whole = "--out writes every column" if out is None else f"{out} has every column"
     for name, df in result.bundle.tables.items():
-        table = Table(*map(str, df.columns), title=name)
-        for row in df.itertuples(index=False):
-            table.add_row(*[_fmt(v) for v in row])
         if df.empty:
-            console.print(f"{name}: no rows (the run does not cover it)")
-        else:
-            console.print(table)
+            console.print(f"{name}: no rows ({_EMPTY.get(name, 'the run does not cover it')})")
+            continue
+        rows = [[_fmt(v) for v in row] for row in df.itertuples(index=False)]
+        print_table(console, _columns(df, rows), rows, title=name, whole=whole)
     if out is not None:
         console.print(f"wrote {len(result.written)} files to {out}")
+
+
+_EMPTY = {"infra_errors": "no simulation ended by an infrastructure error"}  # empty means none, not uncovered
+KEYS = {"agent", "agent_name", "name", "domain", "task_version", "task", "task_id", "group", "k", "reading", "band"}
+"""Columns that say which row is which: kept at any width (the others are left out from the right)."""
+NAMES = {"agent", "agent_name", "name", "file", "model", "source_file"}
+"""Columns of long names: shortened in the middle."""
+
+
+def _columns(df, rows: list[list[str]]) -> list[Col]:
+    """The analysis tables' columns: the first one and the ``KEYS`` always kept, the rest left out from the
+    right; names shortened in the middle, prose (a cell with spaces, longer than 24) wrapped, the rest whole."""
+    cols = []
+    for i, name in enumerate(map(str, df.columns)):
+        longest = max((len(r[i]) for r in rows), default=0)
+        prose = any(" " in r[i] for r in rows) and longest > 24 and "≤" not in "".join(r[i] for r in rows)
+        fit: Fit = "middle" if name in NAMES else "wrap" if prose else "whole"
+        cols.append(Col(name, fit, rank=0 if i == 0 or name in KEYS else i))
+    return cols
 
 
 def _fmt(v: object) -> str:

@@ -3,7 +3,8 @@ evidence marked.
 
 Prints the conversation's record (``trials.record_json``, #40: requests, declines, transfers, offers, writes
 with their confirmations, claims with their truth, the user's decision; rebuilt from the messages in a run
-written before the column, refused in one line where its schema version is another), strict's verdict, and
+written before the column, refused in one line where its schema version is another), strict's verdict, why
+the single gold fails (``harness.app._explain.single_gold_failure``: the viewer's ``WhyGoldFails``), and
 ``scores.explanation_json`` (preconditions held or failed, evidence as message index, speaker, excerpt or
 tool call), so a reviewer can check a credit, or a refused one, without the scorer.
 """
@@ -18,24 +19,6 @@ import typer
 
 def register(app: typer.Typer) -> None:
     app.command("explain")(explain)
-
-
-def _find(trials, trajectory_id: str, run_dir: Path):
-    """The trial with this id; a unique substring (e.g. the simulation id) also works."""
-    from loophole_base import HarnessInputError
-
-    exact = trials[trials.trajectory_id == trajectory_id]
-    hits = (
-        exact
-        if len(exact)
-        else trials[trials.trajectory_id.str.contains(trajectory_id, regex=False)]
-    )
-    if len(hits) != 1:
-        problem = "not found" if hits.empty else f"matches {len(hits)} trajectories"
-        raise HarnessInputError(
-            f"{run_dir / 'trials.parquet'}: trajectory_id {trajectory_id!r}: {problem}"
-        )
-    return hits.iloc[0]
 
 
 def _messages(trial, run_dir: Path) -> list[dict]:
@@ -117,23 +100,52 @@ def _print_record(console, record) -> None:
     say(f"  the user's decision: {f.decision}{where}, resting on {f.basis}")
 
 
+def _print_single_gold_failure(console, failure, reward) -> None:  # failure: loophole_scoring.GoldFailure | None
+    """Why the single gold fails, as the viewer's trial page shows it (``harness.app._explain``)."""
+    from loophole_base import cut
+
+    if failure is None:
+        return
+
+    def say(text: str) -> None:
+        console.print(cut(text, 2000), soft_wrap=True, markup=False, highlight=False)
+
+    console.print()
+    say(f"why the single gold fails (reward {reward}):")
+    if failure.note:
+        say(f"  {failure.note}")
+    for diff in failure.records:
+        say(f"  database record {diff.record} differs from the gold's:")
+        for name, mine, gold in diff.fields:
+            say(f"    {name}: trajectory {mine}, gold {gold}")
+    for item in failure.communicate:
+        say(f"  never said (communicate_info): {item}")
+    for assertion, state in failure.nl:
+        say(f"  NL assertion ({state}): {assertion}")
+    if not (failure.note or failure.records or failure.communicate or failure.nl):
+        say("  no database, communicate or NL difference found: see the reason and the conversation below")
+
+
 def explain(
     run_dir: Path = typer.Argument(..., help="A run directory (from rescore or sweep)."),
     trajectory_id: str = typer.Argument(
-        ..., help="The trial's trajectory_id (or a unique part of it)."
+        ..., help="The trial's trajectory_id (or a unique part of it): the viewer's index shows it, and "
+        "trials.parquet's trajectory_id column."
     ),
     width: int = typer.Option(400, "--width", min=40, help="Characters of each message to print."),
 ) -> None:
     """Print the conversation's record (requests, declines, writes with their confirmations, claims with their
-    truth), strict's verdict, and the conversation with every variant's preconditions and evidence marked."""
+    truth), strict's verdict, why the single gold fails (as the viewer shows it), and the conversation with every
+    variant's preconditions and evidence marked. An id several trajectories share is refused with them listed."""
     from rich.markup import escape
 
     import loophole_store as store
     from harness.app._analyze import load_trials
+    from harness.app._explain import find_trial, single_gold_failure
     from harness.cli._console import output_console
 
     console = output_console(160)
-    trial = _find(load_trials(run_dir), trajectory_id, run_dir)
+    trial = find_trial(load_trials(run_dir), trajectory_id, run_dir)
     scores = store.read_table(run_dir, "scores")
     rows = scores[(scores.trajectory_id == trial.trajectory_id) & (scores.gold_id != "gold")]
     console.print(
@@ -147,6 +159,7 @@ def explain(
     if strict is not None and strict == strict:
         reason = getattr(trial, "strict_reason", None)
         console.print(f"strict {strict}" + (f": {escape(str(reason))}" if isinstance(reason, str) else ""), soft_wrap=True)
+    _print_single_gold_failure(console, single_gold_failure(trial, messages, scores), trial.reward)
     _print_record(console, _record(trial, messages, run_dir))
     marks: dict[int, list[str]] = {}
     for row in rows.itertuples(index=False):

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from harness.cli._tables import Col, print_table
+
 
 def register(app: typer.Typer) -> None:
     app.command("leaderboard")(leaderboard)
@@ -45,18 +47,25 @@ def leaderboard(
     print_board(console, result)
 
 
-def print_board(console, result) -> None:  # result: harness.LeaderboardResult
-    from rich.table import Column, Table
+# The leaderboard's columns in the order a reader needs them: a narrow terminal leaves out the highest rank
+# first (leaderboard.md keeps every column).
+BOARD_COLUMNS = (
+    Col("rank multi", rank=0, justify="right"), Col("rank single", rank=4, justify="right"),
+    Col("Δ", rank=7, justify="right"), Col("name", "middle", rank=0),
+    Col("traj.", rank=8, justify="right"), Col("tasks", rank=9, justify="right"),
+    Col("pass^1: strict ≤ single ≤ multi ≤ upper", rank=0), Col("do-nothing ceiling", rank=10),
+    Col("gain (pts, 95% CI)", "wrap", rank=3), Col("loophole", rank=5), Col("non-loophole", rank=6),
+    Col("failures explained", rank=11), Col("judge", rank=12), Col("status", "wrap", rank=1),
+    Col("source (sha256)", "middle", rank=13, least=20),
+)
 
+
+def print_board(console, result) -> None:  # result: harness.LeaderboardResult
     from loophole_base import cut
 
     board, skipped, out = result.board, result.skipped, result.out
     for (domain, version), g in board.groupby(["domain", "task_group"]):
-        t = Table("rank multi", "rank single", "Δ", "name", "traj.", "tasks",
-                  Column("pass^1: strict ≤ single ≤ multi ≤ upper", no_wrap=True), "do-nothing ceiling",
-                  "gain (pts, 95% CI)", "loophole", "non-loophole", "failures explained", "judge", "status",
-                  "source (sha256)",
-                  title=f"{domain} {version}")
+        rows = []
         for r in g.itertuples(index=False):
             status = ", ".join(s for s, on in (
                 ("FLAGGED", r.flagged), ("partial", r.partial), (f"unscored: {r.unscored}", r.scored == 0),
@@ -64,11 +73,11 @@ def print_board(console, result) -> None:  # result: harness.LeaderboardResult
                 ("unranked", not r.ranked)) if on)
             ci = "" if r.gain_ci_low != r.gain_ci_low else f" [{r.gain_ci_low:.1f}, {r.gain_ci_high:.1f}]"
             gain = "n/a" if r.gain_points != r.gain_points else f"{r.gain_points:+.1f}{ci}"
-            t.add_row(_v(r.rank_multi), _v(r.rank_single), _v(r.rank_change), cut(str(r.name)), str(r.trajectories),
-                      str(r.tasks), r.band4, _p(r.do_nothing_ceiling), gain,
-                      _p(r.loophole_single), _p(r.non_loophole_single), _p(r.explained_failures), r.judge, status or "ok",
-                      f"{cut(Path(r.source_file).name)} ({r.source_sha256[:12]})")
-        console.print(t)
+            rows.append([_v(r.rank_multi), _v(r.rank_single), _v(r.rank_change), cut(str(r.name)), str(r.trajectories),
+                         str(r.tasks), r.band4, _p(r.do_nothing_ceiling), gain,
+                         _p(r.loophole_single), _p(r.non_loophole_single), _p(r.explained_failures), r.judge,
+                         status or "ok", f"{cut(Path(r.source_file).name)} ({r.source_sha256[:12]})"])
+        print_table(console, BOARD_COLUMNS, rows, title=f"{domain} {version}", whole="leaderboard.md has every column")
         for r in g[g.flagged].itertuples(index=False):
             console.print(
                 f"flagged: {cut(str(r.name))} ({cut(Path(r.source_file).name)}): {r.flag_cause}; recorded pass^1 "

@@ -21,6 +21,11 @@ def report(
         "--viewer",
         help="Where to build the trial viewer the counts link to (default: OUT without .html, plus _viewer).",
     ),
+    pass_k: str = typer.Option(
+        "tau2", "--pass-k",
+        help="pass^k convention: tau2 (tau2's estimator; simulations ended by infrastructure errors left out) or "
+        "infra-fail (they count as failed trials). The report names it.",
+    ),
 ) -> None:
     """Write a self-contained HTML report of a run (sweep or rescore) and its trial viewer: sections in the
     paper's order (success, loophole gap, variance, counterfactual, per-task split, readings, flips, the three
@@ -28,5 +33,5 @@ def report(
     the viewer."""
     from harness import report as write_report
 
-    result = write_report(run_dir, out, viewer=viewer)
+    result = write_report(run_dir, out, viewer=viewer, pass_k=pass_k)
     print(f"wrote {result.out} (trial viewer: {result.viewer.index})")

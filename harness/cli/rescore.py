@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from harness.cli._tables import Col, print_table
+
 
 def register(app: typer.Typer) -> None:
     app.command("rescore")(rescore)
@@ -21,7 +23,11 @@ def rescore(
         None, "--domain", help="airline or retail: the environment of a custom domain name."
     ),
     workers: int = typer.Option(1, "--workers", help="Worker processes, at most the cores (1: in-process)."),
-    skip_bad: bool = typer.Option(False, "--skip-bad", help="Keep a bad simulation as an error row."),
+    skip_bad: bool = typer.Option(
+        False, "--skip-bad",
+        help="Keep a bad simulation as an error row, and skip an unreadable file and list it (default: the first "
+        "bad input stops the command).",
+    ),
     judge: str | None = typer.Option(
         None, "--judge", help="litellm model for NL assertions, or 'recorded' (the file's own verdicts)."
     ),
@@ -72,27 +78,31 @@ def rescore(
     print_summaries(console, result)
 
 
-def print_summaries(console, result) -> None:  # result: harness.RescoreResult
-    from rich.table import Table
+# The summary's columns in the order a reader needs them; a narrow terminal leaves out the highest rank first.
+SUMMARY_COLUMNS = (
+    Col("file", "middle", rank=0, least=16), Col("domain", rank=4), Col("version", rank=3),
+    Col("agent", "middle", rank=3), Col("count", rank=5, justify="right"),
+    Col("recorded mean", rank=2, justify="right"), Col("single-gold mean", rank=0, justify="right"),
+    Col("multi-gold mean", rank=0, justify="right"), Col("upper (with uncertain)", rank=1, justify="right"),
+    Col("disagreements", rank=2, justify="right"),
+)
 
+
+def print_summaries(console, result) -> None:  # result: harness.RescoreResult
     from envs import REPLAY_FLAGS
     from harness.app._rescore import short_name as _name
     from loophole_base import cut
     from loophole_ingest import FLAGS
 
     out, summaries = result.out, result.summaries
-    table = Table(
-        "file", "domain", "version", "agent", "count", "recorded mean", "single-gold mean",
-        "multi-gold mean", "upper (with uncertain)", "disagreements",
-    )
-    for s in summaries:
-        table.add_row(
-            _name(s.path), cut(s.recorded_domain if s.recorded_domain != s.domain else s.domain),
-            s.task_version, cut(s.agent_model), str(s.count),
-            _fmt(s.recorded_mean), _fmt(s.recomputed_mean) + (f" (of {s.n_recomputed})" if s.n_recomputed != s.count else ""),
-            _fmt(s.multi_gold_mean), _fmt(s.multi_gold_upper_mean), str(len(s.disagreement_task_ids)),
-        )
-    console.print(table)
+    rows = [
+        [_name(s.path), cut(s.recorded_domain if s.recorded_domain != s.domain else s.domain),
+         s.task_version, cut(s.agent_model), str(s.count), _fmt(s.recorded_mean),
+         _fmt(s.recomputed_mean) + (f" (of {s.n_recomputed})" if s.n_recomputed != s.count else ""),
+         _fmt(s.multi_gold_mean), _fmt(s.multi_gold_upper_mean), str(len(s.disagreement_task_ids))]
+        for s in summaries
+    ]
+    print_table(console, SUMMARY_COLUMNS, rows)
     for s in summaries:
         line = f"{_name(s.path)}: {s.task_version} ({s.version_note}); {len(s.disagreement_task_ids)} disagreements"
         if s.disagreement_task_ids:
@@ -131,6 +141,8 @@ def print_summaries(console, result) -> None:  # result: harness.RescoreResult
                 f"  {s.normalised_trajectories} trajectories replayed equal only after normalising "
                 "pydantic's versioned docs URL (errors.pydantic.dev/<version>/)", soft_wrap=True,
             )
+    for line in result.skipped:
+        console.print(f"skipped: {cut(line, 1000)}", soft_wrap=True, markup=False, highlight=False)
     console.print(f"wrote {out}/trials.parquet, scores.parquet, disagreements.parquet", soft_wrap=True, markup=False)
 
 

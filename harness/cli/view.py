@@ -33,4 +33,9 @@ def view(
         f"({stats.bytes / 1e6:.1f} MB, {stats.seconds:.1f} s); open {result.index.resolve().as_uri()}"
     )
     if serve:
-        serve_site(result.site, port)
+        from harness._interrupt import Interrupted
+
+        try:
+            serve_site(result.site, port)
+        except Interrupted:  # Ctrl-C is how a server is stopped: not an error, nothing was being written
+            print("stopped serving", flush=True)

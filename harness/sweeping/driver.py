@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import loophole_store as store
+from harness._trial_spec import TrialSpec
 from harness.agents import RetryPolicy
 from harness.config import SweepConfig
 from harness.costs import CostMeter
 from harness.errors import EndpointError, SweepInterrupted
-from harness.simulation import TrialSpec
 from harness.sweeping.preflight import check_keys, probe_endpoints, with_scripted_server
 from harness.sweeping.worker import TrialOutcome, TrialWorker, spec_row
 from harness.trials import expand, longest_first
@@ -48,10 +48,15 @@ def trial_specs(config: SweepConfig, keys: list) -> list[TrialSpec]:
     ]
 
 
+PHASES = ("preparing", "starting Ray", "starting workers", "running", "writing", "done")
+"""What a sweep does, in order, as its progress line names it (``SweepProgress.enter``)."""
+
+
 @dataclass
 class SweepProgress:
     total: int
-    done_before: int
+    done_before: int  # finished trials the store already held (a resume keeps them)
+    phase: str = PHASES[0]  # one of PHASES: what the sweep is doing now
     per_agent: Counter = field(default_factory=Counter)
     per_agent_total: Counter = field(default_factory=Counter)
     statuses: Counter = field(default_factory=Counter)  # this run's finished trials by status
@@ -62,6 +67,15 @@ class SweepProgress:
     cost_usd: float = 0.0  # agent + user + judge cost of the sweep's trials, resumed ones included
     stopped: str | None = None  # "budget reached": scheduling stopped before every trial ran
     per_node: Counter = field(default_factory=Counter)  # this run's finished trials per Ray node
+
+    def enter(self, phase: str, notify: Callable[[SweepProgress], None] | None = None) -> None:
+        """The sweep moves on to ``phase`` (one of ``PHASES``); ``notify``, the progress callback, is told at
+        once, so a long phase (Ray's start) is named while it lasts."""
+        if phase not in PHASES:
+            raise ValueError(f"unknown sweep phase {phase!r}: one of {', '.join(PHASES)}")
+        self.phase = phase
+        if notify is not None:
+            notify(self)
 
     def throughput_per_min(self) -> float | None:
         """This run's finished trials a minute since the trials phase began."""
@@ -115,11 +129,6 @@ def run_sweep(
 
 
 def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on_note):
-    import ray
-
-    from harness.cluster import ClusterMismatchError, build_payload, placements, worker_count
-    from harness.execution import init_ray, ray_stderr_quiet
-
     store.claim_sweep_output(out, sweep_id, config.redacted())
     pairs = {(d, v) for d in config.domains for v in config.task_versions}
     settings = {a.name: a.public() for a in config.agents} | {"user_simulator": config.user_simulator.public()}
@@ -139,8 +148,38 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     if on_progress:
         on_progress(progress)
     if not todo:
+        progress.enter("done", on_progress)
         return out, progress
+    from harness._interrupt import received, signals_seen
 
+    signals_before = signals_seen()
+    try:
+        _start_and_run(config, out, pairs, todo, progress, on_progress, workers, on_note)
+    except BaseException as exc:
+        signal_name = received(since=signals_before)
+        if signal_name is None:
+            raise
+        # whatever the signal interrupted (Ray's start, the trials, the writing), the line says what is kept
+        left = progress.total - progress.done_before - progress.written
+        raise SweepInterrupted(
+            f"interrupted by {signal_name}: {progress.written} finished trials written this run "
+            f"({progress.done_before + progress.written} of {progress.total} in {out}); "
+            f"run the sweep again to resume the other {left}"
+        ) from exc
+    progress.finished_at = time.perf_counter()
+    progress.enter("done", on_progress)
+    return out, progress
+
+
+def _start_and_run(config: SweepConfig, out: Path, pairs: set, todo: list, progress: SweepProgress,
+                   on_progress, workers: int | None, on_note) -> None:
+    """Start Ray and the worker actors, run the pending trials, and write every finished one."""
+    import ray
+
+    from harness.cluster import ClusterMismatchError, build_payload, placements, worker_count
+    from harness.execution import init_ray, ray_stderr_quiet
+
+    progress.enter("starting Ray", on_progress)
     cpus = os.cpu_count() or 1
     if config.address:
         init_ray(config.address)
@@ -158,6 +197,7 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     payload = ray.put(build_payload(pairs))  # once into the object store: workers read no task data from disk
     # An actor that takes an object-store argument and may restart makes Ray's C++ core worker print an
     # error-level warning on the driver's stderr (``E core_worker.cc:…``): silenced unless -v.
+    progress.enter("starting workers", on_progress)
     with ray_stderr_quiet():
         actors = [actor_cls.options(**where).remote(config.judge, payload, config.prices)
                   for where in placements(n_workers)]
@@ -168,20 +208,21 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     with _signals_raise():
         try:
             # imports and first database load, before the clock
-            refused = [why for why in ray.get([a.ready.remote(list(config.domains), threads) for a in actors]) if why]
+            ready = [a.ready.remote(list(config.domains), threads, config.calls_llm()) for a in actors]
+            refused = [why for why in ray.get(ready) if why]
             if refused:
                 raise ClusterMismatchError(f"{refused[0]}; sweep stopped before any trial ran")
             loop.nodes = ray.get([a.node.remote() for a in actors])
             progress.started_at = time.perf_counter()
+            progress.enter("running", on_progress)
             loop.run()
         finally:
             try:
+                progress.enter("writing", on_progress)
                 loop.drain()  # finished trials are written whatever stopped the loop
             finally:
                 for actor in actors:
                     ray.kill(actor)
-    progress.finished_at = time.perf_counter()
-    return out, progress
 
 
 class SweepLoop:
@@ -312,9 +353,8 @@ def _signals_raise():
         from harness._interrupt import record
 
         record(signum)  # an interrupt inside Ray's compiled code still ends as the CLI's one line
-        raise SweepInterrupted(
-            f"interrupted by {signal.Signals(signum).name}: finished trials were written; run the sweep again to resume"
-        )
+        # the line the user reads is raised once the finished trials are written (``run_sweep``: their count)
+        raise SweepInterrupted(f"interrupted by {signal.Signals(signum).name}")
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:

@@ -11,14 +11,20 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import loophole_store as store
-from envs import engine_for, load_task_set
-from harness.agents import AgentFailure, InfraError, RetryCounter
 from harness.config import ModelSpec
 from harness.errors import EndpointError
-from harness.simulation import TrialSpec, resolved_args, simulate, warm_up
-from loophole_scoring import Judge, Status, score_simulation, strict_verdict
+from loophole_scoring import Status
+
+if TYPE_CHECKING:
+    from harness._trial_spec import TrialSpec
+    from loophole_scoring import Judge
+
+# tau2 and litellm (through harness.agents, harness.simulation and the scorer) are imported where a trial
+# runs, in the worker: the driver imports this module for ``TrialWorker`` and ``TrialOutcome`` only, and
+# their import is seconds of CPU that an embedded sweep's start on 2 cores would otherwise pay twice.
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,11 @@ def spec_row(spec: TrialSpec, **columns: object) -> dict:
 def run_trial(spec: TrialSpec, pool, score_lock: threading.Lock, judge: Judge | None) -> TrialOutcome:
     """Simulate and score one trial under the failure policy (README): the model's failures are the
     agent's (reward 0), the infrastructure's are ``infra_error`` rows, an endpoint error stops the sweep."""
+    from envs import engine_for, load_task_set
+    from harness.agents import AgentFailure, InfraError, RetryCounter
+    from harness.simulation import simulate
+    from loophole_scoring import score_simulation, strict_verdict
+
     counter = RetryCounter()
     started = time.perf_counter()
     no_messages = {"n_messages": 0, "messages_json": "[]"}
@@ -119,17 +130,21 @@ class TrialWorker:
         self.score_lock = threading.Lock()
         self.judge = None
         if judge:
+            from harness.simulation import resolved_args
             from loophole_scoring import LitellmJudge
 
             assert judge.model is not None  # ModelSpec: a judge names its model
             self.judge = LitellmJudge(judge.model, **resolved_args(judge))
 
-    def ready(self, domains: list[str], slots: int) -> str | None:
+    def ready(self, domains: list[str], slots: int, llm: bool = True) -> str | None:
         """Load ``slots`` databases per domain (one per thread) and the scorer's before the sweep's clock
-        starts; returns why this node cannot take trials (another package version), or None."""
+        starts (and litellm's first call where trials call a model, ``llm``); returns why this node cannot
+        take trials (another package version), or None."""
         from contextlib import ExitStack
 
+        from envs import engine_for
         from gold_variants import preload
+        from harness.simulation import warm_up
 
         if self.mismatch is not None:
             return self.mismatch
@@ -141,7 +156,7 @@ class TrialWorker:
             with self.score_lock:
                 engine_for(domain)
             preload(domain)
-        warm_up(domains)
+        warm_up(domains, llm)
         return None
 
     def run(self, spec: TrialSpec) -> TrialOutcome:

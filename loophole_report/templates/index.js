@@ -1,4 +1,4 @@
-const SELECTS = ["agent", "domain", "version", "task", "status", "single", "multi", "upper"];
+const SELECTS = ["agent", "domain", "version", "task", "status", "strict", "single", "multi", "upper"];
 const rows = [...document.querySelectorAll("#trials tbody tr")];
 function setSelect(name, value) {
   const el = document.getElementById("f-" + name);

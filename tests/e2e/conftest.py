@@ -1,8 +1,10 @@
-"""Fixtures of the end-to-end tests: pages in a browser (headless Chromium through Playwright), and sweeps of
-the scripted agents on the scripted server."""
+"""Fixtures of the end-to-end tests: pages in a browser (headless Chromium through Playwright), sweeps of
+the scripted agents on the scripted server, and a small rescored run with two trials per task."""
 
 from __future__ import annotations
 
+import copy
+import json
 import os
 import shutil
 import subprocess
@@ -11,7 +13,34 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import harness
+from tests.conftest import harness, real_run
+
+TWO_TRIAL_TASKS = ("2", "5", "13", "14", "27")  # loophole tasks whose text order (13, 14, 2, 27, 5) is wrong
+INFRA_TASK = "27"  # both of its trials ended by an infrastructure error
+
+
+@pytest.fixture(scope="session")
+def two_trial_run(tmp_path_factory) -> tuple[Path, Path]:
+    """(the results file, its rescored run): whissle's tau3 airline run cut to five loophole tasks, each
+    simulation copied as a second trial, and task 27's two trials marked ended by an infrastructure error
+    (tau2's ``infrastructure_error``), as a provider outage leaves them. One rescore (seconds), no Ray."""
+    raw = json.loads(real_run("whissle_airline_tau3_1trial.json").read_text())
+    sims = []
+    for sim in (s for s in raw["simulations"] if s["task_id"] in TWO_TRIAL_TASKS):
+        second = copy.deepcopy(sim)
+        second["id"], second["trial"] = f"{sim['id']}-second", 1
+        sims += [sim, second]
+    for sim in sims:
+        if sim["task_id"] == INFRA_TASK:
+            sim["termination_reason"] = "infrastructure_error"
+    raw["simulations"] = sims
+    raw.pop("simulation_index", None)
+    base = tmp_path_factory.mktemp("two-trials")
+    results = base / "whissle_two_trials.json"
+    results.write_text(json.dumps(raw))
+    proc = harness("rescore", str(results), "--out", str(base / "run"))
+    assert proc.returncode == 0, proc.stderr
+    return results, base / "run"
 
 
 @pytest.fixture(scope="module")

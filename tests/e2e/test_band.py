@@ -75,6 +75,10 @@ def _band(df: pd.DataFrame) -> tuple[float, float, float]:
     return rate("reward"), rate("multi_gold_reward"), rate("multi_gold_upper")
 
 
+def _strict_rate(df: pd.DataFrame) -> float:
+    return float((df["strict_reward"] >= 1 - 1e-6).mean())
+
+
 def test_the_rescored_run_has_a_band_wider_than_multi_gold(run_dir: Path) -> None:
     trials, scores = _trials(run_dir), _scores(run_dir)
     single, multi, upper = _band(trials[trials.reward.notna()])
@@ -114,13 +118,15 @@ def test_leaderboard_shows_the_band(tmp_path: Path, corpus_file: Path) -> None:
 
 
 def test_report_shows_the_band(run_dir: Path, tmp_path: Path) -> None:
-    single, multi, upper = _band(_trials(run_dir).query("reward.notna()"))
+    scored = _trials(run_dir).query("reward.notna()")
+    single, multi, upper = _band(scored)
+    strict = _strict_rate(scored)
     out = tmp_path / "report.html"
     proc = harness("report", str(run_dir), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     page = out.read_text()
-    assert "Band: single ≤ multi ≤ upper" in page
-    assert f"{single:.1%} ≤ {multi:.1%} ≤ {upper:.1%}" in page, "the band's figures are not in the report"
+    assert "Band: strict ≤ single ≤ multi ≤ upper" in page
+    assert f"{strict:.1%} ≤ {single:.1%} ≤ {multi:.1%} ≤ {upper:.1%}" in page, "the band's figures are not in the report"
 
 
 class _Rows(HTMLParser):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -10,6 +11,7 @@ import pytest
 
 import loophole_store as store
 from gold_variants import RECORD_SCHEMA_VERSION
+from loophole_report._links import page_name
 from tests.conftest import harness, real_run
 
 
@@ -134,3 +136,62 @@ def test_explain_an_old_run_rebuilds_the_record_and_refuses_another_version(run_
     assert "\n" not in line and line.startswith("error: ")
     assert (f"trials.parquet: field 'record_json': record schema version {RECORD_SCHEMA_VERSION + 1}; "
             f"this harness reads version {RECORD_SCHEMA_VERSION}") in line
+
+
+def test_explain_an_ambiguous_id_lists_the_candidates(run_dir):
+    """A part of an id that several trajectories share: one line naming each, with what tells them apart."""
+    trials = pd.read_parquet(run_dir / "trials.parquet")
+    shared = trials.trajectory_id.iloc[0].split(":", 1)[0]  # the results file's hash: every trajectory has it
+    assert trials.trajectory_id.str.startswith(shared).all() and len(trials) == 2
+    proc = harness("explain", str(run_dir), shared)
+    assert proc.returncode == 2
+    line = proc.stderr.strip()
+    assert "\n" not in line and line.startswith(f"error: {run_dir / 'trials.parquet'}: trajectory_id {shared!r}: "
+                                                "matches 2 trajectories, give more of the id: ")
+    for t in trials.itertuples():
+        assert (f"{t.trajectory_id} (agent {t.agent_name}, {t.domain} {t.task_version} task {t.task_id}, "
+                f"trial {t.trial}, file whissle_2_29.json)") in line
+
+
+@pytest.fixture(scope="module")
+def site(run_dir, tmp_path_factory) -> Path:
+    """The run's trial viewer (``harness view``)."""
+    out = tmp_path_factory.mktemp("site") / "site"
+    proc = harness("view", str(run_dir), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_explain_says_why_the_single_gold_fails_as_the_viewer_does(run_dir, site):
+    trajectory = _trajectory(run_dir, "2")
+    proc = harness("explain", str(run_dir), trajectory)
+    assert proc.returncode == 0, proc.stderr
+    assert "why the single gold fails (reward 0.0):" in proc.stdout
+    said = re.findall(r"^  database record (\S+) differs from the gold's:$", proc.stdout, re.M)
+    assert said, proc.stdout
+    page = (site / page_name(trajectory)).read_text()
+    gold = page[page.index('id="gold-gold"'):]
+    gold = gold[: gold.index("</section>")]
+    assert re.findall(r"<p>Record <code>([^<]+)</code> differs:</p>", gold) == said
+
+
+def test_the_viewer_index_shows_the_trajectory_id_and_strict(tmp_path):
+    """Every trial's row carries the id ``explain`` takes and its strict verdict beside single gold: on
+    toolorchestra's retail tasks 44 and 103 (single gold passes, strict fails: a write without the user's yes)
+    and 12 (a broken gold: strict unknown). The file names them 87, 33 and 38 (its ids are remapped, #36)."""
+    raw = json.loads(real_run("toolorchestra_retail_tau2_1trial.json").read_text())
+    raw["simulations"] = [s for s in raw["simulations"] if s["task_id"] in ("33", "38", "87")]
+    raw.pop("simulation_index", None)
+    (tmp_path / "t.json").write_text(json.dumps(raw))
+    assert harness("rescore", str(tmp_path / "t.json"), "--out", str(tmp_path / "run")).returncode == 0
+    proc = harness("view", str(tmp_path / "run"), "--out", str(tmp_path / "site"))
+    assert proc.returncode == 0, proc.stderr
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "<th>strict</th><th>single gold</th>" in index and "<th>trajectory id</th>" in index
+    rows = {tid: (strict, single) for strict, single, tid in re.findall(
+        r'data-strict="(\w+)" data-single="(\w+)".*?<code class="tid">([^<]+)</code></td></tr>', index)}
+    trials = pd.read_parquet(tmp_path / "run" / "trials.parquet")
+    word = {1.0: "pass", 0.0: "fail"}
+    assert rows == {t.trajectory_id: (word.get(t.strict_reward, "unscored"), word[t.reward])
+                    for t in trials.itertuples()}
+    assert sorted(rows.values()) == [("fail", "pass"), ("fail", "pass"), ("unscored", "pass")]  # strict apart

@@ -3,9 +3,12 @@ no Ray log lines on stderr unless ``-v``. A rescore's worker processes stop with
 
 from __future__ import annotations
 
+import os
+import re
 import signal
 import time
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -22,19 +25,57 @@ def _demo(tmp_path, trials: int, tasks: list[str] | None = None):
     return path
 
 
-@pytest.mark.parametrize("after_s", [0.3, 2, 6, 10])
-def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(tmp_path, after_s):
-    """SIGINT to the process at 0.3 s (imports), 2 s and 6 s (Ray starting) and 10 s (workers or trials):
-    40 trials per task keep the sweep running well past 10 s."""
+PHASES = ("preparing", "starting Ray", "starting workers", "running", "writing", "done")
+COUNTED = re.compile(r"error: interrupted by SIGINT: (\d+) finished trials written this run \((\d+) of (\d+) in "
+                     r".+\); run the sweep again to resume the other (\d+)$")
+STYLE, CURSOR = re.compile(r"\x1b\[[0-9;]*m"), re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _stderr_until(proc, text: str, timeout_s: float = 180) -> str:
+    """What the process wrote on stderr until ``text`` appeared in it (its live progress line)."""
+    seen = b""
+    deadline = time.monotonic() + timeout_s
+    while text.encode() not in seen and time.monotonic() < deadline and proc.poll() is None:
+        seen += os.read(proc.stderr.fileno(), 65536)
+    assert text.encode() in seen, seen[-3000:]
+    return seen.decode(errors="replace")
+
+
+@pytest.mark.parametrize("after", [0.3, 2, "starting Ray", 10])
+def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(tmp_path, after):
+    """SIGINT to the process at 0.3 s (imports), 2 s, while its live progress line says ``starting Ray``
+    (stderr taken for a terminal), and at 10 s (workers or trials): 40 trials per task keep the sweep running
+    well past 10 s. Once the sweep has begun (its progress line is up), the line counts the finished trials
+    written, 0 included, as the store holds them."""
     config = _demo(tmp_path, trials=40)
-    proc = harness("sweep", str(config), background=True)
-    time.sleep(after_s)
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if isinstance(after, str):
+        env.update(TTY_COMPATIBLE="1", COLUMNS="200")  # the live line, redrawn on stderr as on a terminal
+    proc = harness("sweep", str(config), background=True, env=env)
+    before = ""
+    if isinstance(after, str):
+        before = _stderr_until(proc, after)
+    else:
+        time.sleep(after)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
-    lines = [line for line in err.splitlines() if line.strip() and "trials/min" not in line]  # the bar aside
+    err = CURSOR.sub("\n", STYLE.sub("", before + err)).replace("\r", "\n")  # one drawing of the line a line
+    bar = [line for line in err.splitlines() if " elapsed " in line]  # the progress line, as it was drawn
+    lines = [line for line in err.splitlines() if line.strip() and line not in bar]
     assert proc.returncode == 130, err[-3000:]
     assert "Traceback" not in err and "core_worker" not in err, err[-3000:]
     assert len(lines) == 1 and lines[0].startswith("error: interrupted by SIGINT"), err[-3000:]
+    if bar:
+        phase = re.match(r"(.+?)\s+(━|\d+/)", bar[-1])
+        assert phase and phase.group(1) in PHASES, bar
+        counted = COUNTED.match(lines[0])
+        assert counted, lines[0]
+        written, held, total, left = map(int, counted.groups())
+        trials = tmp_path / "demo" / "trials.parquet"
+        stored = len(pd.read_parquet(trials)) if trials.exists() else 0
+        assert written == held == stored and left == total - stored and total >= 6000, (lines[0], stored)
+        if after == "starting Ray":  # nothing had finished: the line says 0, not "finished trials were written"
+            assert written == 0 and re.search(r"starting Ray\s+━+\s+0/\d+\s+elapsed 0:00:\d\d", err), err[-3000:]
 
 
 def test_a_sweep_prints_no_ray_log_lines_unless_verbose(tmp_path, offline_demo_run):
@@ -42,7 +83,7 @@ def test_a_sweep_prints_no_ray_log_lines_unless_verbose(tmp_path, offline_demo_r
     _, quiet = offline_demo_run
     assert quiet.returncode == 0, quiet.stderr[-3000:]
     assert "core_worker" not in quiet.stderr and "Token authentication" not in quiet.stderr, quiet.stderr
-    assert [line for line in quiet.stderr.splitlines() if "trials/min" not in line and line.strip()] == []
+    assert [line for line in quiet.stderr.splitlines() if " elapsed " not in line and line.strip()] == []
     # Ray's lines come from its start and each worker actor's creation, not from trials: the demo's agents on two
     # tasks with -v show what the quiet run hid
     config = _demo(tmp_path, trials=1, tasks=["2", "5"])

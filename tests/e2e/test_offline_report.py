@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import yaml
@@ -26,6 +27,11 @@ def test_a_tau2_only_run_reports_offline_with_only_tau2_data(isolated_data, monk
     assert "airline: τ³ data not available here, so the versions&#x27; golds are not compared" in html.replace(
         "&#39;", "&#x27;")
     assert not (tmp / "cache" / "tau-harness" / "tau3").exists()  # nothing fetched or cached for τ³
+    # the page's notes say in one sentence what was missing and point to the docs, never the raw download error
+    notes = re.search(r'<ul class="notes">(.*?)</ul>', html, re.S)
+    assert notes and "overlap test skipped for airline: τ³&#39;s task data could not be read here (docs/data.md)" in (
+        notes.group(1).replace("&#x27;", "&#39;"))
+    assert "http" not in notes.group(1) and "tasks.json" not in notes.group(1)
 
     proc = harness("rescore", str(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json")), "--out",
                    str(tmp / "rescored"))

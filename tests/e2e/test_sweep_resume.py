@@ -62,6 +62,10 @@ def test_sigint_keeps_finished_trials_and_the_resume_gives_each_key_once(tmp_pat
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 130 and "interrupted by SIGINT" in err, err[-2000:]
         kept = pd.read_parquet(tmp_path / "sigint" / "trials.parquet")
+        total = len(expand(load_config(config)))
+        # the line counts what was written on the way out
+        assert (f"interrupted by SIGINT: {len(kept)} finished trials written this run ({len(kept)} of {total} in "
+                f"{tmp_path / 'sigint'}); run the sweep again to resume the other {total - len(kept)}") in err, err
         kept_scores = pd.read_parquet(tmp_path / "sigint" / "scores.parquet")
         assert 0 < len(kept) < 24 and set(kept.status) == {"ok"}
         assert set(kept_scores.trajectory_id) == set(kept.trajectory_id)
@@ -69,6 +73,8 @@ def test_sigint_keeps_finished_trials_and_the_resume_gives_each_key_once(tmp_pat
         resumed = run_sweep(config)
         assert resumed.returncode == 0, resumed.stderr[-2000:]
         assert slow.counts.total() > requests
+        assert (f"resuming: {len(kept)} of {total} trials kept from {tmp_path / 'sigint'}; "
+                f"{total - len(kept)} to run") in " ".join(resumed.stderr.split()), resumed.stderr[-2000:]
     trials = pd.read_parquet(tmp_path / "sigint" / "trials.parquet")
     assert sorted(trials.trajectory_id) == sorted(k.key for k in expand(load_config(config)))  # each key once
     assert set(kept.trajectory_id) <= set(trials.trajectory_id)

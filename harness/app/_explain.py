@@ -1,0 +1,68 @@
+"""``explain``'s work: which trajectory an id names (or the candidates an ambiguous one matches), and why the
+single gold fails it, computed by the same ``loophole_scoring.WhyGoldFails`` the trial viewer shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+from loophole_base import HarnessInputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from loophole_scoring import GoldFailure
+
+CANDIDATES_SHOWN = 10  # an ambiguous id lists this many candidates, then how many more
+
+
+class AmbiguousTrajectory(HarnessInputError):
+    """An id (or part of one) that matches several trajectories; ``candidates`` says what tells them apart."""
+
+    def __init__(self, message: str, candidates: list[str]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+def candidate(trial: Any) -> str:
+    """One trajectory as an ambiguous id's candidates list it: its id, then what distinguishes it (agent,
+    domain, task version, task, trial, the file it came from)."""
+    from loophole_base import cut
+
+    source = getattr(trial, "source_file", None)
+    where = f", file {cut(Path(str(source)).name, 80)}" if isinstance(source, str) and source else ""
+    trial_no = trial.trial if trial.trial == trial.trial and trial.trial is not None else "?"
+    return (f"{cut(trial.trajectory_id, 120)} (agent {cut(trial.agent_name, 60)}, {trial.domain} {trial.task_version} "
+            f"task {cut(trial.task_id, 40)}, trial {trial_no}{where})")
+
+
+def find_trial(trials: pd.DataFrame, trajectory_id: str, run_dir: Path) -> pd.Series:
+    """The trial with this id; a unique part of one (the simulation id, say) also works. No match is a
+    one-line ``HarnessInputError``; several matches an ``AmbiguousTrajectory`` listing them in its one line."""
+    from loophole_base import cut
+
+    exact = trials[trials.trajectory_id == trajectory_id]
+    hits = exact if len(exact) else trials[trials.trajectory_id.str.contains(trajectory_id, regex=False)]
+    where = f"{run_dir / 'trials.parquet'}: trajectory_id {cut(trajectory_id, 200)!r}"
+    if hits.empty:
+        raise HarnessInputError(f"{where}: not found (the ids are in the viewer's index, `harness view`, and in "
+                                "trials.parquet's trajectory_id column)")
+    if len(hits) > 1:
+        found = [candidate(t) for t in hits.sort_values("trajectory_id").itertuples(index=False)]
+        shown = "; ".join(found[:CANDIDATES_SHOWN])
+        more = f"; and {len(found) - CANDIDATES_SHOWN} more" if len(found) > CANDIDATES_SHOWN else ""
+        raise AmbiguousTrajectory(
+            f"{where}: matches {len(found)} trajectories, give more of the id: {shown}{more}", found)
+    return hits.iloc[0]
+
+
+def single_gold_failure(trial: Any, messages: list[dict], scores: pd.DataFrame) -> GoldFailure | None:
+    """Why the single gold fails this trial (records that differ from the gold's, communicate items never
+    said, NL assertions unmet), as the trial viewer shows it; None when the single gold does not fail it
+    (or the run holds no single-gold score row for it)."""
+    from loophole_scoring import WhyGoldFails
+
+    rows = scores[(scores.trajectory_id == trial.trajectory_id) & (scores.gold_id == "gold")]
+    golds = [SimpleNamespace(**r) for r in rows.to_dict("records")]
+    return WhyGoldFails().explain(trial, messages, golds).get("gold") if golds else None

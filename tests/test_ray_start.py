@@ -1,0 +1,90 @@
+"""How a sweep starts embedded Ray (#42.6, the main job in at most 20 s on 2 cores): a private local
+instance with only what a local sweep needs, started by a driver that has not imported the LLM stack
+(litellm and tau2's orchestrator are seconds of CPU that only the workers need). The main job's time
+beside Ray's start is measured by ``benchmarks/main_job_bench.py``; here, one run of it on a small sweep."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import yaml
+
+from tests.conftest import ROOT, harness
+
+# Stands in for ray.init in the CLI's process: records how it was called, and what the driver had
+# imported by then, and ends the process before any Ray process starts.
+RECORD_INIT = """
+import json, os, sys, ray
+def init(*args, **kwargs):
+    heavy = [m for m in ("litellm", "tau2.orchestrator.orchestrator", "tau2.evaluator.evaluator") if m in sys.modules]
+    print("RAY_INIT " + json.dumps({"args": list(args), "kwargs": {k: repr(v) for k, v in kwargs.items()},
+          "usage_stats": os.environ.get("RAY_USAGE_STATS_ENABLED"), "heavy": heavy}), flush=True)
+    os._exit(0)
+ray.init = init
+"""
+
+
+def _small_demo(tmp_path, **over) -> str:
+    demo = yaml.safe_load((ROOT / "configs" / "offline-demo.yaml").read_text())
+    demo.update(tasks=["0", "1"], trials=1, output=str(tmp_path / "out"), **over)
+    demo["agents"] = demo["agents"][:1]
+    path = tmp_path / "demo.yaml"
+    path.write_text(yaml.safe_dump(demo))
+    return str(path)
+
+
+def test_the_cli_starts_a_private_local_ray_without_dashboard_logs_or_usage_stats(tmp_path):
+    proc = harness("sweep", _small_demo(tmp_path), patch=RECORD_INIT, timeout=300)
+    line = next((x for x in proc.stdout.splitlines() if x.startswith("RAY_INIT ")), None)
+    assert line is not None, (proc.returncode, proc.stdout[-500:], proc.stderr[-2000:])
+    called = json.loads(line.removeprefix("RAY_INIT "))
+    kwargs = called["kwargs"]
+    assert called["args"] == [] and kwargs["address"] == "'local'"  # never joins a `ray start` on this machine
+    assert kwargs["_node_ip_address"] == "'127.0.0.1'"
+    assert kwargs["include_dashboard"] == "False" and kwargs["log_to_driver"] == "False"
+    assert kwargs["configure_logging"] == "False"
+    assert int(kwargs["num_cpus"]) >= 1
+    assert "runtime_env" not in kwargs  # nothing packaged and uploaded for a local run
+    assert called["usage_stats"] == "0"
+    assert called["heavy"] == [], f"the driver imported {called['heavy']} before starting Ray"
+
+
+def test_the_main_job_benchmark_prints_ray_start_beside_the_main_job(tmp_path):
+    bench = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "main_job_bench.py"), "--config",
+                            _small_demo(tmp_path, max_concurrency=1)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert bench.returncode == 0, bench.stderr[-2000:]
+    last = bench.stdout.strip().splitlines()[-1]
+    seconds = dict(re.findall(r"(main job|ray\.init|ray up|trials|after|ray\.shutdown) ([0-9.]+)s", last))
+    assert last.startswith("ours:") and len(seconds) == 6, bench.stdout
+    s = {name: float(value) for name, value in seconds.items()}
+    # Ray starts inside the main job, the workers are up after it, and the trials run
+    assert 0 < s["ray.init"] < s["ray up"] < s["main job"] and s["trials"] > 0, s
+    # the CLI stops Ray itself once the results are printed (Ray's exit hook sleeps half a second first)
+    assert 0 < s["ray.shutdown"] < s["after"], s
+
+
+def test_only_a_sweep_that_calls_a_model_warms_litellm_up(monkeypatch):
+    """A worker's warm-up makes one (local, mocked) litellm completion where trials call a model; the offline
+    agents with the scripted user never do, and skip it."""
+    import litellm
+
+    from harness.config import ModelSpec
+    from harness.simulation import warm_up
+    from harness.trials import load_sweep
+
+    offline = {name: load_sweep(ROOT / "configs" / name).calls_llm()
+               for name in ("offline-demo.yaml", "offline-paper.yaml", "null-agent.yaml", "smoke.yaml")}
+    assert offline == {"offline-demo.yaml": False, "offline-paper.yaml": False, "null-agent.yaml": False,
+                       "smoke.yaml": True}
+    demo = load_sweep(ROOT / "configs" / "offline-demo.yaml")
+    assert demo.model_copy(update={"judge": ModelSpec(model="openai/judge")}).calls_llm()  # a judge calls one
+
+    calls: list[str] = []
+    monkeypatch.setattr(litellm, "completion", lambda **kw: calls.append(kw["model"]))
+    warm_up(["airline"], llm=False)
+    assert calls == []
+    warm_up(["airline"], llm=True)
+    assert calls == ["openai/warm-up"]
