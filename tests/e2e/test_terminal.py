@@ -269,3 +269,27 @@ def test_help_descriptions_fill_their_lines(verb, width):
     for name, lines in panel.items():
         for line, after in zip(lines, lines[1:], strict=False):
             assert len(line) + 1 + len(after.split()[0]) > room, (name, line, after)
+
+
+# --- the versions tables -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_versions_tables_fit(width):
+    """``versions readings`` and ``counts``: task ids and counts whole (a squeezed key column once printed "1"
+    for 13 and 14), the versions' verdict kept, a reading left out only where it is named under the table."""
+    from gold_variants import readings_by_version
+
+    readings = harness("versions", "readings", "--domain", "airline", env=_at(width))
+    assert readings.returncode == 0, readings.stderr
+    expected = {"task", "loophole", "tau2", "tau3", "verified", "versions"}
+    ((headers, rows, _),) = _check_tables(readings.stdout, width, expected)
+    assert {"task", "loophole", "versions"} <= set(headers)
+    tasks = [row[headers.index("task")] for row in rows if row[headers.index("task")]]
+    assert tasks == [r["task_id"] for r in readings_by_version("airline")]
+    counts = harness("versions", "counts", "--domain", "airline", env=_at(width))
+    assert counts.returncode == 0, counts.stderr
+    ((headers, rows, _),) = _check_tables(counts.stdout, width)
+    first = [row for row in rows if row[headers.index("from")]]  # a row's first line (prose wraps below it)
+    assert [row[headers.index("from")] for row in first] == ["tau2", "tau2", "tau3"]
+    assert "tasks" not in headers or all(row[headers.index("tasks")] == "50" for row in first)
