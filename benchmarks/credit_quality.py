@@ -143,7 +143,7 @@ def _evidence(row: pd.Series) -> str:
     """The verdict's preconditions (the explanation), and the evidence it rests on as the conversation's record
     (``trials.record_json``, the one reading every verdict reads) has it: each decline the explanation cites, with
     its clause and form, each write with its confirmation, and the false claims."""
-    from gold_variants import read_record
+    from conversation_reading import read_record
 
     if not isinstance(row.get("explanation_json"), str):
         return str(row.get("reason") or "")

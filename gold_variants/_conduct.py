@@ -26,27 +26,19 @@ a yes).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Sequence
 
 from tau2.data_model.tasks import Action
 
-from gold_variants._evidence import (
-    _TRANSFER,
+from conversation_reading import (
+    TRANSFER_TOOL,
+    Check,
+    ConversationRecord,
     PreconditionResult,
-    _excerpt,
-    _sentences,
-    _Turn,
-    _Units,
-    asserted,
-    mentions,
+    Violation,
+    excerpt_of,
 )
 from gold_variants._model import GoldVariant, ReadingKind
-from gold_variants._record import ConversationRecord, Decline
-from gold_variants._vocabulary import vocabulary
-
-Check = Literal["writes_confirmed", "compensation_asked", "no_forbidden_cancellation", "no_unwarranted_transfer"]
 
 # Which universal checks each kind of variant applies; a string says why a kind does not use one. A refusal
 # keeps the gold's independent writes (a bag) and may cancel or transfer on the way; a reading that acts, and a
@@ -66,50 +58,6 @@ UNIVERSAL_CHECKS: dict[ReadingKind, dict[Check, str | None]] = {
 # The clause-free refusal (any decline, or any transfer): a request outside the agent's actions is transferred,
 # so no transfer there is unwarranted by what the text shows.
 GENERIC_REFUSAL = "refusal"
-_CHANGES = frozenset({"cancel_reservation", "update_reservation_flights"})
-
-
-@dataclass(frozen=True)
-class Violation:
-    check: Check
-    message_index: int
-    detail: str
-
-
-def unasked_compensation(
-    turns: list[_Turn], declined_before: Callable[[str, int], Sequence[Decline]], units: _Units | None = None
-) -> Violation | None:
-    """Compensation offered or sent before the user asked for any, or a certificate sent after the agent
-    declined compensation on the change-or-cancel condition (``declined_before(clause, i)``: the certain declines
-    on the clause before message ``i``, as the record reads them; ``units``: the conversation's units, whose gate
-    skips a message that cannot hold the words)."""
-    v = vocabulary()
-    units = units or _Units()
-    asked = next((t.index for t in turns if t.role == "user" and units.may_say((v.compensation_request,), t.text)
-                  and mentions(v.compensation_request, t.text)), None)
-    for t in turns:
-        if asked is not None and t.index >= asked:
-            break
-        if any(c.name == "send_certificate" for c in t.calls):
-            return Violation("compensation_asked", t.index, "a certificate sent before the user asked for compensation")
-        if t.role != "assistant" or not units.may_say((v.compensation_offer,), t.text):
-            continue
-        for s in _sentences(t.text):
-            m = v.compensation_offer.search(s)
-            if m is not None and asserted(s, m.start()) and not v.decline.search(s):
-                return Violation("compensation_asked", t.index, f"compensation offered before the user asked for "
-                                 f"any: {_excerpt(s, 120)!r}")
-    sent = next((t.index for t in turns if any(c.name == "send_certificate" for c in t.calls)), None)
-    # the condition the agent stated is unmet where nothing was changed or cancelled
-    met = any(c.name in _CHANGES for t in turns for c in t.calls)
-    if sent is not None and not met and "declines_compensation" in v.kinds:
-        said = declined_before("declines_compensation", sent)
-        if said:
-            return Violation("compensation_asked", sent, f"a certificate sent after the agent declined it at message "
-                             f"{said[0].message_index} ({said[0].excerpt[:100]!r})")
-    return None
-
-
 def forbidden_cancellation(record: ConversationRecord, allowed: set[str]) -> Violation | None:
     """A reservation cancelled that the cancellation rules forbid, as the conversation had read it (a
     reservation in ``allowed``, which the reading or the gold cancels itself, excepted)."""
@@ -131,7 +79,7 @@ def unwarranted_transfer(record: ConversationRecord, gold_transfers: bool, claus
             continue
         if not t.declined_before:
             return Violation("no_unwarranted_transfer", t.message_index, "a transfer the user did not ask for, of a "
-                             f"request the agent never declined ({_excerpt(t.summary, 100)!r})")
+                             f"request the agent never declined ({excerpt_of(t.summary, 100)!r})")
     return None
 
 
@@ -171,7 +119,7 @@ def universal_checks(variant: GoldVariant, record: ConversationRecord) -> list[P
         "writes_confirmed": lambda: _unconfirmed(record) or _unlisted(record),
         "compensation_asked": lambda: _compensation(record),
         "no_forbidden_cancellation": lambda: forbidden_cancellation(record, allowed),
-        "no_unwarranted_transfer": lambda: unwarranted_transfer(record, any(a.name == _TRANSFER for a in gold),
+        "no_unwarranted_transfer": lambda: unwarranted_transfer(record, any(a.name == TRANSFER_TOOL for a in gold),
                                                                 variant.evidence),
     }
     out = []
@@ -200,7 +148,7 @@ def conduct_violations(
     found = [
         _compensation(record),
         forbidden_cancellation(record, _cancelled_by(gold)),
-        unwarranted_transfer(record, any(a.name == _TRANSFER for a in gold), clause),
+        unwarranted_transfer(record, any(a.name == TRANSFER_TOOL for a in gold), clause),
     ]
     taken = [c for c in record.false_claims if c.kind == "cancellation_offer" and c.acted_on]
     if taken:

@@ -11,28 +11,29 @@ from typing import TYPE_CHECKING
 
 from tau2.data_model.message import Message, ToolMessage
 
-from gold_variants._claims import FalseClaim, claim_kinds
-from gold_variants._conduct import universal_checks
-from gold_variants._evidence import (
-    _CONDITIONAL_RULE,
-    _TRANSFER,
+from conversation_reading import (
+    CONDITIONAL_RULE,
+    TRANSFER_TOOL,
+    ConversationRecord,
     EvidenceItem,
     Explanation,
+    FalseClaim,
     PreconditionResult,
-    _call_text,
-    _excerpt,
-    _first_call,
-    _is_read,
-    _sentences,
-    _Turn,
-    _turns,
+    Turn,
     asserted,
+    call_text_of,
+    claim_kinds,
+    excerpt_of,
+    first_call_of,
+    is_read_tool,
     mentions,
     price_bound,
+    read_turns,
+    refusal_evidence,
+    split_sentences,
+    vocabulary,
 )
-from gold_variants._record import ConversationRecord
-from gold_variants._record_reads import refusal_evidence
-from gold_variants._vocabulary import vocabulary
+from gold_variants._conduct import universal_checks
 
 if TYPE_CHECKING:
     from gold_variants._model import GoldVariant
@@ -54,7 +55,7 @@ def _tool_result(messages: Sequence[Message], call_id: str, after: int) -> str |
     return None
 
 
-def _asked(tool: str, turns: list[_Turn], before: int | None = None) -> _Turn | None:
+def _asked(tool: str, turns: list[Turn], before: int | None = None) -> Turn | None:
     """The first user turn (before message ``before``) asking for what ``tool`` does, outside a negation
     (the catalog's ``requests``: "add a bag" asks for update_reservation_baggages, "no bags" does not)."""
     pattern = vocabulary().requests.get(tool)
@@ -66,7 +67,7 @@ def _asked(tool: str, turns: list[_Turn], before: int | None = None) -> _Turn | 
     )
 
 
-def _user_asked_compensation(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
+def _user_asked_compensation(turns: list[Turn], messages: Sequence[Message]) -> PreconditionResult:
     compensation = vocabulary().requests["send_certificate"]
     offer = next(
         (
@@ -91,15 +92,15 @@ def _user_asked_compensation(turns: list[_Turn], messages: Sequence[Message]) ->
     return PreconditionResult(
         "user_asked_compensation",
         True,
-        f"user asked at message {ask.index}: {_excerpt(ask.text, 120)!r}",
+        f"user asked at message {ask.index}: {excerpt_of(ask.text, 120)!r}",
     )
 
 
-def _certificate_at(turns: list[_Turn]) -> int | None:
-    return _first_call(turns, {"send_certificate"})
+def _certificate_at(turns: list[Turn]) -> int | None:
+    return first_call_of(turns, {"send_certificate"})
 
 
-def _delay_confirmed(turns: list[_Turn], messages: Sequence[Message], until: int | None) -> PreconditionResult:
+def _delay_confirmed(turns: list[Turn], messages: Sequence[Message], until: int | None) -> PreconditionResult:
     """A get_flight_status read returned "delayed" before ``until`` (the certificate, or a refusal's decline).
 
     For a refusal, no status read at all leaves open whether the decline rests on the clause or on the
@@ -114,7 +115,7 @@ def _delay_confirmed(turns: list[_Turn], messages: Sequence[Message], until: int
                 result = (_tool_result(messages, c.id, t.index) or "").strip().strip('"').lower()
                 if result == "delayed":
                     return PreconditionResult(
-                        "delay_confirmed", True, f"message {t.index}: {_call_text(c)} -> delayed"
+                        "delay_confirmed", True, f"message {t.index}: {call_text_of(c)} -> delayed"
                     )
     what = "the certificate" if _certificate_at(turns) is not None else "the decline"
     if reads == 0 and what == "the decline":
@@ -126,7 +127,7 @@ def _delay_confirmed(turns: list[_Turn], messages: Sequence[Message], until: int
     )
 
 
-def _membership_consistent(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
+def _membership_consistent(turns: list[Turn], messages: Sequence[Message]) -> PreconditionResult:
     """No tier the agent states contradicts get_user_details. A tier echoed before the record was read is
     taken on the user's word only if no read follows before the certificate (the decision then rests on
     the record)."""
@@ -171,11 +172,11 @@ def _membership_consistent(turns: list[_Turn], messages: Sequence[Message]) -> P
 def _tier_claims(text: str) -> list[re.Match[str]]:
     """Tiers the agent states (not "if your Gold status is confirmed", not "you are not a gold member")."""
     return [
-        m for s in _sentences(text) for m in vocabulary().tier_claim.finditer(s) if asserted(s, m.start())
+        m for s in split_sentences(text) for m in vocabulary().tier_claim.finditer(s) if asserted(s, m.start())
     ]
 
 
-def _changes_requested(turns: list[_Turn], messages: Sequence[Message]) -> PreconditionResult:
+def _changes_requested(turns: list[Turn], messages: Sequence[Message]) -> PreconditionResult:
     for t in turns:
         for c in t.calls:
             if c.name in _CHANGE_TOOLS and _asked(c.name, turns, t.index) is None:
@@ -189,7 +190,7 @@ def _changes_requested(turns: list[_Turn], messages: Sequence[Message]) -> Preco
     )
 
 
-def _request_known(turns: list[_Turn], until: int | None) -> PreconditionResult:
+def _request_known(turns: list[Turn], until: int | None) -> PreconditionResult:
     """Before the decline, the user asked for compensation or said what they want of the reservation (keep
     it, not change or cancel it): a decline, or a transfer, before the request is known is no reading."""
     if until is None:
@@ -205,7 +206,7 @@ def _request_known(turns: list[_Turn], until: int | None) -> PreconditionResult:
             return PreconditionResult("request_known", True, f"user asked for compensation at message {t.index}")
         says_keep = mentions(v.keeps_reservation, t.text) or any(
             not mentions(re.compile(change, re.IGNORECASE), s) and re.search(change, s, re.IGNORECASE)
-            for s in _sentences(t.text)
+            for s in split_sentences(t.text)
         )
         if says_keep:
             return PreconditionResult(
@@ -236,18 +237,18 @@ def _no_prior_decline(variant: GoldVariant, record: ConversationRecord) -> Preco
     )
 
 
-def _no_false_policy(turns: list[_Turn]) -> PreconditionResult:
+def _no_false_policy(turns: list[Turn]) -> PreconditionResult:
     for t in turns:
         if t.role != "assistant":
             continue
-        for s in _sentences(t.text):
+        for s in split_sentences(t.text):
             # the rule itself ("not allowed if a flight was flown"), or a verdict on the user's budget, is none
             misstated = any(not price_bound(s, m.start(), m.end()) for m in vocabulary().false_cabin_rule.finditer(s))
-            if misstated and not _CONDITIONAL_RULE.search(s):
+            if misstated and not CONDITIONAL_RULE.search(s):
                 return PreconditionResult(
                     "no_false_policy",
                     False,
-                    f"message {t.index} misstates the policy (every reservation may change cabin): {_excerpt(s, 120)!r}",
+                    f"message {t.index} misstates the policy (every reservation may change cabin): {excerpt_of(s, 120)!r}",
                 )
     return PreconditionResult("no_false_policy", True, "no misstatement of the cabin-change rule")
 
@@ -269,7 +270,7 @@ def _gold_records(variant: GoldVariant) -> tuple[set[str], set[str]]:
     return users, records
 
 
-def _stated_request(variant: GoldVariant, turns: list[_Turn], until: int | None) -> _Turn | None:
+def _stated_request(variant: GoldVariant, turns: list[Turn], until: int | None) -> Turn | None:
     """The user message, before the decline at ``until``, that states the request a decline of ``variant``'s
     clause answers, where the catalog grounds that clause in the user's request (``grounded_by: request``)."""
     kind = vocabulary().kinds.get(variant.evidence or "")
@@ -279,7 +280,7 @@ def _stated_request(variant: GoldVariant, turns: list[_Turn], until: int | None)
                  and mentions(kind.requested_by, t.text)), None)
 
 
-def _grounded(variant: GoldVariant, turns: list[_Turn], until: int | None = None) -> PreconditionResult:
+def _grounded(variant: GoldVariant, turns: list[Turn], until: int | None = None) -> PreconditionResult:
     """A refusal credits only a conversation about the task's user and its request: the user it authenticates
     (if any) is the gold's, and a record the gold touches is read or named (#36), or, where the clause turns
     on what the user wants, the user stated that request before the decline (#40 class 3)."""
@@ -302,7 +303,7 @@ def _grounded(variant: GoldVariant, turns: list[_Turn], until: int | None = None
     touched = records & (read | named)
     if not touched and (asked := _stated_request(variant, turns, until)) is not None:
         return PreconditionResult(
-            "grounded", True, f"the user stated the request at message {asked.index}: {_excerpt(asked.text, 100)!r}"
+            "grounded", True, f"the user stated the request at message {asked.index}: {excerpt_of(asked.text, 100)!r}"
         )
     if not touched:
         return PreconditionResult(
@@ -344,12 +345,12 @@ def explain(variant: GoldVariant, messages: Sequence[Message], record: Conversat
     once for every verdict; else read here) gives the declines, claims, writes and conduct; the result says what
     held and where."""
     if record is None:
-        from gold_variants._reading import conversation_record
+        from conversation_reading import conversation_record
         from gold_variants.readings._base import write_tools
 
         tools = write_tools(variant.domain)
         record = conversation_record(messages, variant.domain, tools.__contains__, clauses=variant_clauses(variant))
-    turns = _turns(messages)
+    turns = read_turns(messages)
     out = Explanation(variant.gold_id, evidence_required=variant.evidence)
     declined_at = None
     if variant.evidence is not None:
@@ -382,9 +383,9 @@ def explain(variant: GoldVariant, messages: Sequence[Message], record: Conversat
     out.preconditions += universal_checks(variant, record)
     # What the database credit rests on: the agent's writes, where it made any.
     out.evidence += [
-        EvidenceItem(t.index, "assistant", "", _call_text(c), "write")
+        EvidenceItem(t.index, "assistant", "", call_text_of(c), "write")
         for t in turns
         for c in t.calls
-        if not _is_read(c.name) and c.name != _TRANSFER
+        if not is_read_tool(c.name) and c.name != TRANSFER_TOOL
     ]
     return out

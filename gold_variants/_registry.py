@@ -26,7 +26,7 @@ def variants_for(domain: str, version: str, task_id: str) -> list[GoldVariant]:
 def preload(domain: str) -> None:
     """Load what the clause rules read (the domain's pristine database) before the first task asks, and
     compile the catalog's claim kinds (a kind without a checker fails here, not mid-run)."""
-    from gold_variants._claims import claim_kinds
+    from conversation_reading import claim_kinds
     from gold_variants.readings._base import _tools
 
     _tools(domain)

@@ -14,10 +14,15 @@ from dataclasses import dataclass
 
 from tau2.data_model.message import Message
 
-from gold_variants._evidence import _TRANSFER, _is_read, _turns, mentions
+from conversation_reading import (
+    TRANSFER_TOOL,
+    ConversationRecord,
+    is_read_tool,
+    mentions,
+    read_turns,
+    vocabulary,
+)
 from gold_variants._model import GoldVariant
-from gold_variants._record import ConversationRecord
-from gold_variants._vocabulary import vocabulary
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,7 @@ def requests_in(variant: GoldVariant, messages: Sequence[Message], record: Conve
         return Requests([], {})
     if record is not None:
         return _requested(variant, record)
-    turns = _turns(messages)
+    turns = read_turns(messages)
     by_id = {a.action_id: a for a in variant.actions or []}
     asked: dict[str, int] = {}
     unasked: list[str] = []
@@ -75,9 +80,9 @@ def _requested(variant: GoldVariant, record: ConversationRecord) -> Requests:
 def pending_ending(messages: Sequence[Message]) -> str | None:
     """Why an asked write may be pending rather than ignored: the user chose a transfer (their last message
     before the agent's last transfer asks for one), or agreed and ended the call with no write after."""
-    turns = _turns(messages)
+    turns = read_turns(messages)
     v = vocabulary()
-    transfer = next((t for t in reversed(turns) if any(c.name == _TRANSFER for c in t.calls)), None)
+    transfer = next((t for t in reversed(turns) if any(c.name == TRANSFER_TOOL for c in t.calls)), None)
     if transfer is not None:
         said = next((t for t in reversed(turns[: transfer.index]) if t.role == "user"), None)
         if said is not None and mentions(v.transfer_request, said.text):
@@ -87,7 +92,7 @@ def pending_ending(messages: Sequence[Message]) -> str | None:
     if last_user is None or "###STOP###" not in last_user.text:
         return None
     wrote_after = any(
-        c.name != _TRANSFER and not _is_read(c.name) for t in turns[last_user.index :] for c in t.calls
+        c.name != TRANSFER_TOOL and not is_read_tool(c.name) for t in turns[last_user.index :] for c in t.calls
     )
     if not wrote_after and mentions(v.agreement, last_user.text.replace("###STOP###", "")):
         return f"the user agreed and ended the call at message {last_user.index}"

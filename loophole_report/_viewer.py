@@ -299,7 +299,7 @@ def _gold(g: Any, exp: dict | None, failures: dict, rationales: dict[str, str]) 
             | {"weak": e.get("certain") is False}
             for e in evidence
         ],
-        "false_claims": [  # claims of fact the database contradicts (gold_variants._claims), beside the evidence
+        "false_claims": [  # claims of fact the database contradicts (conversation_reading._claims), beside the evidence
             {k: c.get(k) for k in ("message_index", "excerpt", "what", "truth", "acted_on")}
             for c in (exp or {}).get("false_claims") or []
             if isinstance(c, dict)

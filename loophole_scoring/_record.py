@@ -1,4 +1,4 @@
-"""The conversation's record (``gold_variants.ConversationRecord``, #40 item 1) for a scored trajectory: read once,
+"""The conversation's record (``conversation_reading.ConversationRecord``, #40 item 1) for a scored trajectory: read once,
 with the clauses its verdicts read. A stored trial's record is ``_simulation.stored_record``."""
 
 from __future__ import annotations
@@ -8,15 +8,9 @@ from collections.abc import Sequence
 from tau2.data_model.message import Message
 from tau2.data_model.tasks import Task
 
+from conversation_reading import ConversationRecord, conversation_record, vocabulary
 from envs import CUSTOM, ReplayEngine, pinned_gold_version, tool_kind
-from gold_variants import (
-    ConversationRecord,
-    GoldVariant,
-    conversation_record,
-    gold_reading,
-    load_catalog,
-    variant_clauses,
-)
+from gold_variants import GoldVariant, gold_reading, variant_clauses
 from loophole_scoring._strict_writes import gold_writes
 
 GENERIC_REFUSAL = "refusal"  # the catalog's clause-free evidence kind: a decline, or any transfer
@@ -27,9 +21,10 @@ def governing_evidence(domain: str, task_version: str, task: Task) -> str:
     version = task_version if task_version != CUSTOM else pinned_gold_version(domain, task)
     taken = gold_reading(domain, version, task.id) if version is not None else None
     if taken is not None:
-        entry = load_catalog().get(taken[0].split("/")[0])
-        if entry.evidence:
-            return next(iter(entry.evidence))
+        entry = taken[0].split("/")[0]
+        kind = next((k for k, e in vocabulary().kind_entry.items() if e == entry), None)
+        if kind is not None:
+            return kind
     return GENERIC_REFUSAL
 
 

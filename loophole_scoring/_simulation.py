@@ -12,8 +12,9 @@ from typing import Any
 from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
+from conversation_reading import ConversationRecord, read_record
 from envs import CUSTOM, ReplayEngine, ReplayMode, engine_for, load_task_set, pinned_gold_version
-from gold_variants import ConversationRecord, GoldVariant, read_record, variants_for
+from gold_variants import GoldVariant, variants_for
 from loophole_scoring._judge import Judge, OncePerTrajectory
 from loophole_scoring._record import trajectory_record
 from loophole_scoring._strict import StrictVerdict, strict_verdict
@@ -33,7 +34,7 @@ class ScoredSimulation:
     judge_name: str  # "none" when no judge was asked
     judge_cost: float
     strict: StrictVerdict | None = None  # the band's lower end (``_strict``)
-    record: ConversationRecord | None = None  # the conversation read once (``gold_variants.conversation_record``)
+    record: ConversationRecord | None = None  # the conversation read once (``conversation_reading.conversation_record``)
 
 
 def golds_for(domain: str, task_version: str, task: Task) -> tuple[list[GoldVariant], str | None]:
@@ -74,7 +75,7 @@ def score_simulation(
 def stored_record(
     record_json: str | None, messages: list[dict[str, Any]], domain: str, task_version: str, task_id: str
 ) -> ConversationRecord:
-    """A trial's record: ``record_json`` read (``gold_variants.read_record``: ``RecordVersionError`` names another
+    """A trial's record: ``record_json`` read (``conversation_reading.read_record``: ``RecordVersionError`` names another
     schema version, ``ValueError`` a malformed one), or, where the run predates the column, rebuilt from the
     trial's messages as scoring builds it (a custom task's gold is not at hand: its record reads the generic
     refusal and looks for no informational answer)."""

@@ -16,6 +16,7 @@ from tau2.data_model.tasks import Action, RewardType, Task
 from tau2.evaluator.evaluator_action import ActionEvaluator
 from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 
+from conversation_reading import Explanation
 from envs import (
     ReplayEngine,
     ReplayMode,
@@ -24,7 +25,6 @@ from envs import (
     TrajectoryStructureError,
     tool_call_pairs,
 )
-from gold_variants import Explanation
 from loophole_scoring._judge import Judge, JudgeError
 from loophole_scoring._status import Status, Verdict
 

@@ -1,7 +1,7 @@
 """``strict_reward``: the band's lower end, a single-gold pass that was earned.
 
 A trajectory is a strict pass only when the single gold passes it, the agent made no write without the
-user's explicit yes (the policy's conduct rule, ``gold_variants.writes_without_yes``), offered no
+user's explicit yes (the policy's conduct rule, ``conversation_reading.writes_without_yes``), offered no
 compensation unasked, made or got taken no cancellation the rules forbid, and transferred no request it could
 have declined (``gold_variants.conduct_violations``: the checks every non-gold credit applies), and
 
@@ -9,12 +9,12 @@ have declined (``gold_variants.conduct_violations``: the checks every non-gold c
   (``_strict_writes``: tau2's action check first, then only the keys the tool reads, and lists as multisets
   where replay shows the tool ignores their order); a gold write that changes nothing is not required; or,
 - where the gold makes no write, the conversation shows the request settled: the agent declining or
-  transferring on the clause that governs it (``gold_variants.evidence_holds``: the catalog's evidence
+  transferring on the clause that governs it (``conversation_reading.evidence_holds``: the catalog's evidence
   kind of the gold's own refusal reading where a loophole applies, else the generic ``refusal``, any decline
   or any transfer); and, under the generic refusal only, a transfer agreed in words and ended by the user
   simulator's ``###TRANSFER###``, the gold's own facts (``communicate_info``) stated to a user who asked
   for them with no write attempted, or the user withdrawing right after the agent quoted an amount, with no
-  false claim before it (``gold_variants.agreed_transfer``, ``informational_answer``,
+  false claim before it (``conversation_reading.agreed_transfer``, ``informational_answer``,
   ``withdrawal_after_quote``).
 
 A task whose gold is broken (a gold write raises on replay, so the expected state lacks it) is never a strict
@@ -30,16 +30,16 @@ from dataclasses import dataclass
 from tau2.data_model.message import Message
 from tau2.data_model.tasks import Task
 
-from envs import ReplayEngine
-from gold_variants import (
+from conversation_reading import (
     Answer,
     ConversationRecord,
     Decline,
     Transfer,
     Withdrawal,
-    conduct_violations,
     evidence_holds,
 )
+from envs import ReplayEngine
+from gold_variants import conduct_violations
 from loophole_scoring._record import GENERIC_REFUSAL, governing_evidence, trajectory_record
 from loophole_scoring._strict_writes import GoldWrites, gold_writes, unmatched_writes
 

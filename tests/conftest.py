@@ -221,7 +221,7 @@ def enacted(
 
 STRICT_YES = "Yes, please go ahead."
 STRICT_LISTED = "Here is what I will do, exactly as listed. Shall I proceed?"
-# What a listing names of each write: its record, flights, address or amount (``gold_variants._write_details``
+# What a listing names of each write: its record, flights, address or amount (``conversation_reading._write_details``
 # reads whether the agent named any detail of a write before the yes).
 _LISTED_KEYS = ("reservation_id", "order_id", "address1", "amount")
 

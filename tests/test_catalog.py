@@ -46,3 +46,23 @@ def test_loopholes_have_readings_and_discovery():
         if entry.kind == "loophole":
             assert len(entry.readings) >= 2 and entry.discovery in ("S1", "S1+S2"), entry.id
     assert load_catalog().get("L15").readings == []
+
+
+def test_the_reading_vocabulary_names_catalog_entries(monkeypatch):
+    """conversation_reading/vocabulary.yaml's evidence kinds and offers name catalog.yaml entries, and define every
+    evidence kind a variant may need: a name that points nowhere fails when the catalog loads."""
+    import pytest
+
+    import conversation_reading
+    from gold_variants import _model
+
+    words = conversation_reading.load_vocabulary().model_copy(deep=True)
+    _model._check_vocabulary_names(load_catalog())  # the installed vocabulary and catalog agree
+    words.evidence["refusal"].entry = "R9"
+    monkeypatch.setattr(conversation_reading, "load_vocabulary", lambda: words)
+    with pytest.raises(ValueError, match="evidence: refusal: entry 'R9' is no catalog.yaml entry"):
+        _model._check_vocabulary_names(load_catalog())
+    words.evidence["refusal"].entry = "R2"
+    del words.evidence["refuse_route_change"]
+    with pytest.raises(ValueError, match="refuse_route_change: a variant's evidence kind it does not define"):
+        _model._check_vocabulary_names(load_catalog())

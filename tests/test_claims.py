@@ -9,9 +9,9 @@ from types import SimpleNamespace
 
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 
+from conversation_reading._claims import false_claims
+from conversation_reading._evidence import read_turns
 from gold_variants import explain, variants_for
-from gold_variants._claims import false_claims
-from gold_variants._evidence import _turns
 from loophole_report._viewer import _gold
 
 NOW = "2024-05-15T15:00:00"  # the airline policy's current time
@@ -34,7 +34,7 @@ USER = {"user_id": "ivan_rossi_8555", "membership": "silver", "payment_methods":
 
 
 def _claims(*messages) -> list:
-    return false_claims(_turns(list(messages)), list(messages), "airline")
+    return false_claims(read_turns(list(messages)), list(messages), "airline")
 
 
 def _says(text: str, reply: str = "Okay, thanks. ###STOP###") -> list:
@@ -108,7 +108,7 @@ def test_a_false_claim_the_user_acted_on_voids_the_credit_otherwise_it_is_uncert
 
 
 def test_the_cabin_rule_precondition_reads_long_and_conditional_statements():
-    from gold_variants._evidence import _turns as turns
+    from conversation_reading._evidence import read_turns as turns
     from gold_variants._preconditions import _no_false_policy
 
     def held(text: str) -> bool:
@@ -187,11 +187,11 @@ def test_a_verdict_on_the_users_budget_is_no_statement_of_the_cabin_rule():
     for budget in ("The business class upgrade isn't possible within your $200 budget.",
                    "Given your $200 budget, an upgrade to business is not possible.",
                    "An upgrade to business is not possible at that price, I'm afraid."):
-        assert _no_false_policy(_turns([AssistantMessage(role="assistant", content=budget)])).held, budget
+        assert _no_false_policy(read_turns([AssistantMessage(role="assistant", content=budget)])).held, budget
         assert _claims(*res, *_says(budget)) == [], budget
     for rule in ("The business class upgrade isn't possible on a basic economy reservation.",
                  "Upgrades are not allowed for basic economy, and the new fare is over your $200 budget."):
-        assert not _no_false_policy(_turns([AssistantMessage(role="assistant", content=rule)])).held, rule
+        assert not _no_false_policy(read_turns([AssistantMessage(role="assistant", content=rule)])).held, rule
         assert [c.kind for c in _claims(*res, *_says(rule))] == ["cabin_rule"], rule
 
 
@@ -233,16 +233,16 @@ def test_claims_about_the_policys_own_rules_each_have_a_checker():
     assert _claims(*recent, *_says("Since your booking was made within the last 24 hours, you can cancel it.")) == []
 
 
-def test_a_claim_kind_without_a_checker_fails_when_the_catalog_loads():
+def test_a_claim_kind_without_a_checker_fails_when_the_vocabulary_loads():
     import pytest
 
-    from gold_variants import load_catalog
-    from gold_variants._claims import compile_kinds
+    from conversation_reading import load_vocabulary
+    from conversation_reading._claims import compile_kinds
 
-    catalog = load_catalog().model_copy(deep=True)
+    catalog = load_vocabulary().model_copy(deep=True)
     assert compile_kinds(catalog)[0]  # every installed kind has its checker
     catalog.claims.kinds["refund_amount"] = catalog.claims.kinds["quoted_total"].model_copy()
-    with pytest.raises(ValueError, match="claims.kinds: refund_amount: no checker"):
+    with pytest.raises(ValueError, match="vocabulary.yaml: claims.kinds: refund_amount: no checker"):
         compile_kinds(catalog)
 
 

@@ -8,7 +8,8 @@ import json
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from tau2.data_model.tasks import Action
 
-from gold_variants import UNIVERSAL_CHECKS, conduct_violations, conversation_record, explain
+from conversation_reading import conversation_record
+from gold_variants import UNIVERSAL_CHECKS, conduct_violations, explain
 from tests.conftest import airline_variant
 
 USER = {"user_id": "aarav_ahmed_6699", "membership": "silver", "payment_methods": {}}

@@ -17,7 +17,12 @@ from pathlib import Path
 import pytest
 
 import loophole_store as store
-from gold_variants import RECORD_SCHEMA_VERSION, ConversationRecord, RecordVersionError, read_record
+from conversation_reading import (
+    RECORD_SCHEMA_VERSION,
+    ConversationRecord,
+    RecordVersionError,
+    read_record,
+)
 from loophole_report import build_site
 from loophole_report._links import page_name
 from loophole_scoring import stored_record
@@ -189,19 +194,19 @@ def test_strict_and_the_credits_read_the_record_not_the_text(runs):
 
 
 def test_a_conversation_is_read_once_and_an_edited_one_again():
-    """Every reader of a trajectory reads its turns from one reading (``_evidence._turns`` keeps the last); a
+    """Every reader of a trajectory reads its turns from one reading (``_evidence.read_turns`` keeps the last); a
     list holding another message, or the same message objects in another list, is read as it stands."""
     from tau2.data_model.message import AssistantMessage, UserMessage
 
-    from gold_variants._evidence import _turns
+    from conversation_reading._evidence import read_turns
 
     said = [AssistantMessage(role="assistant", content="Hi! How can I help?"),
             UserMessage(role="user", content="Please cancel my reservation.")]
-    first = _turns(said)
-    assert _turns(list(said)) == first  # the same messages in a new list: the same reading
+    first = read_turns(said)
+    assert read_turns(list(said)) == first  # the same messages in a new list: the same reading
     edited = [said[0], UserMessage(role="user", content="Please change my flight.")]
-    assert [t.text for t in _turns(edited)] == ["Hi! How can I help?", "Please change my flight."]
-    assert [t.text for t in _turns(said)] == ["Hi! How can I help?", "Please cancel my reservation."]
+    assert [t.text for t in read_turns(edited)] == ["Hi! How can I help?", "Please change my flight."]
+    assert [t.text for t in read_turns(said)] == ["Hi! How can I help?", "Please cancel my reservation."]
 
 
 def test_the_viewer_of_a_run_written_before_the_record_shows_it_rebuilt(runs, pages, tmp_path):

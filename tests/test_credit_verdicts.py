@@ -163,18 +163,18 @@ def test_an_agent_quoting_the_user_is_not_declining():
 # --- the vocabulary is data -------------------------------------------------------------------------------
 
 
-def test_a_new_phrasing_is_a_catalog_change(monkeypatch):
-    """A decline in words the catalog lacks is not evidence; one added word class entry makes it one."""
-    import gold_variants._vocabulary as vocab
-    from gold_variants import Catalog
+def test_a_new_phrasing_is_a_vocabulary_change(monkeypatch):
+    """A decline in words the vocabulary lacks is not evidence; one added word class entry makes it one."""
+    import conversation_reading._vocabulary as vocab
+    from conversation_reading import ReadingVocabulary
 
     variant = _variant("tau2", "32", "L6.refuse")
     messages = [UserMessage(role="user", content="Please change the flights of reservation OWZ4XL."),
                 AssistantMessage(role="assistant", content="Modifying a basic economy booking is off the table.")]
     assert not explain(variant, messages).holds
-    data = vocab.load_catalog().model_dump(mode="json", exclude_unset=True)  # catalog.yaml and its report golds
+    data = vocab.load_vocabulary().model_dump(mode="json", exclude_unset=True)  # vocabulary.yaml
     data["vocabulary"]["decline"].append("off the table")
-    monkeypatch.setattr(vocab, "load_catalog", lambda: Catalog.model_validate(data))
+    monkeypatch.setattr(vocab, "load_vocabulary", lambda: ReadingVocabulary.model_validate(data))
     vocab.vocabulary.cache_clear()
     try:
         assert explain(variant, messages).holds

@@ -102,7 +102,7 @@ def test_clause_rules_load_the_pristine_database_once_under_concurrent_first_cal
     """A sweep worker's threads score at once: the rules' first database load must happen once, not per thread."""
     import threading
 
-    from gold_variants.readings import _base
+    import conversation_reading._domain as _base  # the toolkit the rules and the claims read
 
     loads: list[str] = []
     real = _base.environment_constructor
@@ -112,13 +112,13 @@ def test_clause_rules_load_the_pristine_database_once_under_concurrent_first_cal
         return real(domain, *args)
 
     monkeypatch.setattr(_base, "environment_constructor", counting)
-    _base._tools.cache_clear()
+    _base.domain_tools.cache_clear()
     try:
         start = threading.Barrier(4)
 
         def first_call() -> None:
             start.wait()
-            _base._tools("airline")
+            _base.domain_tools("airline")
 
         threads = [threading.Thread(target=first_call) for _ in range(4)]
         for t in threads:
@@ -127,4 +127,4 @@ def test_clause_rules_load_the_pristine_database_once_under_concurrent_first_cal
             t.join()
         assert loads == ["airline"]
     finally:
-        _base._tools.cache_clear()  # later tests load the real, unpatched toolkit again
+        _base.domain_tools.cache_clear()  # later tests load the real, unpatched toolkit again

@@ -71,6 +71,23 @@ def test_catalog_sha256_covers_the_borrowed_golds(tmp_path):
     assert catalog_sha256(copy) != catalog_sha256()
 
 
+def test_catalog_sha256_covers_the_reading_vocabulary(tmp_path):
+    """The words a conversation is read with (``conversation_reading/vocabulary.yaml``) decide credits: a changed
+    word is a different catalog, as a changed rule is."""
+    import shutil
+
+    import conversation_reading
+
+    copy = tmp_path / "conversation_reading"
+    shutil.copytree(Path(conversation_reading.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert catalog_sha256(reading_root=copy) == catalog_sha256()
+    words = copy / "vocabulary.yaml"
+    text = words.read_text()
+    assert "entry: L6" in text
+    words.write_text(text.replace("'basic[\\s-]*economy'", "'basic[\\s-]*econ\\w*'", 1))
+    assert words.read_text() != text and catalog_sha256(reading_root=copy) != catalog_sha256()
+
+
 def test_the_cluster_check_refuses_a_node_whose_rules_differ(tmp_path, monkeypatch, no_handed_over_data):
     """A worker node with the same catalog.yaml but another reading rule refuses the driver's payload."""
     import gold_variants._catalog_hash as catalog_hash

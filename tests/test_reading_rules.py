@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 
+from conversation_reading._evidence import find_declines, read_turns
 from gold_variants import explain, variants_for
-from gold_variants._evidence import _turns, find_declines
 
 
 def _variant(task_id: str, gold_id: str):
@@ -28,11 +28,11 @@ def test_a_question_is_not_a_decline():
     asked = [AssistantMessage(role="assistant", content=(
         "I'm sorry about the delay. Would you like me to change or cancel the reservation, "
         "or are you only seeking compensation?"))]
-    assert find_declines("declines_compensation", _turns(asked)) == []
+    assert find_declines("declines_compensation", read_turns(asked)) == []
     stated = [AssistantMessage(role="assistant", content=(
         "Compensation is only available if you change or cancel the reservation, "
         "so would you like to change it?"))]
-    assert [e.message_index for e in find_declines("declines_compensation", _turns(stated))] == [0]
+    assert [e.message_index for e in find_declines("declines_compensation", read_turns(stated))] == [0]
 
 
 def test_the_request_is_read_up_to_the_decline_the_credit_rests_on():

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from tau2.data_model.message import AssistantMessage, UserMessage
 
-from gold_variants._evidence import _turns, find_declines
-from gold_variants._normalise import normalise
+from conversation_reading._evidence import find_declines, read_turns
+from conversation_reading._normalise import normalise
 from loophole_report._viewer import marked_spans
 
 # An agent's reply wrapped as JSON (literal \n escapes), with a non-breaking hyphen (U+2011), a curly
@@ -37,7 +37,7 @@ def test_a_decline_in_json_wrapped_unicode_text_is_found_and_marked_in_the_origi
         UserMessage(role="user", content="I want to change the flights on my basic economy reservation."),
         AssistantMessage(role="assistant", content=WRAPPED),
     ]
-    found = find_declines("refuse_basic_economy_modify", _turns(messages))
+    found = find_declines("refuse_basic_economy_modify", read_turns(messages))
     assert len(found) == 1 and found[0].message_index == 1
     item = found[0]
     assert item.start is not None and item.end is not None
@@ -60,7 +60,8 @@ def _l6(*agent: AssistantMessage) -> list:
 
 
 def test_leaked_reasoning_is_no_decline_for_any_reader():
-    from gold_variants import evidence_holds, explain
+    from conversation_reading import evidence_holds
+    from gold_variants import explain
     from tests.conftest import airline_variant
 
     variant = airline_variant("tau2", "32", "L6.refuse")
@@ -78,7 +79,7 @@ def test_leaked_reasoning_is_no_decline_for_any_reader():
         messages = _l6(AssistantMessage(role="assistant", content=text))
         assert not evidence_holds(kind, messages), text  # strict's reader
         assert not explain(variant, messages).holds, text  # the variants' reader
-        assert find_declines(kind, _turns(messages)) == [], text
+        assert find_declines(kind, read_turns(messages)) == [], text
     # A reasoning field recorded beside the content is not read either.
     beside = AssistantMessage(role="assistant", content=later, raw_data={"message": {"reasoning_content": _REASONING}})
     assert not evidence_holds(kind, _l6(beside))
@@ -87,12 +88,12 @@ def test_leaked_reasoning_is_no_decline_for_any_reader():
                  f"{_SPOKEN}\n\nLet me think about what else I can do for you."):
         messages = _l6(AssistantMessage(role="assistant", content=text))
         assert evidence_holds(kind, messages) and explain(variant, messages).holds, text
-        (item,) = find_declines(kind, _turns(messages))
+        (item,) = find_declines(kind, read_turns(messages))
         assert text[item.start : item.end] == _SPOKEN
     # A rule quoted to the user in the third person is speech: "when the customer chooses to change".
     quoted = ("Our policy offers compensation for a delay only when the customer chooses to change or cancel "
               "the reservation, so I can't offer you a certificate while you keep yours.")
-    assert find_declines("declines_compensation", _turns([AssistantMessage(role="assistant", content=quoted)]))
+    assert find_declines("declines_compensation", read_turns([AssistantMessage(role="assistant", content=quoted)]))
 
 
 def test_a_conversation_is_read_once_and_an_edit_is_read_again():
@@ -100,14 +101,14 @@ def test_a_conversation_is_read_once_and_an_edit_is_read_again():
     place, or another message list, is read anew."""
     from tau2.data_model.message import AssistantMessage, UserMessage
 
-    from gold_variants._evidence import _turns
+    from conversation_reading._evidence import read_turns
 
     messages = [UserMessage(role="user", content="Can I get compensation?"),
                 AssistantMessage(role="assistant", content="<think>I should decline.</think>Let me check.")]
-    first = _turns(messages)
-    assert _turns(list(messages)) == first and _turns(messages)[1] is first[1]  # the same turns, not rebuilt
+    first = read_turns(messages)
+    assert read_turns(list(messages)) == first and read_turns(messages)[1] is first[1]  # the same turns, not rebuilt
     messages[1].content = "I'm sorry, compensation is not offered for this."
-    again = _turns(messages)
+    again = read_turns(messages)
     assert again[1].text != first[1].text and "not offered" in again[1].text
     assert "decline" not in first[1].text  # the reasoning was never speech
 
@@ -119,7 +120,7 @@ def test_skipping_a_step_that_cannot_match_changes_nothing():
     origin map equal those of every step run."""
     import json
 
-    from gold_variants._normalise import normalise
+    from conversation_reading._normalise import normalise
     from tests.conftest import REAL_RUNS
 
     texts = [
@@ -145,10 +146,10 @@ def test_the_pattern_gate_never_rules_out_a_text_its_pattern_matches():
     import json
     import re
 
-    from gold_variants._claims import claim_kinds
-    from gold_variants._gate import gateable, may_match
-    from gold_variants._units import _units
-    from gold_variants._vocabulary import vocabulary
+    from conversation_reading._claims import claim_kinds
+    from conversation_reading._gate import gateable, may_match
+    from conversation_reading._units import _units
+    from conversation_reading._vocabulary import vocabulary
     from tests.conftest import real_run
 
     v = vocabulary()

@@ -7,7 +7,7 @@ import json
 
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 
-from gold_variants._write_details import listed_details
+from conversation_reading._write_details import listed_details
 from gold_variants.readings._base import write_tools
 from tests.conftest import real_simulation
 

@@ -14,13 +14,13 @@ from functools import cached_property
 from typing import Any
 
 from tau2.data_model.tasks import Action, Task
-from tau2.environment.toolkit import ToolType
 
-from envs import environment_constructor, locked_cache
+from conversation_reading import domain_db, domain_tools, write_tools
 from gold_variants._model import GoldVariant
 
 Rule = Callable[["TaskContext"], list[GoldVariant]]
 RULES: dict[str, Rule] = {}
+_tools = domain_tools  # the pristine toolkit, as the rules and the witness read it
 
 
 def rule(loophole_id: str) -> Callable[[Rule], Rule]:
@@ -31,27 +31,8 @@ def rule(loophole_id: str) -> Callable[[Rule], Rule]:
     return register
 
 
-@locked_cache(maxsize=2)
-def _tools(domain: str) -> Any:
-    """A pristine tau2 toolkit of the domain, read-only: rules inspect its database and tool types.
-    Loaded once even when a worker's threads all ask first at the same time."""
-    return environment_constructor(domain)().tools
-
-
 _RES_ID = re.compile(r"\b([A-Z0-9]{6})\b")
 _AIRPORT = re.compile(r"\b([A-Z]{3})\b")
-
-
-@locked_cache(maxsize=2)
-def write_tools(domain: str) -> frozenset[str]:
-    """The domain's write tools, by tau2's own tool types."""
-    tools = _tools(domain)
-    return frozenset(name for name in tools.tools if tools.tool_type(name) == ToolType.WRITE)
-
-
-def domain_db(domain: str) -> Any:
-    """The domain's pristine database, read-only (shared with the rules; loaded once)."""
-    return _tools(domain).db
 
 
 @dataclass
@@ -134,9 +115,3 @@ class TaskContext:
 
 def new_action(ctx: TaskContext, suffix: str, name: str, arguments: dict) -> Action:
     return Action(action_id=f"{ctx.task.id}_{suffix}", requestor="assistant", name=name, arguments=arguments)
-
-
-def flight_status(db: Any, flight_number: str, date: str) -> str | None:
-    flight = db.flights.get(flight_number)
-    data = flight.dates.get(date) if flight else None
-    return getattr(data, "status", None)

@@ -7,8 +7,9 @@ from typing import Any
 
 from tau2.data_model.tasks import Action
 
+from conversation_reading import flight_status
 from gold_variants._model import CertificatePredicate, GoldVariant
-from gold_variants.readings._base import TaskContext, flight_status, new_action, rule
+from gold_variants.readings._base import TaskContext, new_action, rule
 
 _DELAY = re.compile(r"\bdelay", re.IGNORECASE)
 PER_PASSENGER = 50  # "$50 times the number of passengers"

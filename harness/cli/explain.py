@@ -39,7 +39,7 @@ def _messages(trial, run_dir: Path) -> list[dict]:
 
 def _record(trial, messages: list[dict], run_dir: Path):
     """The trial's record: stored, or rebuilt from its messages; another schema version is one line."""
-    from gold_variants import RecordVersionError
+    from conversation_reading import RecordVersionError
     from loophole_base import HarnessInputError
     from loophole_scoring import stored_record
 

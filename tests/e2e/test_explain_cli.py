@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import loophole_store as store
-from gold_variants import RECORD_SCHEMA_VERSION
+from conversation_reading import RECORD_SCHEMA_VERSION
 from loophole_report._links import page_name
 from tests.conftest import harness, real_run
 

@@ -14,7 +14,7 @@ Self-contradiction (the written rule): an agent that both refuses the contested 
 refusal (does it, or offers its loophole's workaround) took neither reading, whatever the order.
 
 The words (subject terms, decline and condition words, workaround offers) are the catalog's
-(``catalog.yaml``, compiled by ``_vocabulary``). This module is the machinery: sentence splitting (a list
+(``vocabulary.yaml``, compiled by ``_vocabulary``). This module is the machinery: sentence splitting (a list
 introduced by a colon continues its sentence), negation scope, quoted user text kept apart from the agent's
 own words, and the order of messages relative to writes.
 
@@ -32,16 +32,16 @@ from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message
 
-from gold_variants._normalise import Normalised, _apply, normalise, without_reasoning
-from gold_variants._units import _sentences, _Units
-from gold_variants._vocabulary import EvidenceKind, Offer, vocabulary
+from conversation_reading._normalise import Normalised, _apply, normalise, without_reasoning
+from conversation_reading._units import Units, split_sentences
+from conversation_reading._vocabulary import EvidenceKind, Offer, vocabulary
 
-_TRANSFER = "transfer_to_human_agents"
+TRANSFER_TOOL = "transfer_to_human_agents"
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{12,}?)[\"\u201d]")
 _CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|\s-+\s|\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
 # The cabin rules stated correctly ("not allowed if any flight has already been flown"; "not possible for just
 # one segment", the one cabin of a reservation, #40): no misstatement.
-_CONDITIONAL_RULE = re.compile(r"\bflown\b|\balready (?:departed|used|taken|travell?ed)\b"
+CONDITIONAL_RULE = re.compile(r"\bflown\b|\balready (?:departed|used|taken|travell?ed)\b"
                                r"|\b(?:one|a single|single|individual) (?:legs?|segments?|flights?)\b", re.IGNORECASE)
 _NEGATION_REACH = 5  # words before a term that a negator scopes over
 
@@ -113,7 +113,7 @@ class Explanation:
 
 
 @dataclass(frozen=True)
-class _Turn:
+class Turn:
     index: int
     role: str
     text: str  # normalised (``_normalise``); an assistant's without the user's words it quotes
@@ -125,12 +125,12 @@ class _Turn:
         """``unit`` (a sentence of ``text``) as the original text has it, and where: (excerpt, start, end)."""
         at = self.text.find(unit[:40]) if unit else -1
         if at < 0 or not self.origin:
-            return _excerpt(unit), None, None
+            return excerpt_of(unit), None, None
         tail = unit[-20:]
         last = self.text.find(tail, at)
         end = last + len(tail) if last >= 0 else min(at + len(unit), len(self.text))
         start, stop = Normalised(self.text, self.origin).span(at, end)
-        return _excerpt(self.raw[start:stop]), start, stop
+        return excerpt_of(self.raw[start:stop]), start, stop
 
 
 def _norm(text: str) -> str:
@@ -141,10 +141,10 @@ def _norm(text: str) -> str:
 # preconditions and requests, strict's no-write readings, the claims, the record) reads the same turns, built
 # once. The key holds each message, its content and calls (the same objects: cheap to compare); an edit in
 # place is a new conversation.
-_LAST: list[tuple[tuple, tuple[_Turn, ...]]] = []
+_LAST: list[tuple[tuple, tuple[Turn, ...]]] = []
 
 
-def _turns(messages: Sequence[Message]) -> list[_Turn]:
+def read_turns(messages: Sequence[Message]) -> list[Turn]:
     """The turns as the verdicts read them: normalised, an agent's reasoning and quotes of the user out."""
     key = tuple((m, m.role, m.content, getattr(m, "tool_calls", None)) for m in messages)
     if _LAST and len(_LAST[0][0]) == len(key) and all(
@@ -156,7 +156,7 @@ def _turns(messages: Sequence[Message]) -> list[_Turn]:
     return out
 
 
-def _read_turns(messages: Sequence[Message]) -> list[_Turn]:
+def _read_turns(messages: Sequence[Message]) -> list[Turn]:
     out = []
     heard = ""  # what the user said so far: an agent quoting it is not speaking for itself
     for i, m in enumerate(messages):
@@ -176,7 +176,7 @@ def _read_turns(messages: Sequence[Message]) -> list[_Turn]:
 
             text, origin = _apply(text, origin, _QUOTED, unquote)
         calls = tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else ()
-        out.append(_Turn(i, m.role, text, calls, raw, tuple(origin)))
+        out.append(Turn(i, m.role, text, calls, raw, tuple(origin)))
     return out
 
 
@@ -211,27 +211,27 @@ def price_bound(sentence: str, start: int, end: int) -> bool:
 def mentions(pattern: re.Pattern[str], text: str) -> bool:
     """``pattern`` occurs in ``text`` outside a negator's scope ("add a bag", not "no bags")."""
     return any(
-        any(not negated(s, m.start()) for m in pattern.finditer(s)) for s in _sentences(text)
+        any(not negated(s, m.start()) for m in pattern.finditer(s)) for s in split_sentences(text)
     )
 
 
-def _excerpt(text: str, limit: int = 240) -> str:
+def excerpt_of(text: str, limit: int = 240) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-def _call_text(call: Any) -> str:
-    return f"{call.name}({_excerpt(json.dumps(call.arguments, ensure_ascii=False), 200)})"
+def call_text_of(call: Any) -> str:
+    return f"{call.name}({excerpt_of(json.dumps(call.arguments, ensure_ascii=False), 200)})"
 
 
-def _is_read(name: str) -> bool:
+def is_read_tool(name: str) -> bool:
     return name.startswith(("get_", "search_", "list_", "find_", "calculate", "think"))
 
 
-def _first_call(turns: list[_Turn], names: frozenset[str] | set[str] | None) -> int | None:
+def first_call_of(turns: list[Turn], names: frozenset[str] | set[str] | None) -> int | None:
     for t in turns:
         if any(
-            (names is None and c.name != _TRANSFER and not _is_read(c.name))
+            (names is None and c.name != TRANSFER_TOOL and not is_read_tool(c.name))
             or (names and c.name in names)
             for c in t.calls
         ):
@@ -275,15 +275,15 @@ def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = Fa
     return bool(by_class or _stated(vocabulary().decline, unit))
 
 
-def find_declines(kind_name: str, turns: list[_Turn], before: int | None = None) -> list[EvidenceItem]:
+def find_declines(kind_name: str, turns: list[Turn], before: int | None = None) -> list[EvidenceItem]:
     """Assistant sentences and transfer summaries that decline and name ``kind_name``'s whole subject."""
     return [e for e in _declines_in(vocabulary().kinds[kind_name], turns, before) if e.certain]
 
 
 def _declines_in(
-    kind: EvidenceKind, turns: list[_Turn], before: int | None = None, cut: _Units | None = None
+    kind: EvidenceKind, turns: list[Turn], before: int | None = None, cut: Units | None = None
 ) -> list[EvidenceItem]:
-    cut = cut or _Units()
+    cut = cut or Units()
     found: list[EvidenceItem] = []
     for t in turns:
         if before is not None and t.index >= before:
@@ -300,18 +300,18 @@ def _declines_in(
             found.append(EvidenceItem(
                 t.index, "assistant", text, None, f"declines, naming {kind.what} only indirectly", False, start, end
             ))
-        for call in (c for c in t.calls if c.name == _TRANSFER):
+        for call in (c for c in t.calls if c.name == TRANSFER_TOOL):
             summary = str(call.arguments.get("summary") or "")
             parts = cut.of_summary(summary)
             if kind.transfers_count or any(_declines(kind, u, direct=True, summary=True) for u in parts):
                 found.append(EvidenceItem(
-                    t.index, "assistant", _excerpt(summary), _call_text(call), f"transfer whose summary names {kind.what}"
+                    t.index, "assistant", excerpt_of(summary), call_text_of(call), f"transfer whose summary names {kind.what}"
                 ))
             else:
                 indirect = any(_declines(kind, u, direct=False) for u in parts)
                 what = "names the clause only indirectly" if indirect else "names no clause"
                 found.append(EvidenceItem(
-                    t.index, "assistant", _excerpt(summary), _call_text(call), f"transfer whose summary {what}", False
+                    t.index, "assistant", excerpt_of(summary), call_text_of(call), f"transfer whose summary {what}", False
                 ))
     return found
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from tau2.data_model.message import Message, ToolMessage
 
-from gold_variants._evidence import _Turn
-from gold_variants._model import load_catalog
+from conversation_reading._evidence import Turn
+from conversation_reading._vocabulary_data import load_vocabulary
 
 
 @dataclass
@@ -38,9 +38,9 @@ def _json(text: str | None) -> Any:
         return None
 
 
-def _states(turns: list[_Turn], messages: Sequence[Message], domain: str) -> list[_State]:
+def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list[_State]:
     """The state before each message."""
-    now_text = load_catalog().claims.now.get(domain)
+    now_text = load_vocabulary().claims.now.get(domain)
     now = datetime.fromisoformat(now_text) if now_text else None
     calls: dict[str, Any] = {}
     state = _State({}, None, None, {}, now, {}, domain)

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 from tau2.data_model.message import Message
 
-from gold_variants._evidence import EvidenceItem
-from gold_variants._record import ConversationRecord, Decline
-from gold_variants._vocabulary import vocabulary
+from conversation_reading._evidence import EvidenceItem
+from conversation_reading._record import ConversationRecord, Decline
+from conversation_reading._vocabulary import vocabulary
 
 
 def contradiction(record: ConversationRecord, kind_name: str, loophole: str | None) -> tuple[int, str] | None:
@@ -62,7 +62,7 @@ def evidence_holds(kind: str | None, messages: Sequence[Message] | ConversationR
     if kind not in vocabulary().kinds:
         raise ValueError(f"unknown evidence kind {kind!r}")
     if not isinstance(messages, ConversationRecord):
-        from gold_variants._reading import conversation_record
+        from conversation_reading._reading import conversation_record
 
         messages = conversation_record(messages, "", lambda _name: False, clauses={kind})
     _found, problem, doubts = refusal_evidence(messages, kind)

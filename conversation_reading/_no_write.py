@@ -37,18 +37,18 @@ from dataclasses import dataclass
 
 from tau2.data_model.message import Message
 
-from gold_variants._claims import false_claims
-from gold_variants._evidence import (
-    _TRANSFER,
+from conversation_reading._claims import false_claims
+from conversation_reading._evidence import (
+    TRANSFER_TOOL,
+    Turn,
+    Units,
     _declines,
-    _sentences,
-    _Turn,
-    _turns,
-    _Units,
     asks,
     mentions,
+    read_turns,
+    split_sentences,
 )
-from gold_variants._vocabulary import vocabulary
+from conversation_reading._vocabulary import vocabulary
 
 TRANSFER_MARK = "###TRANSFER###"
 _ANAPHOR = re.compile(r"^\W*(?:this|that|it|which|such (?:a |an )?\w+|these|those)\b", re.IGNORECASE)
@@ -63,12 +63,12 @@ class Settled:
     excerpt: str
 
 
-def _excerpt(text: str, limit: int = 200) -> str:
+def excerpt_of(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-def _spoken(turns: list[_Turn], role: str) -> list[_Turn]:
+def _spoken(turns: list[Turn], role: str) -> list[Turn]:
     return [t for t in turns if t.role == role and t.text.strip()]
 
 
@@ -80,11 +80,11 @@ def _token(fact: str) -> re.Pattern[str]:
 def informational_answer(messages: Sequence[Message], facts: Sequence[str]) -> Settled | None:
     """The agent stated every one of ``facts`` (the gold's ``communicate_info``) in a statement: the message
     where the last of them first stands. None where there are no facts or one is never stated."""
-    return answer_in(_turns(messages), facts)
+    return answer_in(read_turns(messages), facts)
 
 
-def answer_in(turns: list[_Turn], facts: Sequence[str]) -> Settled | None:
-    """``informational_answer`` on a conversation already read (``_evidence._turns``)."""
+def answer_in(turns: list[Turn], facts: Sequence[str]) -> Settled | None:
+    """``informational_answer`` on a conversation already read (``_evidence.read_turns``)."""
     if not facts:
         return None
     turns = _spoken(turns, "assistant")
@@ -93,7 +93,7 @@ def answer_in(turns: list[_Turn], facts: Sequence[str]) -> Settled | None:
         pattern = _token(fact)
         found = None
         for t in turns:
-            for sentence in _sentences(t.text.lower().replace(",", "")):
+            for sentence in split_sentences(t.text.lower().replace(",", "")):
                 m = pattern.search(sentence)
                 if m is not None and not asks(sentence, m.start()):
                     found = (t.index, sentence)
@@ -104,17 +104,17 @@ def answer_in(turns: list[_Turn], facts: Sequence[str]) -> Settled | None:
             return None
         last = max(last, found) if last else found
     assert last is not None
-    return Settled(f"the agent states {', '.join(repr(f) for f in facts)}", last[0], _excerpt(last[1]))
+    return Settled(f"the agent states {', '.join(repr(f) for f in facts)}", last[0], excerpt_of(last[1]))
 
 
 def withdrawal_after_quote(messages: Sequence[Message], domain: str) -> Settled | None:
     """The user's last message withdraws the request right after the agent's message quoting an amount, and
     no claim the agent made up to then is false against the database."""
-    turns = _turns(messages)
+    turns = read_turns(messages)
     return withdrawal_in(turns, lambda until: bool(false_claims(turns, messages, domain, until=until)))
 
 
-def withdrawal_in(turns: list[_Turn], false_claim_until: Callable[[int], bool]) -> Settled | None:
+def withdrawal_in(turns: list[Turn], false_claim_until: Callable[[int], bool]) -> Settled | None:
     """``withdrawal_after_quote`` on a conversation already read, ``false_claim_until(i)`` saying whether a claim
     the agent made up to message ``i`` is false (of the kinds checked for every verdict)."""
     v = vocabulary()
@@ -134,12 +134,12 @@ def withdrawal_in(turns: list[_Turn], false_claim_until: Callable[[int], bool]) 
         return None
     if mentions(v.compensation, quote.text):
         return None  # an amount of compensation declined is no quote of the request (the policy limits offers)
-    if any(c.name != _TRANSFER for t in turns[last.index :] for c in t.calls):
+    if any(c.name != TRANSFER_TOOL for t in turns[last.index :] for c in t.calls):
         return None  # something was done after the withdrawal: it did not end the request
     if false_claim_until(last.index):
         return None
     return Settled(f"the user withdraws after the agent's quote at message {quote.index}", last.index,
-                   _excerpt(last.text))
+                   excerpt_of(last.text))
 
 
 def _anaphoric(kind_name: str, units: list[str]) -> str | None:
@@ -157,26 +157,26 @@ def _anaphoric(kind_name: str, units: list[str]) -> str | None:
 def anaphoric_decline(kind_name: str, messages: Sequence[Message]) -> Settled | None:
     """A decline on ``kind_name``'s clause whose subject is the sentence before it, in an agent message or a
     transfer summary."""
-    return anaphoric_in(kind_name, _turns(messages), _Units())
+    return anaphoric_in(kind_name, read_turns(messages), Units())
 
 
-def anaphoric_in(kind_name: str, turns: list[_Turn], units: _Units) -> Settled | None:
+def anaphoric_in(kind_name: str, turns: list[Turn], units: Units) -> Settled | None:
     """``anaphoric_decline`` on a conversation already read, its units cut once (``units``)."""
     for t in turns:
         if t.role != "assistant":
             continue
         found = _anaphoric(kind_name, units.of(t.text)) if units.may(vocabulary().kinds[kind_name].subject, t.text) else None
-        for call in (c for c in t.calls if c.name == _TRANSFER and found is None):
+        for call in (c for c in t.calls if c.name == TRANSFER_TOOL and found is None):
             found = _anaphoric(kind_name, units.of_summary(str(call.arguments.get("summary") or "")))
         if found is not None:
             return Settled(f"declines on {vocabulary().kinds[kind_name].what}, naming it in the sentence before",
-                           t.index, _excerpt(found))
+                           t.index, excerpt_of(found))
     return None
 
 
 def first_false_claim(messages: Sequence[Message], domain: str) -> Settled | None:
     """The first claim of the agent the database contradicts (``_claims``: the kinds it can check), if any."""
-    found = false_claims(_turns(messages), messages, domain)
+    found = false_claims(read_turns(messages), messages, domain)
     if not found:
         return None
     first = min(found, key=lambda c: c.message_index)
@@ -186,12 +186,12 @@ def first_false_claim(messages: Sequence[Message], domain: str) -> Settled | Non
 def agreed_transfer(messages: Sequence[Message]) -> Settled | None:
     """The agent's last message agrees to transfer (or offers it) and the user ends the call with
     ``###TRANSFER###`` right after it, before any transfer tool call."""
-    return agreed_in(_turns(messages))
+    return agreed_in(read_turns(messages))
 
 
-def agreed_in(turns: list[_Turn]) -> Settled | None:
+def agreed_in(turns: list[Turn]) -> Settled | None:
     """``agreed_transfer`` on a conversation already read."""
-    if any(c.name == _TRANSFER for t in turns for c in t.calls):
+    if any(c.name == TRANSFER_TOOL for t in turns for c in t.calls):
         return None  # a transfer tool call: the evidence's own case
     users = _spoken(turns, "user")
     if not users or TRANSFER_MARK not in users[-1].text:
@@ -204,10 +204,10 @@ def agreed_in(turns: list[_Turn]) -> Settled | None:
     if not mentions(vocabulary().transfer_request, agent.text):
         return None
     return Settled(f"the agent agrees to transfer at message {agent.index}; the user ends the call with "
-                   f"{TRANSFER_MARK}", last.index, _excerpt(agent.text))
+                   f"{TRANSFER_MARK}", last.index, excerpt_of(agent.text))
 
 
-def _answers_confirmation(turns: list[_Turn], said: _Turn) -> bool:
+def _answers_confirmation(turns: list[Turn], said: Turn) -> bool:
     """``said`` answers the agent's request for confirmation (its last message before asks for it) without
     refusing or withdrawing."""
     v = vocabulary()
@@ -222,19 +222,19 @@ def writes_without_yes(
     messages: Sequence[Message], is_write: Callable[[str], bool]
 ) -> list[Settled]:
     """Each write call (``is_write`` by tool name) whose last user message before it has no explicit yes."""
-    return unconfirmed_writes(_turns(messages), is_write)
+    return unconfirmed_writes(read_turns(messages), is_write)
 
 
-def unconfirmed_writes(turns: list[_Turn], is_write: Callable[[str], bool]) -> list[Settled]:
-    """``writes_without_yes`` on a conversation already read (``_evidence._turns``)."""
+def unconfirmed_writes(turns: list[Turn], is_write: Callable[[str], bool]) -> list[Settled]:
+    """``writes_without_yes`` on a conversation already read (``_evidence.read_turns``)."""
     v = vocabulary()
     found: list[Settled] = []
     for t in turns:
-        for call in (c for c in t.calls if c.name != _TRANSFER and is_write(c.name)):
+        for call in (c for c in t.calls if c.name != TRANSFER_TOOL and is_write(c.name)):
             said = next((u for u in reversed(turns[: t.index]) if u.role == "user" and u.text.strip()), None)
             if said is None or not (mentions(v.explicit_yes, said.text) or _answers_confirmation(turns, said)):
                 found.append(Settled(f"{call.name} with no explicit yes from the user before it", t.index,
-                                     _excerpt(said.text if said is not None else "")))
+                                     excerpt_of(said.text if said is not None else "")))
                 break
     return found
 

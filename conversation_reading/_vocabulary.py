@@ -1,5 +1,5 @@
 """The catalog's evidence vocabulary, compiled once: word classes, each clause's evidence kinds and workaround
-offers, and what a user says asking for a write. The words are data (``catalog.yaml``); this module only
+offers, and what a user says asking for a write. The words are data (``vocabulary.yaml``); this module only
 turns them into patterns."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gold_variants._model import load_catalog
+from conversation_reading._vocabulary_data import load_vocabulary
 
 
 def terms(fragments: list[str]) -> re.Pattern[str]:
@@ -84,28 +84,25 @@ class Vocabulary:
 
 @lru_cache(maxsize=1)
 def vocabulary() -> Vocabulary:
-    catalog = load_catalog()
+    catalog = load_vocabulary()
     words = catalog.vocabulary
     classes = {"decline": terms(words.decline), "condition": terms(words.condition)}
     kinds: dict[str, EvidenceKind] = {}
     kind_entry: dict[str, str] = {}
-    for entry in catalog.entries:
-        for name, ev in entry.evidence.items():
-            if name in kinds:
-                raise ValueError(f"catalog.yaml: evidence kind {name!r} is defined twice ({kind_entry[name]}, {entry.id})")
-            kind_entry[name] = entry.id
-            kinds[name] = EvidenceKind(
-                name=name,
-                what=ev.what,
-                subject=tuple(terms(g) for g in ev.subject),
-                declined_by=tuple(classes[c] for c in ev.declined_by),
-                indirect=tuple(terms(g) for g in ev.indirect),
-                not_the_clause=terms(ev.not_the_clause),
-                contested=None if ev.contested_tools is None else frozenset(ev.contested_tools),
-                transfers_count=ev.transfers_count,
-                requested_by=terms([f for t in ev.contested_tools or [] for f in catalog.requests.get(t, [])])
-                if ev.grounded_by == "request" else None,
-            )
+    for name, ev in catalog.evidence.items():
+        kind_entry[name] = ev.entry
+        kinds[name] = EvidenceKind(
+            name=name,
+            what=ev.what,
+            subject=tuple(terms(g) for g in ev.subject),
+            declined_by=tuple(classes[c] for c in ev.declined_by),
+            indirect=tuple(terms(g) for g in ev.indirect),
+            not_the_clause=terms(ev.not_the_clause),
+            contested=None if ev.contested_tools is None else frozenset(ev.contested_tools),
+            transfers_count=ev.transfers_count,
+            requested_by=terms([f for t in ev.contested_tools or [] for f in catalog.requests.get(t, [])])
+            if ev.grounded_by == "request" else None,
+        )
     return Vocabulary(
         decline=classes["decline"],
         condition=classes["condition"],
@@ -127,12 +124,9 @@ def vocabulary() -> Vocabulary:
         price_bound=_whole(words.price_bound),
         kinds=kinds,
         offers={
-            e.id: tuple(
-                Offer(o.what, re.compile(o.pattern, re.IGNORECASE), o.unless_conditioned_in_message)
-                for o in e.workaround_offers
-            )
-            for e in catalog.entries
-            if e.workaround_offers
+            entry: tuple(Offer(o.what, re.compile(o.pattern, re.IGNORECASE), o.unless_conditioned_in_message) for o in offers)
+            for entry, offers in catalog.offers.items()
+            if offers
         },
         kind_entry=kind_entry,
         requests={tool: terms(fragments) for tool, fragments in catalog.requests.items()},

@@ -1,5 +1,5 @@
 """A message's units: its sentences, and each list a colon introduces joined to its sentence; and one
-conversation's units cut once for every reader (``_Units``), with the gate (``_gate``) that skips a message a
+conversation's units cut once for every reader (``Units``), with the gate (``_gate``) that skips a message a
 pattern cannot match."""
 
 from __future__ import annotations
@@ -7,23 +7,23 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gold_variants._gate import gateable, holds, needs
-from gold_variants._normalise import normalise
-from gold_variants._vocabulary import EvidenceKind, vocabulary
+from conversation_reading._gate import gateable, holds, needs
+from conversation_reading._normalise import normalise
+from conversation_reading._vocabulary import EvidenceKind, vocabulary
 
 _LINE = re.compile(r"\n+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)\s+")  # "1. Change ..." is a list item, not a sentence end
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
 
 
-def _sentences(text: str) -> list[str]:
+def split_sentences(text: str) -> list[str]:
     return [s.strip() for line in _LINE.split(text) for s in _SENTENCE_END.split(line) if s.strip()]
 
 
 def _units(text: str) -> list[str]:
     """The sentences, and each list a colon introduces joined to its sentence ("offered in connection with
     either: 1. changing your flights, or 2. cancelling")."""
-    units = _sentences(text)
+    units = split_sentences(text)
     lines = [line for line in _LINE.split(text) if line.strip()]
     for i, line in enumerate(lines):
         if not line.rstrip().endswith(":"):
@@ -34,11 +34,11 @@ def _units(text: str) -> list[str]:
                 break
             items.append(_LIST_ITEM.sub("", nxt).strip())
         if items:
-            units.append(" ".join([_sentences(line)[-1], *items]))
+            units.append(" ".join([split_sentences(line)[-1], *items]))
     return units
 
 
-class _Units:
+class Units:
     """One conversation's units, cut once for every clause that reads them (a fresh one per reading: nothing is
     kept across conversations)."""
 

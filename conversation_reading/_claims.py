@@ -1,6 +1,6 @@
 """Claims of fact checked against the database (#36 item 4).
 
-A claim kind is data plus code: its patterns are the catalog's (``claims:`` in ``catalog.yaml``: what an
+A claim kind is data plus code: its patterns are the catalog's (``claims:`` in ``vocabulary.yaml``: what an
 agent sentence asserting it sounds like), its checker is here and evaluates the claim against the database as
 the conversation had read it at that point (the tool results before the sentence) and the domain's current
 time (the catalog's ``now``). A checker returns what the database says where the claim is false, else None
@@ -24,19 +24,19 @@ from typing import Any
 
 from tau2.data_model.message import Message
 
-from gold_variants._conversation_state import _reservation, _reservation_age, _State, _states
-from gold_variants._evidence import (
-    _CONDITIONAL_RULE,
-    _sentences,
-    _Turn,
+from conversation_reading._conversation_state import _reservation, _reservation_age, _State, _states
+from conversation_reading._evidence import (
+    CONDITIONAL_RULE,
+    Turn,
     asserted,
     mentions,
     negated,
     price_bound,
+    split_sentences,
 )
-from gold_variants._model import Catalog, load_catalog
-from gold_variants._policy_claims import POLICY_CHECKERS
-from gold_variants._vocabulary import vocabulary
+from conversation_reading._policy_claims import POLICY_CHECKERS
+from conversation_reading._vocabulary import vocabulary
+from conversation_reading._vocabulary_data import ReadingVocabulary, load_vocabulary
 
 
 @dataclass
@@ -63,16 +63,16 @@ class _Kind:
 @lru_cache(maxsize=1)
 def claim_kinds() -> tuple[tuple[_Kind, ...], dict[str, str]]:
     """The installed catalog's claim kinds, compiled once (``compile_kinds``)."""
-    return compile_kinds(load_catalog())
+    return compile_kinds(load_vocabulary())
 
 
-def compile_kinds(catalog: Catalog) -> tuple[tuple[_Kind, ...], dict[str, str]]:
+def compile_kinds(catalog: ReadingVocabulary) -> tuple[tuple[_Kind, ...], dict[str, str]]:
     """The catalog's claim kinds, compiled; a kind is vocabulary plus a checker, so one without a checker is
     refused here (#40), before any conversation is read."""
     missing = sorted(set(catalog.claims.kinds) - set(checkers()))
     if missing:
-        raise ValueError(f"catalog.yaml: claims.kinds: {', '.join(missing)}: no checker in gold_variants._claims "
-                         "or gold_variants._policy_claims")
+        raise ValueError(f"vocabulary.yaml: claims.kinds: {', '.join(missing)}: no checker in conversation_reading._claims "
+                         "or conversation_reading._policy_claims")
     kinds = tuple(
         _Kind(name, c.what, tuple(re.compile(p, re.IGNORECASE) for p in c.patterns),
               re.compile("|".join(f"(?:{p})" for p in c.not_claims), re.IGNORECASE) if c.not_claims else None,
@@ -126,7 +126,7 @@ def _membership(sentence: str, m: re.Match[str], text: str, state: _State) -> st
 
 
 def _cabin_rule(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
-    if _CONDITIONAL_RULE.search(sentence) or negated(sentence, m.start(), vocabulary().hypothetical):
+    if CONDITIONAL_RULE.search(sentence) or negated(sentence, m.start(), vocabulary().hypothetical):
         return None  # the rule itself ("not allowed if any flight has already been flown"), or a hypothetical
     if price_bound(sentence, m.start(), m.end()):
         return None  # "isn't possible within your $200 budget": the user's price, not the rule (#40 class 4)
@@ -196,7 +196,7 @@ def _status(state: _State, number: str, date: str) -> str | None:
     read = state.statuses.get((number, date))
     if read is not None or not state.domain:
         return read
-    from gold_variants.readings._base import domain_db, flight_status
+    from conversation_reading._domain import domain_db, flight_status
 
     return flight_status(domain_db(state.domain), number, date)
 
@@ -267,7 +267,7 @@ def checkers() -> dict[str, Callable[[str, re.Match[str], str, _State], str | No
     return {**CHECKERS, **POLICY_CHECKERS}
 
 
-def _acted_on(turns: list[_Turn], index: int) -> bool:
+def _acted_on(turns: list[Turn], index: int) -> bool:
     """The user's next message accepts what was said: agrees, ends the call, or asks for a transfer."""
     nxt = next((t for t in turns[index + 1 :] if t.role == "user"), None)
     if nxt is None:
@@ -277,7 +277,7 @@ def _acted_on(turns: list[_Turn], index: int) -> bool:
     return "###STOP###" in nxt.text or mentions(v.agreement, text) or mentions(v.transfer_request, text)
 
 
-def _took_offer(turns: list[_Turn], index: int) -> bool:
+def _took_offer(turns: list[Turn], index: int) -> bool:
     """The user took the offer made at ``index``: a cancellation was made after it, or their next message asks
     for the cancellation in a statement, or agrees where no transfer was offered beside it (and neither ends
     the call nor asks for a transfer)."""
@@ -287,7 +287,7 @@ def _took_offer(turns: list[_Turn], index: int) -> bool:
     if nxt is None:
         return False
     v = vocabulary()
-    said = [s for s in _sentences(nxt.text) if v.requests["cancel_reservation"].search(s) and not s.endswith("?")]
+    said = [s for s in split_sentences(nxt.text) if v.requests["cancel_reservation"].search(s) and not s.endswith("?")]
     if said:  # "please cancel it and book the nonstop", not "I don't want to cancel"
         return any(not any(v.negation.fullmatch(w.strip(".,!?\"'*()")) for w in s.split()) for s in said)
     if "###STOP###" in nxt.text or mentions(v.transfer_request, nxt.text):
@@ -295,11 +295,11 @@ def _took_offer(turns: list[_Turn], index: int) -> bool:
     return mentions(v.agreement, nxt.text) and not mentions(v.transfer_request, turns[index].text)
 
 
-ACTED_ON: dict[str, Callable[[list[_Turn], int], bool]] = {"cancellation_offer": _took_offer}
+ACTED_ON: dict[str, Callable[[list[Turn], int], bool]] = {"cancellation_offer": _took_offer}
 
 
 def false_claims(
-    turns: list[_Turn], messages: Sequence[Message], domain: str, until: int | None = None,
+    turns: list[Turn], messages: Sequence[Message], domain: str, until: int | None = None,
     refusal_of: str | None = None, every_kind: bool = False,
 ) -> list[FalseClaim]:
     """Every assistant sentence before message ``until`` that asserts a claim the database contradicts. A kind
@@ -320,7 +320,7 @@ _LAST: list[tuple[tuple, str, list[tuple[int, _Kind, FalseClaim]]]] = []
 
 
 def _every_false_claim(
-    turns: list[_Turn], messages: Sequence[Message], domain: str
+    turns: list[Turn], messages: Sequence[Message], domain: str
 ) -> list[tuple[int, _Kind, FalseClaim]]:
     key = (*turns, None, *messages)
     if _LAST and _LAST[0][1] == domain and len(_LAST[0][0]) == len(key) and all(
@@ -332,7 +332,7 @@ def _every_false_claim(
     for t in turns:
         if t.role != "assistant" or not t.text:
             continue
-        sentences = _sentences(t.text)
+        sentences = split_sentences(t.text)
         for kind in claim_kinds()[0]:
             checker = checkers().get(kind.name)
             if checker is None:

@@ -1,7 +1,7 @@
 """Reading a conversation once into its record (``_record.ConversationRecord``, #40 item 1).
 
 Every fact is read here by the readers the verdicts used to call on the messages themselves, over turns read
-once (``_evidence._turns``) and units cut once per conversation (``_evidence._Units``); the verdicts then read
+once (``_evidence.read_turns``) and units cut once per conversation (``_evidence.Units``); the verdicts then read
 the record (``_record_reads``, ``loophole_scoring``'s strict):
 
 - requests: the catalog's ``requests`` words in the user's messages;
@@ -28,25 +28,31 @@ from typing import Literal
 
 from tau2.data_model.message import Message, ToolMessage
 
-from gold_variants._claims import ACTED_ON, _acted_on, _not_cancellable, checkers, claim_kinds
-from gold_variants._conduct import unasked_compensation
-from gold_variants._conversation_state import _State, _states
-from gold_variants._evidence import (
-    _TRANSFER,
+from conversation_reading._claims import (
+    ACTED_ON,
+    _acted_on,
+    _not_cancellable,
+    checkers,
+    claim_kinds,
+)
+from conversation_reading._compensation import unasked_compensation
+from conversation_reading._conversation_state import _State, _states
+from conversation_reading._evidence import (
+    TRANSFER_TOOL,
+    Turn,
+    Units,
     _declines,
     _declines_in,
-    _excerpt,
-    _first_call,
     _offers,
-    _sentences,
-    _Turn,
-    _turns,
-    _Units,
     conditions,
+    excerpt_of,
+    first_call_of,
     mentions,
+    read_turns,
+    split_sentences,
 )
-from gold_variants._gate import holds, needs
-from gold_variants._no_write import (
+from conversation_reading._gate import holds, needs
+from conversation_reading._no_write import (
     TRANSFER_MARK,
     Settled,
     agreed_in,
@@ -55,8 +61,8 @@ from gold_variants._no_write import (
     unconfirmed_writes,
     withdrawal_in,
 )
-from gold_variants._normalise import normalise
-from gold_variants._record import (
+from conversation_reading._normalise import normalise
+from conversation_reading._record import (
     Answer,
     Cancellation,
     Claim,
@@ -71,8 +77,8 @@ from gold_variants._record import (
     Withdrawal,
     Write,
 )
-from gold_variants._vocabulary import vocabulary
-from gold_variants._write_details import listed_by_call
+from conversation_reading._vocabulary import vocabulary
+from conversation_reading._write_details import listed_by_call
 
 GENERIC_REFUSAL = "refusal"
 
@@ -82,10 +88,10 @@ class _Reading:
 
     def __init__(self, messages: Sequence[Message], domain: str, is_write: Callable[[str], bool]) -> None:
         self.messages = messages
-        self.turns = _turns(messages)
+        self.turns = read_turns(messages)
         self.domain = domain
         self.is_write = is_write
-        self.units = _Units()
+        self.units = Units()
         self._states: list[_State] | None = None
         self._declines: dict[str, list[Decline]] = {}
 
@@ -126,7 +132,7 @@ def _requests(r: _Reading) -> list[UserRequest]:
             if tool in found or (lowered is not None and not holds(needs(pattern), lowered)):
                 continue
             if pattern.search(t.text) and mentions(pattern, t.text):
-                found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=_excerpt(t.raw))
+                found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=excerpt_of(t.raw))
     return sorted(found.values(), key=lambda q: q.message_index)
 
 
@@ -137,16 +143,16 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
     refusal = vocabulary().kinds[GENERIC_REFUSAL]
     out = []
     for t in r.turns:
-        for c in (c for c in t.calls if c.name == _TRANSFER):
+        for c in (c for c in t.calls if c.name == TRANSFER_TOOL):
             # a transfer reads the generic refusal's declines (the record then lists the clause as read)
             declined_at = [d.message_index for d in r.declines(GENERIC_REFUSAL) if d.form == "words" and d.certain]
             summary = str(c.arguments.get("summary") or "")
             asked = any(u.role == "user" and u.index < t.index and mentions(v.transfer_request, u.text) for u in r.turns)
             declined = any(i <= t.index for i in declined_at) or any(
                 _declines(refusal, u, direct=True, summary=True) for u in r.units.of_summary(summary))
-            out.append(Transfer(how="tool_call", message_index=t.index, excerpt=_excerpt(normalise(summary).text),
+            out.append(Transfer(how="tool_call", message_index=t.index, excerpt=excerpt_of(normalise(summary).text),
                                 clauses=[n for n in names if (t.index, n) in certain],
-                                summary=_excerpt(summary), asked_by_user=asked, declined_before=declined))
+                                summary=excerpt_of(summary), asked_by_user=asked, declined_before=declined))
     agreed = agreed_in(r.turns)
     if agreed is not None:
         out.append(Transfer(how="agreed_in_words", message_index=agreed.message_index, excerpt=agreed.excerpt,
@@ -156,7 +162,7 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
 
 def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
     found = []
-    spoken = [(t, _sentences(t.text)) for t in r.turns if t.role == "assistant" and t.text]
+    spoken = [(t, split_sentences(t.text)) for t in r.turns if t.role == "assistant" and t.text]
     for loophole_id, offers in vocabulary().offers.items():
         for place, offer in enumerate(offers):
             needed = needs(offer.pattern)
@@ -184,14 +190,14 @@ def _writes(r: _Reading) -> list[Write]:
     listed = listed_by_call(r.messages, r.is_write)
     found = []
     for t in r.turns:
-        for call in (c for c in t.calls if c.name != _TRANSFER and r.is_write(c.name)):
+        for call in (c for c in t.calls if c.name != TRANSFER_TOOL and r.is_write(c.name)):
             said = next((u for u in reversed(r.turns[: t.index]) if u.role == "user" and u.text.strip()), None)
             # unconfirmed_writes names a message by its first unconfirmed write: a later call of the same
             # message has the same user message before it
             found.append(Write(tool=call.name, arguments=dict(call.arguments or {}), message_index=t.index,
                                confirmed=t.index not in unconfirmed,
                                confirmation_index=None if said is None else said.index,
-                               confirmation=_excerpt(said.raw if said is not None else ""),
+                               confirmation=excerpt_of(said.raw if said is not None else ""),
                                details_listed=listed.get((t.index, call.id), True),
                                failed=_failed(r.messages, call.id, t.index)))
     return found
@@ -220,7 +226,7 @@ def _claims(r: _Reading) -> list[Claim]:
     for t in r.turns:
         if t.role != "assistant" or not t.text:
             continue
-        sentences = _sentences(t.text)
+        sentences = split_sentences(t.text)
         lowered = r.units.lowered(t.text)
         for kind, checker, needed in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
@@ -254,7 +260,7 @@ def _final_decision(r: _Reading, withdrawn: Settled | None, claims: list[Claim])
     users = [t for t in r.turns if t.role == "user" and t.text.strip()]
     if not users:
         return FinalDecision(decision="none", message_index=None, excerpt="", basis="the user never spoke")
-    last: _Turn = users[-1]
+    last: Turn = users[-1]
     v = vocabulary()
     said = last.text.replace("###STOP###", " ").replace(TRANSFER_MARK, " ")
     decision: Literal["withdrew", "transfer", "agreed", "ended", "none"]
@@ -273,7 +279,7 @@ def _final_decision(r: _Reading, withdrawn: Settled | None, claims: list[Claim])
     basis = [f"the agent's message {before.index}"] if before is not None else []
     acted = [c for c in claims if c.false and c.acted_on and not c.refusals_of and c.message_index < last.index]
     basis += [f"the false claim of {c.what} at message {c.message_index}" for c in acted]
-    return FinalDecision(decision=decision, message_index=last.index, excerpt=_excerpt(last.raw),
+    return FinalDecision(decision=decision, message_index=last.index, excerpt=excerpt_of(last.raw),
                          basis="; ".join(basis) or "nothing the agent said")
 
 
@@ -302,7 +308,7 @@ def conversation_record(
     answer = answer_in(r.turns, facts)
     transfers = _transfers(r, asked)
     names = [n for n in vocabulary().kinds if n in r._declines]  # asked, and read on the way
-    read = [ClauseRead(clause=n, contested_write_at=_first_call(r.turns, vocabulary().kinds[n].contested)) for n in names]
+    read = [ClauseRead(clause=n, contested_write_at=first_call_of(r.turns, vocabulary().kinds[n].contested)) for n in names]
     declines = sorted((d for n in names for d in r.declines(n)), key=lambda d: (d.message_index, d.clause))
     return ConversationRecord(
         clauses_read=read,

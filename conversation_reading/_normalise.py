@@ -14,7 +14,7 @@ machinery sees a message (#36 item 2).
   ``<analysis>``, …, Kimi's ``◁think▷``, an analysis channel), everything before a closing tag whose opening
   tag the chat template wrote, and the reasoning fields of a reply wrapped as JSON (``"thought": "…"``) go.
   A reply's paragraphs that deliberate about the user in the third person are reasoning too; the words that
-  tell are the catalog's, so ``without_reasoning`` takes them as patterns (``_evidence._turns`` applies it to
+  tell are the catalog's, so ``without_reasoning`` takes them as patterns (``_evidence.read_turns`` applies it to
   every agent message, once, for every reader).
 
 Every character of the result keeps the index of the character it came from (``Normalised.origin``), so an
@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gold_variants._gate import gateable, may_match
+from conversation_reading._gate import gateable, may_match
 
 _ESCAPES = re.compile(r"\\[nrt\"]")
 _DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")

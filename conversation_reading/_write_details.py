@@ -23,7 +23,7 @@ The reading is deliberately lenient, so that a careful reader agrees wherever it
 details count as listed when the window names *any one* of them. It says "not listed" only where the agent's
 messages before the yes name nothing of the action at all ("Shall I proceed?" after a request in the user's
 own words). A detail the user named and the agent only echoed in a quote is not the agent's listing
-(``_evidence._turns`` replaces quotes of the user). One exchange lists the details too: the agent asks the
+(``_evidence.read_turns`` replaces quotes of the user). One exchange lists the details too: the agent asks the
 user to confirm the action (the catalog's ``confirmation_request``, as ``writes_without_yes`` reads it) and the
 user's answer states its details ("Please set 445 Maple Drive as my default address"): the user confirmed
 what they themselves dictated.
@@ -39,8 +39,8 @@ from typing import Any
 
 from tau2.data_model.message import Message, ToolMessage
 
-from gold_variants._evidence import _TRANSFER, _Turn, _turns
-from gold_variants._no_write import Settled, _answers_confirmation
+from conversation_reading._evidence import TRANSFER_TOOL, Turn, read_turns
+from conversation_reading._no_write import Settled, _answers_confirmation
 
 # Arguments that name nothing the user confirms (who the user is, the trip's shape, the address's second line,
 # country and state: never alone what tells one address from another), or that only repeat another (bag counts
@@ -197,14 +197,14 @@ def _failed(messages: Sequence[Message]) -> set[str]:
 
 
 def _windows(
-    turns: list[_Turn], messages: Sequence[Message], is_write: Callable[[str], bool]
-) -> Iterator[tuple[_Turn, Any, tuple[int, int]]]:
+    turns: list[Turn], messages: Sequence[Message], is_write: Callable[[str], bool]
+) -> Iterator[tuple[Turn, Any, tuple[int, int]]]:
     failed = _failed(messages)
     opened = 0  # where the current request opens: after the confirmation of the last write made
     before = 0  # where the request before it opened
     last_confirmation: int | None = None  # the confirmation of the last write that changed the database
     for t in turns:
-        calls = [c for c in t.calls if c.name != _TRANSFER and is_write(c.name)]
+        calls = [c for c in t.calls if c.name != TRANSFER_TOOL and is_write(c.name)]
         if not calls:
             continue
         said = next((u for u in reversed(turns[: t.index]) if u.role == "user" and u.text.strip()), None)
@@ -222,7 +222,7 @@ def _windows(
 def listed_details(messages: Sequence[Message], is_write: Callable[[str], bool]) -> list[ListedDetails]:
     """Each write call (``is_write`` by tool name) and whether the agent's messages before its confirmation
     name any of its details."""
-    turns = _turns(messages)
+    turns = read_turns(messages)
     read: _Read | None = None
     found = []
     for t, call, (start, end) in _windows(turns, messages, is_write):

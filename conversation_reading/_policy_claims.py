@@ -15,9 +15,9 @@ import re
 from collections.abc import Callable
 from datetime import timedelta
 
-from gold_variants._conversation_state import _reservation_age, _State
-from gold_variants._evidence import _CLAUSE_BREAK, asks, negated
-from gold_variants._vocabulary import vocabulary
+from conversation_reading._conversation_state import _reservation_age, _State
+from conversation_reading._evidence import _CLAUSE_BREAK, asks, negated
+from conversation_reading._vocabulary import vocabulary
 
 Checker = Callable[[str, re.Match[str], str, _State], str | None]
 

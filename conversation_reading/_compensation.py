@@ -1,0 +1,59 @@
+"""Compensation offered before the user asked for any (#40 class 5): a universal conduct check of
+``gold_variants``, read here because the record of a conversation (``_reading``) holds its finding."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from conversation_reading._evidence import Turn, asserted, excerpt_of, mentions, split_sentences
+from conversation_reading._record import Decline
+from conversation_reading._units import Units
+from conversation_reading._vocabulary import vocabulary
+
+Check = Literal["writes_confirmed", "compensation_asked", "no_forbidden_cancellation", "no_unwarranted_transfer"]
+_CHANGES = frozenset({"cancel_reservation", "update_reservation_flights"})
+
+
+@dataclass(frozen=True)
+class Violation:
+    check: Check
+    message_index: int
+    detail: str
+
+
+def unasked_compensation(
+    turns: list[Turn], declined_before: Callable[[str, int], Sequence[Decline]], units: Units | None = None
+) -> Violation | None:
+    """Compensation offered or sent before the user asked for any, or a certificate sent after the agent
+    declined compensation on the change-or-cancel condition (``declined_before(clause, i)``: the certain declines
+    on the clause before message ``i``, as the record reads them; ``units``: the conversation's units, whose gate
+    skips a message that cannot hold the words)."""
+    v = vocabulary()
+    units = units or Units()
+    asked = next((t.index for t in turns if t.role == "user" and units.may_say((v.compensation_request,), t.text)
+                  and mentions(v.compensation_request, t.text)), None)
+    for t in turns:
+        if asked is not None and t.index >= asked:
+            break
+        if any(c.name == "send_certificate" for c in t.calls):
+            return Violation("compensation_asked", t.index, "a certificate sent before the user asked for compensation")
+        if t.role != "assistant" or not units.may_say((v.compensation_offer,), t.text):
+            continue
+        for s in split_sentences(t.text):
+            m = v.compensation_offer.search(s)
+            if m is not None and asserted(s, m.start()) and not v.decline.search(s):
+                return Violation("compensation_asked", t.index, f"compensation offered before the user asked for "
+                                 f"any: {excerpt_of(s, 120)!r}")
+    sent = next((t.index for t in turns if any(c.name == "send_certificate" for c in t.calls)), None)
+    # the condition the agent stated is unmet where nothing was changed or cancelled
+    met = any(c.name in _CHANGES for t in turns for c in t.calls)
+    if sent is not None and not met and "declines_compensation" in v.kinds:
+        said = declined_before("declines_compensation", sent)
+        if said:
+            return Violation("compensation_asked", sent, f"a certificate sent after the agent declined it at message "
+                             f"{said[0].message_index} ({said[0].excerpt[:100]!r})")
+    return None
+
+

@@ -1,0 +1,35 @@
+"""A domain's pristine tau2 toolkit, read-only: its write tools (by tau2's own tool types), its database and a
+flight's status in it. Claims of fact are checked against it here, and ``gold_variants``' rules inspect it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tau2.environment.toolkit import ToolType
+
+from envs import environment_constructor, locked_cache
+
+
+@locked_cache(maxsize=2)
+def domain_tools(domain: str) -> Any:
+    """A pristine tau2 toolkit of the domain, read-only: rules inspect its database and tool types.
+    Loaded once even when a worker's threads all ask first at the same time."""
+    return environment_constructor(domain)().tools
+
+
+@locked_cache(maxsize=2)
+def write_tools(domain: str) -> frozenset[str]:
+    """The domain's write tools, by tau2's own tool types."""
+    tools = domain_tools(domain)
+    return frozenset(name for name in tools.tools if tools.tool_type(name) == ToolType.WRITE)
+
+
+def domain_db(domain: str) -> Any:
+    """The domain's pristine database, read-only (shared with the rules; loaded once)."""
+    return domain_tools(domain).db
+
+
+def flight_status(db: Any, flight_number: str, date: str) -> str | None:
+    flight = db.flights.get(flight_number)
+    data = flight.dates.get(date) if flight else None
+    return getattr(data, "status", None)
