@@ -8,7 +8,6 @@ this prints. Run it with no argument to rewrite the file.
 from __future__ import annotations
 
 import inspect
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -70,16 +69,9 @@ def reference() -> str:
 
 def main() -> None:
     target = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
-    text = reference()
-    if "--check" in sys.argv[1:]:
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            print(f"error: {target} differs from the app: run python -m harness.cli.docs", file=sys.stderr)
-            sys.exit(1)
-        return
-    from loophole_base import atomic_write_text
+    from harness.cli._generated import write_or_check
 
-    atomic_write_text(target, text)
-    print(f"wrote {target}")
+    write_or_check(target, reference(), "the app", "harness.cli.docs")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from pathlib import Path
 def main() -> None:
     from envs import TauDataError
     from gold_variants import render_report_golds
+    from harness.cli._generated import write_or_check
 
     target = Path(__file__).resolve().parents[2] / "gold_variants" / "report_golds.yaml"
     try:
@@ -22,16 +23,7 @@ def main() -> None:
     except TauDataError as exc:  # the generator, unlike scoring, needs each gold_from version's file
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(1)
-    if "--check" in sys.argv[1:]:
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            print(f"error: {target} differs from the pinned files: run python -m harness.cli.report_golds",
-                  file=sys.stderr)
-            sys.exit(1)
-        return
-    from loophole_base import atomic_write_text
-
-    atomic_write_text(target, text)
-    print(f"wrote {target}")
+    write_or_check(target, text, "the pinned files", "harness.cli.report_golds")
 
 
 if __name__ == "__main__":
