@@ -18,7 +18,11 @@ the record (``_record_reads``, ``loophole_scoring``'s strict):
 - claims: every sentence a claim kind's patterns match, with what the database as read at that point says
   where it contradicts the claim (``_claims``' checkers), and whether the user acted on it;
 - informational answers (``_no_write.answer_in``), the withdrawal after a quote (``_no_write.withdrawal_in``) and
-  the user's final decision.
+  the user's final decision;
+- what the variants' preconditions read (``_precondition_facts``): flight-status reads and their results,
+  membership tiers read and stated, where each write's request and each clause's request were first stated, the
+  user's stated wants, misstatements of the cabin rule, the users and records the calls name, the agent's acts, and
+  an ending that leaves a request pending.
 """
 
 from __future__ import annotations
@@ -62,6 +66,18 @@ from conversation_reading._no_write import (
     withdrawal_in,
 )
 from conversation_reading._normalise import normalise
+from conversation_reading._precondition_facts import (
+    acts,
+    authenticated_users,
+    cabin_misstatements,
+    compensation_raised_at,
+    pending_ending,
+    records_named,
+    stated_wants,
+    status_reads,
+    tier_claims,
+    tier_reads,
+)
 from conversation_reading._record import (
     Answer,
     Cancellation,
@@ -185,7 +201,8 @@ def _failed(messages: Sequence[Message], call_id: str, after: int) -> bool:
     return next((bool(m.error) for m in messages[after + 1:] if isinstance(m, ToolMessage) and m.id == call_id), False)
 
 
-def _writes(r: _Reading) -> list[Write]:
+def _writes(r: _Reading, requests: list[UserRequest]) -> list[Write]:
+    first = {q.tool: q.message_index for q in requests}
     unconfirmed = {s.message_index for s in unconfirmed_writes(r.turns, r.is_write)}
     listed = listed_by_call(r.messages, r.is_write)
     found = []
@@ -194,13 +211,25 @@ def _writes(r: _Reading) -> list[Write]:
             said = next((u for u in reversed(r.turns[: t.index]) if u.role == "user" and u.text.strip()), None)
             # unconfirmed_writes names a message by its first unconfirmed write: a later call of the same
             # message has the same user message before it
+            asked = first.get(call.name)
             found.append(Write(tool=call.name, arguments=dict(call.arguments or {}), message_index=t.index,
                                confirmed=t.index not in unconfirmed,
                                confirmation_index=None if said is None else said.index,
                                confirmation=excerpt_of(said.raw if said is not None else ""),
                                details_listed=listed.get((t.index, call.id), True),
-                               failed=_failed(r.messages, call.id, t.index)))
+                               failed=_failed(r.messages, call.id, t.index),
+                               requested_at=asked if asked is not None and asked < t.index else None))
     return found
+
+
+def _clause_read(r: _Reading, name: str) -> ClauseRead:
+    """The clause's first contested write, and where the user first stated the request its decline answers."""
+    kind = vocabulary().kinds[name]
+    asks = kind.requested_by
+    said = None if asks is None else next((t for t in r.turns if t.role == "user" and mentions(asks, t.text)), None)
+    return ClauseRead(clause=name, contested_write_at=first_call_of(r.turns, kind.contested),
+                      requested_at=None if said is None else said.index,
+                      request_excerpt="" if said is None else excerpt_of(said.text))
 
 
 def _cancellations(r: _Reading) -> list[Cancellation]:
@@ -285,14 +314,15 @@ def _final_decision(r: _Reading, withdrawn: Settled | None, claims: list[Claim])
 
 def conversation_record(
     messages: Sequence[Message], domain: str, is_write: Callable[[str], bool], facts: Sequence[str] = (),
-    clauses: Collection[str] | None = None,
+    clauses: Collection[str] | None = None, record_ids: Collection[str] = (),
 ) -> ConversationRecord:
     """The record of ``messages`` (``is_write``: a tool name is a write, as the domain's tools say; ``facts``:
     the gold's ``communicate_info``, the informational answers the record looks for; ``clauses``: the evidence
     kinds whose declines it reads, every kind where None: reading a clause costs a pass over every sentence,
     so scoring names the ones its verdicts read). A transfer call reads the generic refusal too (whether the
     agent declined before it), and a certificate sent after no change the compensation clause; the record lists
-    every clause it read (``clauses_read``), with all its declines."""
+    every clause it read (``clauses_read``), with all its declines; ``record_ids``: the record ids whose first
+    naming the record looks for (``records_named``: a refusal's grounding in the gold's records)."""
     r = _Reading(messages, domain, is_write)
     unknown = sorted(set(clauses or ()) - set(vocabulary().kinds))
     if unknown:
@@ -308,15 +338,16 @@ def conversation_record(
     answer = answer_in(r.turns, facts)
     transfers = _transfers(r, asked)
     names = [n for n in vocabulary().kinds if n in r._declines]  # asked, and read on the way
-    read = [ClauseRead(clause=n, contested_write_at=first_call_of(r.turns, vocabulary().kinds[n].contested)) for n in names]
+    read = [_clause_read(r, n) for n in names]
+    requests = _requests(r)
     declines = sorted((d for n in names for d in r.declines(n)), key=lambda d: (d.message_index, d.clause))
     return ConversationRecord(
         clauses_read=read,
-        requests=_requests(r),
+        requests=requests,
         declines=declines,
         transfers=transfers,
         offers=_offers_in(r, names),
-        writes=_writes(r),
+        writes=_writes(r, requests),
         cancellations=_cancellations(r),
         unasked_compensation=None if compensation is None else UnaskedCompensation(
             message_index=compensation.message_index, detail=compensation.detail),
@@ -326,6 +357,17 @@ def conversation_record(
         withdrawal=None if withdrawn is None else Withdrawal(
             what=withdrawn.what, message_index=withdrawn.message_index, excerpt=withdrawn.excerpt),
         final_decision=_final_decision(r, withdrawn, claims),
+        certificate_at=first_call_of(r.turns, {"send_certificate"}),
+        compensation_raised_at=compensation_raised_at(r.turns),
+        status_reads=status_reads(r.turns, messages),
+        tier_reads=tier_reads(r.turns, messages),
+        tier_claims=tier_claims(r.turns),
+        stated_wants=stated_wants(r.turns),
+        cabin_misstatements=cabin_misstatements(r.turns),
+        authenticated_users=authenticated_users(r.turns),
+        records_named=records_named(r.turns, record_ids),
+        acts=acts(r.turns),
+        pending_ending=pending_ending(r.turns),
     )
 
 

@@ -12,7 +12,9 @@ line naming the version. Version 2 adds what the verdicts read besides version 1
 and each one's first contested write; transfers' summaries, whether the user asked for one before and whether
 the agent declined before it; offers' place in the catalog and the clauses whose condition their message states;
 writes' tool errors and whether the agent listed their details before the yes (``_write_details``); cancellations and what the rules said of each; compensation offered unasked; claims' places;
-the withdrawal after a quote.
+the withdrawal after a quote; and what the variants' preconditions read: flight-status reads and their results,
+membership tiers read and stated, which writes follow a user request, the user's stated wants, misstatements of
+the cabin rule, the users and records the calls name, the agent's acts, and an ending that leaves a request pending.
 """
 
 from __future__ import annotations
@@ -56,6 +58,10 @@ class ClauseRead(_Part):
 
     clause: str
     contested_write_at: int | None  # the first call of a write the clause contests (any write where it names none)
+    # the first user message stating the request a decline on the clause answers (the catalog's ``requested_by``;
+    # None: the clause names no such request, or the user never stated it) and its words
+    requested_at: int | None = None
+    request_excerpt: str = ""
 
 
 class Transfer(_Part):
@@ -92,6 +98,7 @@ class Write(_Part):
     confirmation: str  # that message's words
     details_listed: bool  # the agent named its details to the user before that message (``_write_details``)
     failed: bool = False  # its tool message is an error (the write was attempted; a tool error stopped it)
+    requested_at: int | None = None  # the first user message before it asking for its tool (catalog ``requests``)
 
     @property
     def no_yes(self) -> str:
@@ -148,6 +155,72 @@ class FinalDecision(_Part):
     basis: str  # what the decision rests on: the agent's message before it, and the false claims acted on
 
 
+class StatusRead(_Part):
+    """A get_flight_status call and what it returned (unquoted, lower case; "" where no result came)."""
+
+    message_index: int
+    call: str  # as the explanation cites it
+    result: str
+
+
+class TierRead(_Part):
+    """A get_user_details call whose result is a JSON object, and the membership it gives."""
+
+    message_index: int
+    membership: str | None
+
+
+class TierClaim(_Part):
+    """A membership tier the agent states ("as a Gold member"; not "if your Gold status is confirmed")."""
+
+    message_index: int
+    tier: str  # lower case
+
+
+class StatedWant(_Part):
+    """A user message asking for compensation, or saying what they want of the reservation (keep it: not change
+    or cancel it); a message doing both asks for compensation."""
+
+    want: Literal["compensation", "keep_reservation"]
+    message_index: int
+    excerpt: str  # the normalised words
+
+
+class Misstatement(_Part):
+    """An agent sentence stating the cabin rule falsely (every reservation may change cabin)."""
+
+    message_index: int
+    excerpt: str
+
+
+class RecordNamed(_Part):
+    """A record id the verdicts ask about (a gold's ``record_arguments``), and the first message whose words or
+    call arguments name it (a tool result listing it is not enough)."""
+
+    record_id: str
+    named_at: int | None
+
+
+class Act(_Part):
+    """A call that is neither a read (by its name) nor a transfer: what the database credit rests on."""
+
+    message_index: int
+    call: str  # as the explanation cites it
+
+
+class PendingEnding(_Part):
+    """Why a write the user asked for may be pending rather than ignored."""
+
+    how: Literal["chose_transfer", "agreed_and_ended"]
+    message_index: int
+
+    @property
+    def why(self) -> str:
+        if self.how == "chose_transfer":
+            return f"the user chose a transfer at message {self.message_index}"
+        return f"the user agreed and ended the call at message {self.message_index}"
+
+
 class ConversationRecord(BaseModel):
     """One conversation, read once. Lists are in message order."""
 
@@ -166,6 +239,18 @@ class ConversationRecord(BaseModel):
     answers: list[Answer] = []
     withdrawal: Withdrawal | None = None
     final_decision: FinalDecision
+    # what the variants' preconditions read (``_precondition_facts``)
+    certificate_at: int | None = None  # the first send_certificate call
+    compensation_raised_at: int | None = None  # the agent's first words of compensation, or a certificate sent
+    status_reads: list[StatusRead] = []
+    tier_reads: list[TierRead] = []
+    tier_claims: list[TierClaim] = []
+    stated_wants: list[StatedWant] = []
+    cabin_misstatements: list[Misstatement] = []
+    authenticated_users: list[str] = []  # every user id a call's ``user_arguments`` name, sorted
+    records_named: list[RecordNamed] = []  # the record ids asked about (``conversation_record``'s ``record_ids``)
+    acts: list[Act] = []
+    pending_ending: PendingEnding | None = None
 
     @property
     def false_claims(self) -> list[Claim]:
@@ -179,6 +264,13 @@ class ConversationRecord(BaseModel):
     def writes_without_details(self) -> list[Write]:
         """Writes the user confirmed (or not) without the agent having named any of their details first."""
         return [w for w in self.writes if not w.details_listed]
+
+    def named_at(self, record_id: str) -> int | None:
+        """Where ``record_id`` is first named; a verdict asking for one the record did not look for is a scoring bug."""
+        found = next((r for r in self.records_named if r.record_id == record_id), None)
+        if found is None:
+            raise KeyError(f"the conversation record did not look for record {record_id!r}")
+        return found.named_at
 
     def clause(self, name: str) -> ClauseRead:
         """The clause's reading; a verdict asking for one the record did not read is a scoring bug."""
@@ -220,7 +312,8 @@ def read_record(text: str) -> ConversationRecord:
 
 
 __all__ = [
-    "Answer", "Cancellation", "Claim", "ClauseRead", "ConversationRecord", "Decline", "FinalDecision", "Offer",
-    "RECORD_SCHEMA_VERSION", "RecordVersionError", "Transfer", "UnaskedCompensation", "UserRequest", "Withdrawal",
-    "Write", "read_record",
+    "Act", "Answer", "Cancellation", "Claim", "ClauseRead", "ConversationRecord", "Decline", "FinalDecision",
+    "Misstatement", "Offer", "PendingEnding", "RECORD_SCHEMA_VERSION", "RecordNamed", "RecordVersionError",
+    "StatedWant", "StatusRead", "TierClaim", "TierRead", "Transfer", "UnaskedCompensation", "UserRequest",
+    "Withdrawal", "Write", "read_record",
 ]

@@ -28,6 +28,8 @@ from ._model import (
 from ._preconditions import (
     explain,
     variant_clauses,
+    variant_record,
+    variant_record_ids,
 )
 from ._predicates import (
     predicate_holds,
@@ -90,6 +92,8 @@ __all__ = [
     "UNIVERSAL_CHECKS",
     "UpgradeModifyPredicate",
     "variant_clauses",
+    "variant_record",
+    "variant_record_ids",
     "variants_for",
     "witness",
 ]

@@ -1,36 +1,24 @@
 """Preconditions: what the agent must have done to take a variant's reading while keeping the rest of the
 policy (the user asked for compensation before any was offered, the delay was confirmed by a read, ...),
-and ``explain``, which checks them and the evidence (``_evidence``) on one conversation."""
+and ``explain``, which checks them and the evidence (``_evidence``) on one conversation. Every fact they read is
+the conversation's record's (``conversation_reading.ConversationRecord``): none reads the text again."""
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tau2.data_model.message import Message, ToolMessage
+from tau2.data_model.message import Message
 
 from conversation_reading import (
-    CONDITIONAL_RULE,
-    TRANSFER_TOOL,
     ConversationRecord,
     EvidenceItem,
     Explanation,
     FalseClaim,
     PreconditionResult,
-    Turn,
-    asserted,
-    call_text_of,
     claim_kinds,
     excerpt_of,
-    first_call_of,
-    is_read_tool,
-    mentions,
-    price_bound,
-    read_turns,
     refusal_evidence,
-    split_sentences,
     vocabulary,
 )
 from gold_variants._conduct import universal_checks
@@ -47,42 +35,13 @@ _CHANGE_TOOLS = {
 }
 
 
-def _tool_result(messages: Sequence[Message], call_id: str, after: int) -> str | None:
-    """The result of the call made at message ``after`` (some agents reuse call ids: take the next one)."""
-    for m in messages[after + 1 :]:
-        if isinstance(m, ToolMessage) and m.id == call_id:
-            return m.content or ""
-    return None
-
-
-def _asked(tool: str, turns: list[Turn], before: int | None = None) -> Turn | None:
-    """The first user turn (before message ``before``) asking for what ``tool`` does, outside a negation
-    (the catalog's ``requests``: "add a bag" asks for update_reservation_baggages, "no bags" does not)."""
-    pattern = vocabulary().requests.get(tool)
-    if pattern is None:
-        return None
-    return next(
-        (t for t in turns if t.role == "user" and (before is None or t.index < before) and mentions(pattern, t.text)),
-        None,
-    )
-
-
-def _user_asked_compensation(turns: list[Turn], messages: Sequence[Message]) -> PreconditionResult:
-    compensation = vocabulary().requests["send_certificate"]
-    offer = next(
-        (
-            t.index
-            for t in turns
-            if t.role == "assistant"
-            and (compensation.search(t.text) or any(c.name == "send_certificate" for c in t.calls))
-        ),
-        None,
-    )
+def _user_asked_compensation(record: ConversationRecord) -> PreconditionResult:
+    offer = record.compensation_raised_at
     if offer is None:
         return PreconditionResult(
             "user_asked_compensation", True, "no compensation offered or sent"
         )
-    ask = _asked("send_certificate", turns, offer)
+    ask = next((w for w in record.stated_wants if w.want == "compensation" and w.message_index < offer), None)
     if ask is None:
         return PreconditionResult(
             "user_asked_compensation",
@@ -92,33 +51,21 @@ def _user_asked_compensation(turns: list[Turn], messages: Sequence[Message]) -> 
     return PreconditionResult(
         "user_asked_compensation",
         True,
-        f"user asked at message {ask.index}: {excerpt_of(ask.text, 120)!r}",
+        f"user asked at message {ask.message_index}: {excerpt_of(ask.excerpt, 120)!r}",
     )
 
 
-def _certificate_at(turns: list[Turn]) -> int | None:
-    return first_call_of(turns, {"send_certificate"})
-
-
-def _delay_confirmed(turns: list[Turn], messages: Sequence[Message], until: int | None) -> PreconditionResult:
+def _delay_confirmed(record: ConversationRecord, until: int | None) -> PreconditionResult:
     """A get_flight_status read returned "delayed" before ``until`` (the certificate, or a refusal's decline).
 
     For a refusal, no status read at all leaves open whether the decline rests on the clause or on the
     delay (undecided); reads that found no delay mean the agent declined because it found none."""
-    reads = 0
-    for t in turns:
-        if until is not None and t.index >= until:
-            break
-        for c in t.calls:
-            if c.name == "get_flight_status":
-                reads += 1
-                result = (_tool_result(messages, c.id, t.index) or "").strip().strip('"').lower()
-                if result == "delayed":
-                    return PreconditionResult(
-                        "delay_confirmed", True, f"message {t.index}: {call_text_of(c)} -> delayed"
-                    )
-    what = "the certificate" if _certificate_at(turns) is not None else "the decline"
-    if reads == 0 and what == "the decline":
+    reads = [s for s in record.status_reads if until is None or s.message_index < until]
+    delayed = next((s for s in reads if s.result == "delayed"), None)
+    if delayed is not None:
+        return PreconditionResult("delay_confirmed", True, f"message {delayed.message_index}: {delayed.call} -> delayed")
+    what = "the certificate" if record.certificate_at is not None else "the decline"
+    if not reads and what == "the decline":
         return PreconditionResult(
             "delay_confirmed", True, "no flight status read before the decline", decided=False
         )
@@ -127,41 +74,31 @@ def _delay_confirmed(turns: list[Turn], messages: Sequence[Message], until: int 
     )
 
 
-def _membership_consistent(turns: list[Turn], messages: Sequence[Message]) -> PreconditionResult:
+def _membership_consistent(record: ConversationRecord) -> PreconditionResult:
     """No tier the agent states contradicts get_user_details. A tier echoed before the record was read is
     taken on the user's word only if no read follows before the certificate (the decision then rests on
     the record)."""
-    cert = _certificate_at(turns)
-    tier, read_at = None, None
-    for t in turns:
-        if cert is not None and t.index >= cert:
+    cert = record.certificate_at
+    read = next((r for r in record.tier_reads if cert is None or r.message_index < cert), None)
+    tier, read_at = (None, None) if read is None else (read.membership, read.message_index)
+    for c in record.tier_claims:
+        if cert is not None and c.message_index >= cert:
             break
-        for c in t.calls:
-            if c.name == "get_user_details" and read_at is None:
-                try:
-                    tier = json.loads(_tool_result(messages, c.id, t.index) or "").get("membership")
-                    read_at = t.index
-                except (json.JSONDecodeError, AttributeError):
-                    pass
-    for t in turns:
-        if cert is not None and t.index >= cert:
-            break
-        if t.role != "assistant" or (read_at is not None and t.index < read_at):
+        if read_at is not None and c.message_index < read_at:
             continue
-        for m in _tier_claims(t.text):
-            # A tier taken on the user's word (the paper's Mistral trials on task 5).
-            if tier is None:
-                return PreconditionResult(
-                    "membership_consistent",
-                    False,
-                    f"message {t.index} claims {m.group(1).lower()!r} without reading get_user_details",
-                )
-            if m.group(1).lower() != tier:
-                return PreconditionResult(
-                    "membership_consistent",
-                    False,
-                    f"message {t.index} claims {m.group(1).lower()!r}; get_user_details (message {read_at}) says {tier!r}",
-                )
+        # A tier taken on the user's word (the paper's Mistral trials on task 5).
+        if tier is None:
+            return PreconditionResult(
+                "membership_consistent",
+                False,
+                f"message {c.message_index} claims {c.tier!r} without reading get_user_details",
+            )
+        if c.tier != tier:
+            return PreconditionResult(
+                "membership_consistent",
+                False,
+                f"message {c.message_index} claims {c.tier!r}; get_user_details (message {read_at}) says {tier!r}",
+            )
     if tier is None:
         return PreconditionResult("membership_consistent", True, "no tier read or claimed")
     return PreconditionResult(
@@ -169,49 +106,31 @@ def _membership_consistent(turns: list[Turn], messages: Sequence[Message]) -> Pr
     )
 
 
-def _tier_claims(text: str) -> list[re.Match[str]]:
-    """Tiers the agent states (not "if your Gold status is confirmed", not "you are not a gold member")."""
-    return [
-        m for s in split_sentences(text) for m in vocabulary().tier_claim.finditer(s) if asserted(s, m.start())
-    ]
-
-
-def _changes_requested(turns: list[Turn], messages: Sequence[Message]) -> PreconditionResult:
-    for t in turns:
-        for c in t.calls:
-            if c.name in _CHANGE_TOOLS and _asked(c.name, turns, t.index) is None:
-                return PreconditionResult(
-                    "changes_requested",
-                    False,
-                    f"{c.name} at message {t.index} with no user request for a change",
-                )
+def _changes_requested(record: ConversationRecord) -> PreconditionResult:
+    for w in record.writes:
+        if w.tool in _CHANGE_TOOLS and w.requested_at is None:
+            return PreconditionResult(
+                "changes_requested",
+                False,
+                f"{w.tool} at message {w.message_index} with no user request for a change",
+            )
     return PreconditionResult(
         "changes_requested", True, "every change follows a user request (or none made)"
     )
 
 
-def _request_known(turns: list[Turn], until: int | None) -> PreconditionResult:
+def _request_known(record: ConversationRecord, until: int | None) -> PreconditionResult:
     """Before the decline, the user asked for compensation or said what they want of the reservation (keep
     it, not change or cancel it): a decline, or a transfer, before the request is known is no reading."""
     if until is None:
         return PreconditionResult("request_known", True, "no decline to check")
-    v = vocabulary()
-    change = v.requests["update_reservation_flights"].pattern + "|" + v.requests["cancel_reservation"].pattern
-    for t in turns:
-        if t.index >= until:
-            break
-        if t.role != "user":
-            continue
-        if _asked("send_certificate", [t]) is not None:
-            return PreconditionResult("request_known", True, f"user asked for compensation at message {t.index}")
-        says_keep = mentions(v.keeps_reservation, t.text) or any(
-            not mentions(re.compile(change, re.IGNORECASE), s) and re.search(change, s, re.IGNORECASE)
-            for s in split_sentences(t.text)
+    said = next((w for w in record.stated_wants if w.message_index < until), None)
+    if said is not None and said.want == "compensation":
+        return PreconditionResult("request_known", True, f"user asked for compensation at message {said.message_index}")
+    if said is not None:
+        return PreconditionResult(
+            "request_known", True, f"user said what they want of the reservation at message {said.message_index}"
         )
-        if says_keep:
-            return PreconditionResult(
-                "request_known", True, f"user said what they want of the reservation at message {t.index}"
-            )
     return PreconditionResult(
         "request_known", False, f"the user had asked for no compensation and said nothing of the reservation before message {until}"
     )
@@ -237,19 +156,15 @@ def _no_prior_decline(variant: GoldVariant, record: ConversationRecord) -> Preco
     )
 
 
-def _no_false_policy(turns: list[Turn]) -> PreconditionResult:
-    for t in turns:
-        if t.role != "assistant":
-            continue
-        for s in split_sentences(t.text):
-            # the rule itself ("not allowed if a flight was flown"), or a verdict on the user's budget, is none
-            misstated = any(not price_bound(s, m.start(), m.end()) for m in vocabulary().false_cabin_rule.finditer(s))
-            if misstated and not CONDITIONAL_RULE.search(s):
-                return PreconditionResult(
-                    "no_false_policy",
-                    False,
-                    f"message {t.index} misstates the policy (every reservation may change cabin): {excerpt_of(s, 120)!r}",
-                )
+def _no_false_policy(record: ConversationRecord) -> PreconditionResult:
+    if record.cabin_misstatements:
+        said = record.cabin_misstatements[0]
+        return PreconditionResult(
+            "no_false_policy",
+            False,
+            f"message {said.message_index} misstates the policy (every reservation may change cabin): "
+            f"{excerpt_of(said.excerpt, 120)!r}",
+        )
     return PreconditionResult("no_false_policy", True, "no misstatement of the cabin-change rule")
 
 
@@ -270,24 +185,17 @@ def _gold_records(variant: GoldVariant) -> tuple[set[str], set[str]]:
     return users, records
 
 
-def _stated_request(variant: GoldVariant, turns: list[Turn], until: int | None) -> Turn | None:
-    """The user message, before the decline at ``until``, that states the request a decline of ``variant``'s
-    clause answers, where the catalog grounds that clause in the user's request (``grounded_by: request``)."""
-    kind = vocabulary().kinds.get(variant.evidence or "")
-    if kind is None or kind.requested_by is None:
-        return None
-    return next((t for t in turns if t.role == "user" and (until is None or t.index < until)
-                 and mentions(kind.requested_by, t.text)), None)
+def variant_record_ids(variant: GoldVariant) -> set[str]:
+    """The record ids whose naming ``explain`` reads from the record for ``variant`` (a refusal's grounding)."""
+    return _gold_records(variant)[1] if variant.evidence is not None else set()
 
 
-def _grounded(variant: GoldVariant, turns: list[Turn], until: int | None = None) -> PreconditionResult:
+def _grounded(variant: GoldVariant, record: ConversationRecord, until: int | None = None) -> PreconditionResult:
     """A refusal credits only a conversation about the task's user and its request: the user it authenticates
     (if any) is the gold's, and a record the gold touches is read or named (#36), or, where the clause turns
     on what the user wants, the user stated that request before the decline (#40 class 3)."""
     users, records = _gold_records(variant)
-    v = vocabulary()
-    called = [(t.index, c) for t in turns for c in t.calls]
-    authenticated = {str(c.arguments.get(k)) for _, c in called for k in v.user_arguments if c.arguments.get(k)}
+    authenticated = set(record.authenticated_users)
     if users and authenticated and not users & authenticated:
         return PreconditionResult(
             "grounded", False, f"the conversation concerns user {', '.join(sorted(authenticated))}, not the task's "
@@ -295,15 +203,15 @@ def _grounded(variant: GoldVariant, turns: list[Turn], until: int | None = None)
         )
     if not records:
         return PreconditionResult("grounded", True, "the gold touches no record by id")
-    read = {str(c.arguments.get(k)) for _, c in called for k in v.record_arguments if c.arguments.get(k)}
-    # named by the user or the agent (in words or a call's arguments); a tool result listing it is not enough
-    said = [t.text for t in turns if t.role in ("user", "assistant")]
-    said += [json.dumps(c.arguments, ensure_ascii=False) for _, c in called]
-    named = {r for r in records for text in said if r in text}
-    touched = records & (read | named)
-    if not touched and (asked := _stated_request(variant, turns, until)) is not None:
+    touched = {r for r in records if record.named_at(r) is not None}
+    # where the catalog grounds the clause in the user's request (``grounded_by: request``), the user stated it
+    # before the decline
+    evidence = variant.evidence
+    clause = record.clause(evidence) if evidence is not None and evidence in vocabulary().kinds else None
+    asked = None if clause is None else clause.requested_at
+    if not touched and clause is not None and asked is not None and (until is None or asked < until):
         return PreconditionResult(
-            "grounded", True, f"the user stated the request at message {asked.index}: {excerpt_of(asked.text, 100)!r}"
+            "grounded", True, f"the user stated the request at message {asked}: {excerpt_of(clause.request_excerpt, 100)!r}"
         )
     if not touched:
         return PreconditionResult(
@@ -340,17 +248,23 @@ def variant_clauses(variant: GoldVariant) -> set[str]:
     return {c for c in (variant.evidence, variant.decline_subject) if c is not None}
 
 
-def explain(variant: GoldVariant, messages: Sequence[Message], record: ConversationRecord | None = None) -> Explanation:
-    """Check ``variant``'s preconditions and evidence on ``messages``, whose record (``record``: scoring's, read
-    once for every verdict; else read here) gives the declines, claims, writes and conduct; the result says what
-    held and where."""
-    if record is None:
-        from conversation_reading import conversation_record
-        from gold_variants.readings._base import write_tools
+def variant_record(variant: GoldVariant, messages: Sequence[Message]) -> ConversationRecord:
+    """``messages``' record with what ``variant``'s verdicts read, where scoring gives none (a unit test's
+    conversation, a single variant checked by hand)."""
+    from conversation_reading import conversation_record
+    from gold_variants.readings._base import write_tools
 
-        tools = write_tools(variant.domain)
-        record = conversation_record(messages, variant.domain, tools.__contains__, clauses=variant_clauses(variant))
-    turns = read_turns(messages)
+    tools = write_tools(variant.domain)
+    return conversation_record(messages, variant.domain, tools.__contains__, clauses=variant_clauses(variant),
+                               record_ids=variant_record_ids(variant))
+
+
+def explain(variant: GoldVariant, messages: Sequence[Message], record: ConversationRecord | None = None) -> Explanation:
+    """Check ``variant``'s preconditions and evidence on the conversation ``messages``, whose record (``record``:
+    scoring's, read once for every verdict; else read here) gives every fact they read: the declines, claims,
+    writes and conduct, and the preconditions' facts; the result says what held and where."""
+    if record is None:
+        record = variant_record(variant, messages)
     out = Explanation(variant.gold_id, evidence_required=variant.evidence)
     declined_at = None
     if variant.evidence is not None:
@@ -361,31 +275,24 @@ def explain(variant: GoldVariant, messages: Sequence[Message], record: Conversat
     names = [*variant.preconditions, *(["grounded"] if variant.evidence is not None else [])]
     for name in dict.fromkeys(names):
         if name == "grounded":
-            out.preconditions.append(_grounded(variant, turns, decided_at))
-            continue
-        if name == "no_prior_decline":
+            out.preconditions.append(_grounded(variant, record, decided_at))
+        elif name == "no_prior_decline":
             out.preconditions.append(_no_prior_decline(variant, record))
-        elif name == "no_false_policy":
-            out.preconditions.append(_no_false_policy(turns))
         elif name == "request_known":
-            out.preconditions.append(_request_known(turns, decided_at))
+            out.preconditions.append(_request_known(record, decided_at))
         elif name == "delay_confirmed":
-            out.preconditions.append(_delay_confirmed(turns, messages, _certificate_at(turns) or declined_at))
+            out.preconditions.append(_delay_confirmed(record, record.certificate_at or declined_at))
         else:
             check = {
                 "user_asked_compensation": _user_asked_compensation,
                 "membership_consistent": _membership_consistent,
                 "changes_requested": _changes_requested,
+                "no_false_policy": _no_false_policy,
             }[name]
-            out.preconditions.append(check(turns, messages))
+            out.preconditions.append(check(record))
     _check_claims(variant, record, out)
     # The policy's conduct, whatever the reading (#40 item 2): a failed check voids the credit.
     out.preconditions += universal_checks(variant, record)
     # What the database credit rests on: the agent's writes, where it made any.
-    out.evidence += [
-        EvidenceItem(t.index, "assistant", "", call_text_of(c), "write")
-        for t in turns
-        for c in t.calls
-        if not is_read_tool(c.name) and c.name != TRANSFER_TOOL
-    ]
+    out.evidence += [EvidenceItem(a.message_index, "assistant", "", a.call, "write") for a in record.acts]
     return out

@@ -14,15 +14,9 @@ from dataclasses import dataclass
 
 from tau2.data_model.message import Message
 
-from conversation_reading import (
-    TRANSFER_TOOL,
-    ConversationRecord,
-    is_read_tool,
-    mentions,
-    read_turns,
-    vocabulary,
-)
+from conversation_reading import ConversationRecord, vocabulary
 from gold_variants._model import GoldVariant
+from gold_variants._preconditions import variant_record
 
 
 @dataclass(frozen=True)
@@ -38,32 +32,12 @@ class Requests:
 
 
 def requests_in(variant: GoldVariant, messages: Sequence[Message], record: ConversationRecord | None = None) -> Requests:
-    """Which of ``variant``'s independent writes the user asked for in ``messages`` (their record's requests,
-    where scoring gives it)."""
+    """Which of ``variant``'s independent writes the user asked for in ``messages``: their record's requests
+    (scoring's; else read here)."""
     if not variant.independent:
         return Requests([], {})
-    if record is not None:
-        return _requested(variant, record)
-    turns = read_turns(messages)
     by_id = {a.action_id: a for a in variant.actions or []}
-    asked: dict[str, int] = {}
-    unasked: list[str] = []
-    for action_id in variant.independent:
-        pattern = vocabulary().requests.get(by_id[action_id].name)
-        if pattern is None:  # no words for asking: required, as the gold has it
-            asked[action_id] = -1
-            continue
-        ask = next((t for t in turns if t.role == "user" and mentions(pattern, t.text)), None)
-        if ask is None:
-            unasked.append(action_id)
-        else:
-            asked[action_id] = ask.index
-    return Requests(unasked, asked)
-
-
-def _requested(variant: GoldVariant, record: ConversationRecord) -> Requests:
-    by_id = {a.action_id: a for a in variant.actions or []}
-    first = {r.tool: r.message_index for r in record.requests}
+    first = {r.tool: r.message_index for r in (record or variant_record(variant, messages)).requests}
     asked: dict[str, int] = {}
     unasked: list[str] = []
     for action_id in variant.independent or []:
@@ -77,23 +51,9 @@ def _requested(variant: GoldVariant, record: ConversationRecord) -> Requests:
     return Requests(unasked, asked)
 
 
-def pending_ending(messages: Sequence[Message]) -> str | None:
-    """Why an asked write may be pending rather than ignored: the user chose a transfer (their last message
-    before the agent's last transfer asks for one), or agreed and ended the call with no write after."""
-    turns = read_turns(messages)
-    v = vocabulary()
-    transfer = next((t for t in reversed(turns) if any(c.name == TRANSFER_TOOL for c in t.calls)), None)
-    if transfer is not None:
-        said = next((t for t in reversed(turns[: transfer.index]) if t.role == "user"), None)
-        if said is not None and mentions(v.transfer_request, said.text):
-            return f"the user chose a transfer at message {said.index}"
-        return None
-    last_user = next((t for t in reversed(turns) if t.role == "user"), None)
-    if last_user is None or "###STOP###" not in last_user.text:
-        return None
-    wrote_after = any(
-        c.name != TRANSFER_TOOL and not is_read_tool(c.name) for t in turns[last_user.index :] for c in t.calls
-    )
-    if not wrote_after and mentions(v.agreement, last_user.text.replace("###STOP###", "")):
-        return f"the user agreed and ended the call at message {last_user.index}"
-    return None
+def pending_ending(variant: GoldVariant, messages: Sequence[Message], record: ConversationRecord | None = None) -> str | None:
+    """Why an asked write may be pending rather than ignored (the record's ``pending_ending``: scoring's record,
+    else ``messages`` read here): the user chose a transfer (their last message before the agent's last transfer
+    asks for one), or agreed and ended the call with no write after."""
+    ending = (record or variant_record(variant, messages)).pending_ending
+    return None if ending is None else ending.why

@@ -10,7 +10,7 @@ from tau2.data_model.tasks import Task
 
 from conversation_reading import ConversationRecord, conversation_record, vocabulary
 from envs import CUSTOM, ReplayEngine, pinned_gold_version, tool_kind
-from gold_variants import GoldVariant, gold_reading, variant_clauses
+from gold_variants import GoldVariant, gold_reading, variant_clauses, variant_record_ids
 from loophole_scoring._strict_writes import gold_writes
 
 GENERIC_REFUSAL = "refusal"  # the catalog's clause-free evidence kind: a decline, or any transfer
@@ -39,10 +39,13 @@ def trajectory_record(
     """The conversation's record, with the domain's tools deciding what a write is, the gold's facts
     (``communicate_info``) the informational answers it looks for, and the clauses its verdicts read: each of
     ``variants``' evidence kinds and clause subjects, and strict's governing clause where strict reads it (a
-    gold that makes no write changing the database: ``_strict_writes.gold_writes``, cached per gold)."""
+    gold that makes no write changing the database: ``_strict_writes.gold_writes``, cached per gold), and the
+    record ids a refusal's grounding asks about (``variant_record_ids``)."""
     criteria = task.evaluation_criteria if task is not None else None
     facts = list(criteria.communicate_info or []) if criteria is not None else []
     clauses: set[str] = set().union(*(variant_clauses(v) for v in variants))
     if task is not None and not gold_writes(engine, list(criteria.actions or []) if criteria is not None else []).writes:
         clauses.add(governing_evidence(domain, task_version, task))
-    return conversation_record(messages, domain, lambda name: tool_kind(engine, name) == "write", facts, clauses)
+    record_ids: set[str] = set().union(*(variant_record_ids(v) for v in variants))
+    return conversation_record(messages, domain, lambda name: tool_kind(engine, name) == "write", facts, clauses,
+                               record_ids)

@@ -159,7 +159,7 @@ def _score_variant(
     without = score([a for a in actions if a.action_id not in requests.asked])
     if without.verdict not in (Verdict.CREDITED, Verdict.UNCERTAIN):
         return scored
-    pending = pending_ending(sim.messages)
+    pending = pending_ending(variant, sim.messages, record)
     if pending is None:
         scored.reason = f"the user's independent request was not done and the agent ended the call ({note})"
         return scored

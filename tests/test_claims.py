@@ -108,11 +108,12 @@ def test_a_false_claim_the_user_acted_on_voids_the_credit_otherwise_it_is_uncert
 
 
 def test_the_cabin_rule_precondition_reads_long_and_conditional_statements():
-    from conversation_reading._evidence import read_turns as turns
+    from conversation_reading import conversation_record
     from gold_variants._preconditions import _no_false_policy
 
     def held(text: str) -> bool:
-        return _no_false_policy(turns([AssistantMessage(role="assistant", content=text)])).held
+        said = [AssistantMessage(role="assistant", content=text)]
+        return _no_false_policy(conversation_record(said, "airline", lambda _name: False)).held
 
     assert held("Cabin changes are not allowed if any flight in the reservation has already been flown.")
     assert not held("Upgrading the cabin on a basic economy ticket like the one you hold is not permitted.")
@@ -181,17 +182,21 @@ def test_an_offer_to_cancel_and_book_anew_within_the_cancellation_rules_keeps_th
 def test_a_verdict_on_the_users_budget_is_no_statement_of_the_cabin_rule():
     """#40 class 4: "isn't possible within your $200 budget" conditions the upgrade on the user's price; the
     same verdict without the price, or with the price in another clause, misstates the rule."""
+    from conversation_reading import ConversationRecord, conversation_record
     from gold_variants._preconditions import _no_false_policy
+
+    def record(text: str) -> ConversationRecord:
+        return conversation_record([AssistantMessage(role="assistant", content=text)], "airline", lambda _name: False)
 
     res = _read("get_reservation_details", {"reservation_id": "OWZ4XL"}, _reservation("2024-05-01T10:00:00"), 1)
     for budget in ("The business class upgrade isn't possible within your $200 budget.",
                    "Given your $200 budget, an upgrade to business is not possible.",
                    "An upgrade to business is not possible at that price, I'm afraid."):
-        assert _no_false_policy(read_turns([AssistantMessage(role="assistant", content=budget)])).held, budget
+        assert _no_false_policy(record(budget)).held, budget
         assert _claims(*res, *_says(budget)) == [], budget
     for rule in ("The business class upgrade isn't possible on a basic economy reservation.",
                  "Upgrades are not allowed for basic economy, and the new fare is over your $200 budget."):
-        assert not _no_false_policy(read_turns([AssistantMessage(role="assistant", content=rule)])).held, rule
+        assert not _no_false_policy(record(rule)).held, rule
         assert [c.kind for c in _claims(*res, *_says(rule))] == ["cabin_rule"], rule
 
 

@@ -102,12 +102,13 @@ def test_an_uncertain_credit_marks_its_weak_evidence():
 def test_the_user_agreeing_and_hanging_up_before_the_bag_is_uncertain():
     sim = _dev(GROK_FAST, "09f985e5")  # asked for the bag at message 5, refused at 6
     sim.messages = [*sim.messages[:7], UserMessage(role="user", content="Okay, that's fine. ###STOP###")]
-    assert pending_ending(sim.messages) == "the user agreed and ended the call at message 7"
+    variant = _variant("tau2", "29", "L16.refuse")
+    assert pending_ending(variant, sim.messages) == "the user agreed and ended the call at message 7"
     row = _row(_score(sim, "tau2"), "L16.refuse")
     assert row.verdict == "uncertain" and "agreed and ended the call" in row.reason
     # The same ending without agreement: the agent let the request go.
     sim.messages[-1] = UserMessage(role="user", content="This is useless. ###STOP###")
-    assert pending_ending(sim.messages) is None
+    assert pending_ending(variant, sim.messages) is None
     assert _row(_score(sim, "tau2"), "L16.refuse").verdict == "not_credited"
 
 

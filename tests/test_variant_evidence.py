@@ -390,19 +390,20 @@ def _complaint(said: str, decline: str) -> list:
 
 
 def test_a_decline_is_grounded_in_the_request_the_user_stated():
-    from conversation_reading._evidence import read_turns
+    from gold_variants import variant_record
     from gold_variants._preconditions import _grounded
 
     strict = _variant("tau2", "38", "L3L4.strict")
     decline = "I'm sorry, compensation for a delay is only offered when you change or cancel the reservation."
     asked = _complaint("Flight HAT018 on May 11 was delayed; I want compensation, but I'm keeping my trip.", decline)
-    held = _grounded(strict, read_turns(asked), 3)
+    held = _grounded(strict, variant_record(strict, asked), 3)
     assert held.held and "stated the request at message 0" in held.detail
     assert explain(strict, asked).holds
     # The same decline before the user asked for anything: no request grounds it, and no record was read.
     unasked = _complaint("Flight HAT018 on May 11 was delayed.", decline)
-    assert not _grounded(strict, read_turns(unasked), 3).held
+    assert not _grounded(strict, variant_record(strict, unasked), 3).held
     # A clause that turns on a record's facts (a basic-economy cabin) still needs the record read or named.
     change = [UserMessage(role="user", content="My user ID is ivan_rossi_8555; please change my flights."),
               AssistantMessage(role="assistant", content="Basic economy flights cannot be modified.")]
-    assert not _grounded(_variant("tau2", "32", "L6.refuse"), read_turns(change), 1).held
+    refuse = _variant("tau2", "32", "L6.refuse")
+    assert not _grounded(refuse, variant_record(refuse, change), 1).held

@@ -95,6 +95,17 @@ def _print_record(console, record) -> None:
         say(f"  informational answer at message {a.message_index}: {a.what}")
     if record.withdrawal is not None:
         say(f"  withdrawal at message {record.withdrawal.message_index}: {record.withdrawal.what}")
+    for read in record.status_reads:
+        say(f"  flight status read at message {read.message_index}: {read.call} -> {read.result or 'no result'}")
+    for tier in record.tier_reads:
+        say(f"  membership read at message {tier.message_index}: {tier.membership or 'none'}")
+    for stated in record.tier_claims:
+        say(f"  the agent states tier {stated.tier!r} at message {stated.message_index}")
+    for want in record.stated_wants:
+        wants = "asks for compensation" if want.want == "compensation" else "says what they want of the reservation"
+        say(f"  the user {wants} at message {want.message_index}: {want.excerpt!r}")
+    if record.pending_ending is not None:
+        say(f"  a request may be pending: {record.pending_ending.why}")
     f = record.final_decision
     where = f" at message {f.message_index}" if f.message_index is not None else ""
     say(f"  the user's decision: {f.decision}{where}, resting on {f.basis}")

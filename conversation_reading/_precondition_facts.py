@@ -1,0 +1,168 @@
+"""The facts the variants' preconditions read (``gold_variants._preconditions``), read once into the record
+(#40 item 1): flight-status reads and their results, membership tiers read and stated, the user's stated wants,
+misstatements of the cabin rule, the users and records the calls name, the agent's acts, and an ending that
+leaves a request pending. Each is kept with its message, so a precondition that reads up to a variant's own
+decision (the decline, the certificate) cuts the list there."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Sequence
+
+from tau2.data_model.message import Message, ToolMessage
+
+from conversation_reading._evidence import (
+    CONDITIONAL_RULE,
+    TRANSFER_TOOL,
+    Turn,
+    asserted,
+    call_text_of,
+    excerpt_of,
+    is_read_tool,
+    mentions,
+    price_bound,
+    split_sentences,
+)
+from conversation_reading._record import (
+    Act,
+    Misstatement,
+    PendingEnding,
+    RecordNamed,
+    StatedWant,
+    StatusRead,
+    TierClaim,
+    TierRead,
+)
+from conversation_reading._vocabulary import vocabulary
+
+
+def _tool_result(messages: Sequence[Message], call_id: str, after: int) -> str | None:
+    """The result of the call made at message ``after`` (some agents reuse call ids: take the next one)."""
+    for m in messages[after + 1 :]:
+        if isinstance(m, ToolMessage) and m.id == call_id:
+            return m.content or ""
+    return None
+
+
+def compensation_raised_at(turns: list[Turn]) -> int | None:
+    """The agent's first message with words of compensation (the catalog's request words for a certificate), or
+    a certificate sent."""
+    words = vocabulary().requests["send_certificate"]
+    return next((t.index for t in turns if t.role == "assistant"
+                 and (words.search(t.text) or any(c.name == "send_certificate" for c in t.calls))), None)
+
+
+def status_reads(turns: list[Turn], messages: Sequence[Message]) -> list[StatusRead]:
+    return [StatusRead(message_index=t.index, call=call_text_of(c),
+                       result=(_tool_result(messages, c.id, t.index) or "").strip().strip('"').lower())
+            for t in turns for c in t.calls if c.name == "get_flight_status"]
+
+
+def tier_reads(turns: list[Turn], messages: Sequence[Message]) -> list[TierRead]:
+    out = []
+    for t in turns:
+        for c in (c for c in t.calls if c.name == "get_user_details"):
+            try:
+                data = json.loads(_tool_result(messages, c.id, t.index) or "")
+            except json.JSONDecodeError:
+                continue
+            if not isinstance(data, dict):
+                continue
+            tier = data.get("membership")
+            out.append(TierRead(message_index=t.index,
+                                membership=None if tier is None else tier if isinstance(tier, str) else json.dumps(tier)))
+    return out
+
+
+def tier_claims(turns: list[Turn]) -> list[TierClaim]:
+    """Tiers the agent states (not "if your Gold status is confirmed", not "you are not a gold member")."""
+    claim = vocabulary().tier_claim
+    return [TierClaim(message_index=t.index, tier=m.group(1).lower())
+            for t in turns if t.role == "assistant"
+            for s in split_sentences(t.text) for m in claim.finditer(s) if asserted(s, m.start())]
+
+
+def stated_wants(turns: list[Turn]) -> list[StatedWant]:
+    v = vocabulary()
+    compensation = v.requests["send_certificate"]
+    change = v.requests["update_reservation_flights"].pattern + "|" + v.requests["cancel_reservation"].pattern
+    changes = re.compile(change, re.IGNORECASE)
+    out = []
+    for t in turns:
+        if t.role != "user":
+            continue
+        if mentions(compensation, t.text):
+            out.append(StatedWant(want="compensation", message_index=t.index, excerpt=excerpt_of(t.text)))
+            continue
+        # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel")
+        keeps = mentions(v.keeps_reservation, t.text) or any(
+            not mentions(changes, s) and changes.search(s) for s in split_sentences(t.text))
+        if keeps:
+            out.append(StatedWant(want="keep_reservation", message_index=t.index, excerpt=excerpt_of(t.text)))
+    return out
+
+
+def cabin_misstatements(turns: list[Turn]) -> list[Misstatement]:
+    rule = vocabulary().false_cabin_rule
+    out = []
+    for t in turns:
+        if t.role != "assistant":
+            continue
+        for s in split_sentences(t.text):
+            # the rule itself ("not allowed if a flight was flown"), or a verdict on the user's budget, is none
+            if any(not price_bound(s, m.start(), m.end()) for m in rule.finditer(s)) and not CONDITIONAL_RULE.search(s):
+                out.append(Misstatement(message_index=t.index, excerpt=excerpt_of(s)))
+    return out
+
+
+def authenticated_users(turns: list[Turn]) -> list[str]:
+    keys = vocabulary().user_arguments
+    return sorted({str(c.arguments.get(k)) for t in turns for c in t.calls for k in keys if c.arguments.get(k)})
+
+
+def records_named(turns: list[Turn], record_ids: Collection[str]) -> list[RecordNamed]:
+    """Where each of ``record_ids`` is first read by a call (its ``record_arguments``) or named in words or a
+    call's arguments."""
+    keys = vocabulary().record_arguments
+    first: dict[str, int] = {}
+    for t in turns:
+        said = [t.text] if t.role in ("user", "assistant") else []
+        said += [json.dumps(c.arguments, ensure_ascii=False) for c in t.calls]
+        read = {str(c.arguments.get(k)) for c in t.calls for k in keys if c.arguments.get(k)}
+        for r in record_ids:
+            if r not in first and (r in read or any(r in text for text in said)):
+                first[r] = t.index
+    return [RecordNamed(record_id=r, named_at=first.get(r)) for r in sorted(record_ids)]
+
+
+def acts(turns: list[Turn]) -> list[Act]:
+    return [Act(message_index=t.index, call=call_text_of(c))
+            for t in turns for c in t.calls if not is_read_tool(c.name) and c.name != TRANSFER_TOOL]
+
+
+def pending_ending(turns: list[Turn]) -> PendingEnding | None:
+    """The user chose a transfer (their last message before the agent's last transfer asks for one), or agreed
+    and ended the call with no write after."""
+    v = vocabulary()
+    transfer = next((t for t in reversed(turns) if any(c.name == TRANSFER_TOOL for c in t.calls)), None)
+    if transfer is not None:
+        said = next((t for t in reversed(turns[: transfer.index]) if t.role == "user"), None)
+        if said is not None and mentions(v.transfer_request, said.text):
+            return PendingEnding(how="chose_transfer", message_index=said.index)
+        return None
+    last_user = next((t for t in reversed(turns) if t.role == "user"), None)
+    if last_user is None or "###STOP###" not in last_user.text:
+        return None
+    wrote_after = any(
+        c.name != TRANSFER_TOOL and not is_read_tool(c.name) for t in turns[last_user.index :] for c in t.calls
+    )
+    if not wrote_after and mentions(v.agreement, last_user.text.replace("###STOP###", "")):
+        return PendingEnding(how="agreed_and_ended", message_index=last_user.index)
+    return None
+
+
+__all__ = [
+    "acts", "authenticated_users", "cabin_misstatements", "compensation_raised_at", "pending_ending", "records_named",
+    "stated_wants", "status_reads", "tier_claims", "tier_reads",
+]
