@@ -37,12 +37,15 @@ from conversation_reading._record import (
 from conversation_reading._vocabulary import vocabulary
 
 
+def tool_reply(messages: Sequence[Message], call_id: str, after: int) -> ToolMessage | None:
+    """The tool message answering the call made at message ``after`` (some agents reuse call ids: the next one)."""
+    return next((m for m in messages[after + 1 :] if isinstance(m, ToolMessage) and m.id == call_id), None)
+
+
 def _tool_result(messages: Sequence[Message], call_id: str, after: int) -> str | None:
-    """The result of the call made at message ``after`` (some agents reuse call ids: take the next one)."""
-    for m in messages[after + 1 :]:
-        if isinstance(m, ToolMessage) and m.id == call_id:
-            return m.content or ""
-    return None
+    """The result of the call made at message ``after``."""
+    reply = tool_reply(messages, call_id, after)
+    return None if reply is None else reply.content or ""
 
 
 def compensation_raised_at(turns: list[Turn]) -> int | None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import Literal
 
-from tau2.data_model.message import Message, ToolMessage
+from tau2.data_model.message import Message
 
 from conversation_reading._claims import (
     ACTED_ON,
@@ -77,6 +77,7 @@ from conversation_reading._precondition_facts import (
     status_reads,
     tier_claims,
     tier_reads,
+    tool_reply,
 )
 from conversation_reading._record import (
     Answer,
@@ -197,10 +198,6 @@ def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
     return sorted(found, key=lambda o: (o.message_index, o.loophole_id))
 
 
-def _failed(messages: Sequence[Message], call_id: str, after: int) -> bool:
-    return next((bool(m.error) for m in messages[after + 1:] if isinstance(m, ToolMessage) and m.id == call_id), False)
-
-
 def _writes(r: _Reading, requests: list[UserRequest]) -> list[Write]:
     first = {q.tool: q.message_index for q in requests}
     unconfirmed = {s.message_index for s in unconfirmed_writes(r.turns, r.is_write)}
@@ -217,7 +214,7 @@ def _writes(r: _Reading, requests: list[UserRequest]) -> list[Write]:
                                confirmation_index=None if said is None else said.index,
                                confirmation=excerpt_of(said.raw if said is not None else ""),
                                details_listed=listed.get((t.index, call.id), True),
-                               failed=_failed(r.messages, call.id, t.index),
+                               failed=bool((reply := tool_reply(r.messages, call.id, t.index)) and reply.error),
                                requested_at=asked if asked is not None and asked < t.index else None))
     return found
 
