@@ -7,7 +7,9 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import threading
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -247,6 +249,16 @@ def _quiet_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's handler, inherited by the fork
     _SEEN = {}
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker whose main process is gone (killed, or exited without stopping the pool) exits too: it
+    holds its own end of the task pipe, so it would otherwise wait on it for ever, and hold the parent's
+    stderr open for whoever reads it."""
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(1)
 
 
 def _settle(domain: str) -> None:
@@ -274,12 +286,12 @@ def pool_size(workers: int) -> int:
 Outcome = tuple["list[dict] | None", "TaskIdentity | None", object]  # a call's rows, identity and result
 
 
-def _in_process(calls: Iterator[Call]) -> Iterator[Outcome]:
+def _in_process(calls: Iterator[Call]) -> Generator[Outcome, None, None]:
     for fn, args, rows, identity in calls:
         yield rows, identity, fn(*args) if fn is not None else None
 
 
-def _pool_ordered(calls: Iterator[Call], workers: int) -> Iterator[Outcome]:
+def _pool_ordered(calls: Iterator[Call], workers: int) -> Generator[Outcome, None, None]:
     """The calls run in worker processes, at most ``2 × workers`` in flight (memory stays bounded); results
     come back in call order, so rows are written in key order.
 
@@ -354,12 +366,17 @@ def _ray_ordered(calls: Iterator[Call], workers: int) -> Iterator[Outcome]:
 def rescore_chunks(
     runs: list[ImportedRun], workers: int, judge: JudgeSpec | None, chunk_size: int, spans: bool,
     replay: ReplayMode = ReplayMode.LENIENT,
-) -> Iterator[tuple[list[dict], list[dict], int]]:
+) -> Generator[tuple[list[dict], list[dict], int], None, None]:
     """(trials rows, scores rows, trajectories scored) chunk by chunk, in order."""
-    from loophole_ingest import SpanError
-
     calls = (_span_calls if spans else _stream_calls)(runs, judge, chunk_size, replay)
     results = _pool_ordered(calls, workers) if workers > 1 else _in_process(calls)
+    with contextlib.closing(results):
+        yield from _chunk_rows(results)
+
+
+def _chunk_rows(results: Iterator[Outcome]) -> Iterator[tuple[list[dict], list[dict], int]]:
+    from loophole_ingest import SpanError
+
     for rows, identity, result in results:
         if rows is not None:  # streamed here: the worker scored the chunk's items
             scored = result or []

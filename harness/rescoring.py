@@ -6,6 +6,7 @@ Named ``rescoring``, not ``rescore``: a submodule ``harness.rescore`` would rebi
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,8 +156,11 @@ def _rescore(
 ) -> dict[str, dict]:
     """The rows staged, then upserted into ``out``; the trials rows without their messages (summaries)."""
     light: dict[str, dict] = {}
-    with store.StagedTables() as staged:
-        for rows, score_rows, n_scored in rescore_chunks(runs, workers, judge, chunk_size, spans, replay):
+    # closing: an interrupt that lands here, between two chunks, still stops the worker processes (the
+    # generators' own ``finally``) before the CLI prints its line and exits
+    chunks = rescore_chunks(runs, workers, judge, chunk_size, spans, replay)
+    with store.StagedTables() as staged, contextlib.closing(chunks):
+        for rows, score_rows, n_scored in chunks:
             staged.add(rows, score_rows)
             for row in rows:
                 row.pop("messages_json", None)

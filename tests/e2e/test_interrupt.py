@@ -143,3 +143,75 @@ def _alive(pid: int) -> bool:
         return False
     with open(f"/proc/{pid}/stat") as fh:
         return fh.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has exited
+
+
+def _gone_within(pids: list[int], seconds: float) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while (alive := [p for p in pids if _alive(p)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return alive
+
+
+def test_an_interrupt_between_two_chunks_still_stops_the_rescore_workers(tmp_path):
+    """The signal can land while the main process writes a chunk, outside the generators that own the pool:
+    the chunks are closed on the way out, so the workers stop before the CLI prints its line (it then
+    leaves with ``os._exit``, which runs no ``finally`` of a generator left suspended)."""
+    from harness._interrupt import Interrupted
+    from harness.rescoring import rescore_runs
+    from loophole_ingest import import_results_file
+
+    run = import_results_file(_big_run(tmp_path, copies=20))
+    workers: list[int] = []
+
+    def interrupt(_: int) -> None:
+        workers.extend(_children(os.getpid()))
+        raise Interrupted("SIGINT")
+
+    with pytest.raises(Interrupted) as stopped:
+        rescore_runs([run], tmp_path / "out", workers=2, on_progress=interrupt, chunk_size=1)
+    assert len(workers) >= 2, workers
+    assert _gone_within(workers, 10) == [], "worker processes left running after an interrupt between chunks"
+    assert stopped.value is not None  # the traceback, which holds the suspended frames, is still alive here
+    assert not (tmp_path / "out").exists()
+
+
+def test_rescore_workers_exit_when_their_main_process_dies(tmp_path):
+    """A main process killed outright (SIGKILL, out of memory) stops nothing itself: each forked worker
+    watches for it and exits, instead of waiting on its own end of the task pipe for ever."""
+    import subprocess
+    import sys
+
+    big = _big_run(tmp_path, copies=300)
+    script = (
+        "import os, sys\n"
+        "from harness.rescoring import rescore_runs\n"
+        "from loophole_ingest import import_results_file\n"
+        "def die(_):\n"
+        "    print(' '.join(sorted(l.split()[0] for l in os.popen('ps -o pid= --ppid %d' % os.getpid()))), flush=True)\n"
+        "    os.kill(os.getpid(), 9)\n"
+        f"rescore_runs([import_results_file({str(big)!r})], {str(tmp_path / 'out')!r}, workers=2, on_progress=die)\n"
+    )
+    # not communicate(): workers left running would hold the pipes open, and the test would hang, not fail
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, cwd=ROOT)
+    assert proc.stdout is not None
+    listed = proc.stdout.readline()
+    assert proc.wait(timeout=300) == -9
+    workers = [int(p) for p in listed.split()]
+    assert len(workers) >= 2, listed
+    alive = _gone_within(workers, 10)
+    for pid in alive:  # broken: leave nothing behind
+        os.kill(pid, signal.SIGKILL)
+    assert alive == [], "worker processes outlived their killed main process"
+
+
+def _big_run(tmp_path, copies: int):
+    import json
+
+    from tests.conftest import real_run
+
+    source = json.loads(real_run("whissle_retail_tau3_5sims.json").read_text())
+    source["simulations"] = [{**s, "id": f"{s['id']}-{i}"} for i in range(copies) for s in source["simulations"]]
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(source))
+    return big
