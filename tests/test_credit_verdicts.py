@@ -92,7 +92,7 @@ def test_an_uncertain_credit_marks_its_weak_evidence():
     assert explanation["doubts"].startswith("message 16: transfer whose summary names no clause")
     # A credit on a decline naming the clause marks nothing; nor does one in doubt for another reason (a
     # request left pending), whose evidence is as strong as the rule asks.
-    credited = _row(_score(_real(AIDE, "38"), "tau2"), "L3L4.strict")
+    credited = _row(_score(_real(AIDE, "2"), "tau2"), "L3L4.strict")
     assert credited.verdict == "credited" and json.loads(credited.explanation_json)["evidence"]
     assert _weak(credited) == []
     pending = _row(_score(_dev(GROK_FAST, "09f985e5"), "tau2"), "L16.refuse")
@@ -125,7 +125,15 @@ def test_a_negated_request_is_no_request():
 
 
 def _aide_38() -> SimulationRun:
-    return _real(AIDE, "38")
+    """aide's task 38 without its options to cancel the reservation (messages 12, 14 and 20): its outbound
+    flights have flown, so no cancellation rule allows it, and such an offer alone leaves the credit uncertain."""
+    sim = _real(AIDE, "38")
+    for i, offer, kept in ((12, "- Canceling the reservation\n", ""),
+                           (14, "1. **Cancel the entire reservation** and receive the certificate, or\n2.", "1."),
+                           (20, ", or\n2. **Canceling the entire reservation**", "")):
+        assert offer in sim.messages[i].content
+        sim.messages[i] = sim.messages[i].model_copy(update={"content": sim.messages[i].content.replace(offer, kept)})
+    return sim
 
 
 def test_a_strict_decline_with_no_status_read_is_uncertain():

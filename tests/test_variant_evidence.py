@@ -43,12 +43,21 @@ def _transfer(summary: str) -> list:
 # --- L3/L4 strict: a decline naming the change-or-cancel condition --------------------------------------
 
 
-@pytest.mark.parametrize("task_id", ["2", "27", "38"])
-def test_aide_strict_declines_stay_credited_with_their_evidence(task_id):
+@pytest.mark.parametrize(("task_id", "verdict"), [("2", "credited"), ("27", "uncertain"), ("38", "uncertain")])
+def test_aide_strict_declines_keep_their_evidence(task_id, verdict):
+    """Each decline is evidence of the strict reading. In 27 and 38 the agent also lists cancelling the
+    reservation as an option where a flight has already flown (no cancellation rule allows it): an offer the
+    user never took leaves the credit uncertain."""
     sim = _real(AIDE, task_id)
     result = _score(sim, "tau2")
-    assert result.single_gold.reward == 0.0 and "L3L4.strict" in result.crediting_readings()
-    evidence = json.loads(_row(result, "L3L4.strict").explanation_json)["evidence"]
+    row = _row(result, "L3L4.strict")
+    assert result.single_gold.reward == 0.0 and row.verdict == verdict, row.reason
+    claims = json.loads(row.explanation_json)["false_claims"]
+    assert {c["kind"] for c in claims} == ({"cancellation_offer"} if verdict == "uncertain" else set())
+    # 38's user answers message 14's offer with "Wait, there should be 3 passengers ... I'm sure of it": a
+    # certainty, not agreement, so the offer was not taken
+    assert not any(c["acted_on"] for c in claims)
+    evidence = json.loads(row.explanation_json)["evidence"]
     declines = [e for e in evidence if e["what"].startswith(("declines", "transfer"))]
     assert declines
     for e in declines:  # each item points at the message it quotes
@@ -407,3 +416,45 @@ def test_a_decline_is_grounded_in_the_request_the_user_stated():
               AssistantMessage(role="assistant", content="Basic economy flights cannot be modified.")]
     refuse = _variant("tau2", "32", "L6.refuse")
     assert not _grounded(refuse, variant_record(refuse, change), 1).held
+
+
+# --- L3/L4 strict refusal beside an offer of a cancellation the rules forbid ------------------------------
+
+# aide's task 27: messages 25 and 27 list cancelling the reservation as an option (in 27, for a full refund and
+# the certificate), though HAT223, the reservation's first flight, has already flown.
+_AIDE_27_CANCEL = {
+    25: "2. Cancel your reservation?\n",
+    27: "**Option 2: Cancel your reservation**\n- Full refund to your original payment method (credit card ending "
+        "in 8023) within 5-7 business days\n- After completing the cancellation, I can provide a travel certificate "
+        "of **$150** ($50 × 3 passengers) as compensation\n\n",
+}
+
+
+def test_a_delay_decline_that_offers_a_forbidden_cancellation_is_uncertain():
+    """The decline of delay compensation names the change-or-cancel condition (the strict reading), and lists
+    cancelling the reservation as an option, which no cancellation rule allows once a flight has flown. The
+    user never takes it (they ask for a transfer): uncertain. Taking it: not credited. The same decline
+    without the option: credited."""
+    offered = _real(AIDE, "27")
+    assert all(said in offered.messages[i].content for i, said in _AIDE_27_CANCEL.items())
+    row = _row(_score(offered, "tau2"), "L3L4.strict")
+    assert row.verdict == "uncertain", row.reason
+    assert "message 25 states that the reservation may be cancelled" in row.reason
+    assert "HAT223 of M61CQM already flown" in row.reason
+    claims = json.loads(row.explanation_json)["false_claims"]
+    assert [(c["kind"], c["message_index"], c["excerpt"], c["acted_on"]) for c in claims] == [
+        ("cancellation_offer", 25, "2. Cancel your reservation?", False),
+        ("cancellation_offer", 27, "Option 2: Cancel your reservation", False),
+    ]
+
+    taken = _real(AIDE, "27")
+    taken.messages[28:] = [UserMessage(role="user", content="Fine, please cancel my reservation then."),
+                           AssistantMessage(role="assistant", content="Let me transfer you to a colleague.")]
+    row = _row(_score(taken, "tau2"), "L3L4.strict")
+    assert row.verdict == "not_credited" and "claims_true failed" in row.reason, row.reason
+
+    without = _real(AIDE, "27")
+    for i, said in _AIDE_27_CANCEL.items():
+        _say(without, i, without.messages[i].content.replace(said, ""))
+    row = _row(_score(without, "tau2"), "L3L4.strict")
+    assert row.verdict == "credited", row.reason

@@ -192,8 +192,10 @@ def test_rescore_workers_exit_when_their_main_process_dies(tmp_path):
         f"rescore_runs([import_results_file({str(big)!r})], {str(tmp_path / 'out')!r}, workers=2, on_progress=die)\n"
     )
     # not communicate(): workers left running would hold the pipes open, and the test would hang, not fail
+    scratch = tmp_path / "tmp"  # the killed process cannot remove its staging folder: keep it out of /tmp
+    scratch.mkdir()
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, cwd=ROOT)
+                            text=True, cwd=ROOT, env={**os.environ, "TMPDIR": str(scratch)})
     assert proc.stdout is not None
     listed = proc.stdout.readline()
     assert proc.wait(timeout=300) == -9
