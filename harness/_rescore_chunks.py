@@ -368,23 +368,19 @@ def rescore_chunks(
     replay: ReplayMode = ReplayMode.LENIENT,
 ) -> Generator[tuple[list[dict], list[dict], int], None, None]:
     """(trials rows, scores rows, trajectories scored) chunk by chunk, in order."""
-    calls = (_span_calls if spans else _stream_calls)(runs, judge, chunk_size, replay)
-    results = _pool_ordered(calls, workers) if workers > 1 else _in_process(calls)
-    with contextlib.closing(results):
-        yield from _chunk_rows(results)
-
-
-def _chunk_rows(results: Iterator[Outcome]) -> Iterator[tuple[list[dict], list[dict], int]]:
     from loophole_ingest import SpanError
 
-    for rows, identity, result in results:
-        if rows is not None:  # streamed here: the worker scored the chunk's items
-            scored = result or []
-            yield rows, _merge(rows, scored), len(scored)  # type: ignore[arg-type]
-        elif result is None:
-            raise SpanError("a worker could not read its spans")
-        else:
-            span: tuple[list[dict], list[dict], int, TaskIdentity | None] = result  # type: ignore[assignment]
-            if identity is not None and span[3] is not None:
-                identity.merge(span[3])
-            yield span[0], span[1], span[2]
+    calls = (_span_calls if spans else _stream_calls)(runs, judge, chunk_size, replay)
+    results = _pool_ordered(calls, workers) if workers > 1 else _in_process(calls)
+    with contextlib.closing(results):  # stopped early: the pool's ``finally`` runs now, not when collected
+        for rows, identity, result in results:
+            if rows is not None:  # streamed here: the worker scored the chunk's items
+                scored = result or []
+                yield rows, _merge(rows, scored), len(scored)  # type: ignore[arg-type]
+            elif result is None:
+                raise SpanError("a worker could not read its spans")
+            else:
+                span: tuple[list[dict], list[dict], int, TaskIdentity | None] = result  # type: ignore[assignment]
+                if identity is not None and span[3] is not None:
+                    identity.merge(span[3])
+                yield span[0], span[1], span[2]

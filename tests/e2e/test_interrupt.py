@@ -109,14 +109,7 @@ def _children(pid: int) -> list[int]:
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_during_a_rescore_with_workers_stops_its_worker_processes_too(tmp_path, sig):
     """Forked workers hold their own end of the task pipe: left alone they would outlive the CLI for ever."""
-    import json
-
-    from tests.conftest import real_run
-
-    source = json.loads(real_run("whissle_retail_tau3_5sims.json").read_text())
-    source["simulations"] = [{**s, "id": f"{s['id']}-{i}"} for i in range(300) for s in source["simulations"]]
-    big = tmp_path / "big.json"
-    big.write_text(json.dumps(source))
+    big = _big_run(tmp_path, copies=300)
     proc = harness("rescore", str(big), "--out", str(tmp_path / "out"), "--workers", "2", background=True)
     deadline = time.monotonic() + 60
     while len(workers := _children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
@@ -183,24 +176,25 @@ def test_rescore_workers_exit_when_their_main_process_dies(tmp_path):
 
     big = _big_run(tmp_path, copies=300)
     script = (
-        "import os, sys\n"
+        "import time\n"
         "from harness.rescoring import rescore_runs\n"
         "from loophole_ingest import import_results_file\n"
-        "def die(_):\n"
-        "    print(' '.join(sorted(l.split()[0] for l in os.popen('ps -o pid= --ppid %d' % os.getpid()))), flush=True)\n"
-        "    os.kill(os.getpid(), 9)\n"
-        f"rescore_runs([import_results_file({str(big)!r})], {str(tmp_path / 'out')!r}, workers=2, on_progress=die)\n"
+        "def hold(_):\n"
+        "    print('scoring', flush=True)\n"
+        "    time.sleep(600)\n"
+        f"rescore_runs([import_results_file({str(big)!r})], {str(tmp_path / 'out')!r}, workers=2, on_progress=hold)\n"
     )
-    # not communicate(): workers left running would hold the pipes open, and the test would hang, not fail
     scratch = tmp_path / "tmp"  # the killed process cannot remove its staging folder: keep it out of /tmp
     scratch.mkdir()
+    # not communicate(): workers left running would hold the pipes open, and the test would hang, not fail
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, cwd=ROOT, env={**os.environ, "TMPDIR": str(scratch)})
     assert proc.stdout is not None
-    listed = proc.stdout.readline()
-    assert proc.wait(timeout=300) == -9
-    workers = [int(p) for p in listed.split()]
-    assert len(workers) >= 2, listed
+    said = proc.stdout.readline()
+    workers = _children(proc.pid)
+    proc.kill()
+    assert said == "scoring\n" and len(workers) >= 2, (said, workers)
+    assert proc.wait(timeout=60) == -9
     alive = _gone_within(workers, 10)
     for pid in alive:  # broken: leave nothing behind
         os.kill(pid, signal.SIGKILL)
