@@ -20,7 +20,7 @@ from tau2.metrics.agent_metrics import is_successful, pass_hat_k
 from analysis._contract import band4
 from analysis._ranks import RankSensitivity, ranks_markdown
 from analysis._stats import bootstrap_ci, task_clusters
-from analysis._tables import band, loophole_mask, replay_flag_counts, with_upper
+from analysis._tables import band, loophole_mask, replay_flag_counts, task_groups, with_upper
 from envs import CUSTOM
 from loophole_base import natural_key
 
@@ -229,14 +229,6 @@ def unscored_causes(g: pd.DataFrame) -> str:
     causes = status.map(lambda s: _CAUSES.get(s, s.replace("_", " "))).where(~custom, "custom tools")
     counts = sorted(causes.value_counts().items(), key=lambda c: (-c[1], c[0]))
     return ", ".join(f"{cause} ({n})" for cause, n in counts)
-
-
-def task_groups(trials: pd.DataFrame) -> pd.Series:
-    """Which tasks a row's run was scored on: the pinned version, or ``custom:<tasks sha256[:12]>``, so that
-    custom runs are never mixed into τ²/τ³ tables nor with custom runs of other tasks."""
-    sha = trials["tasks_sha256"] if "tasks_sha256" in trials else pd.Series(None, index=trials.index, dtype=object)
-    custom = trials.task_version == CUSTOM
-    return trials.task_version.where(~custom, "custom:" + sha.fillna("unknown").astype(str).str[:12])
 
 
 def to_markdown(board: pd.DataFrame, skipped: list[str] | tuple[str, ...] = (),

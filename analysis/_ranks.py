@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from tau2.metrics.agent_metrics import is_successful
 
+from analysis._tables import loophole_mask, task_groups
 from loophole_base import natural_key
 
 RANK_SEED_KEY = "tau-loophole-harness/rank-sensitivity/v1"
@@ -82,9 +83,6 @@ def ranking_outcomes(trials: pd.DataFrame, board: pd.DataFrame) -> pd.DataFrame:
     """One row per scored trial of a ranked run (``board``: ``analysis.leaderboard_table``'s), with its
     group, its run, its task, whether the task has a loophole, and its success under each scoring (strict
     NaN where the board has no strict score for the run)."""
-    from analysis._leaderboard import task_groups
-    from analysis._tables import loophole_mask
-
     keys = ["source_file", "source_sha256", "domain", "task_group"]
     ranked = board[board.ranked.astype(bool)][[*keys, "task_version", "rank_group", "name", "strict_pass1"]]
     every = trials.assign(task_group=task_groups(trials))
@@ -226,11 +224,12 @@ def holds_text(next_name: object, share: object, name_next: bool = True) -> str:
 
 def ranks_markdown(sens: RankSensitivity, domain: str, task_group: str) -> list[str]:
     """The ranks and their uncertainty of one board section (domain, task group) as Markdown lines: a table per
-    rank group, Kendall's τ under each."""
+    rank group of two or more runs, Kendall's τ under each (``ranks.csv`` has every group)."""
     cols = ["rank_multi", "rank_single", "rank_strict", "rank_loophole_free", "name", "multi_pass1", "single_pass1",
             "strict_pass1", "loophole_free_single", "loophole_free_multi", "multi order holds", "single order holds"]
     lines: list[str] = []
-    here = sens.agreement[(sens.agreement.domain == domain) & (sens.agreement.task_group == task_group)]
+    here = sens.agreement[(sens.agreement.domain == domain) & (sens.agreement.task_group == task_group)
+                          & (sens.agreement.runs >= 2)]  # one run alone: the board above says all there is
     for a in here.itertuples(index=False):
         g = sens.ranks[(sens.ranks[GROUP] == [getattr(a, c) for c in GROUP]).all(axis=1)]
         lines += ["", f"### Ranks and their uncertainty: {group_title(a)}", "",

@@ -32,8 +32,11 @@ def leaderboard(
     ),
 ) -> None:
     """Single- and multi-gold pass^k per run, ranks under each, the upper bound counting uncertain credits
-    (the band single ≤ multi ≤ upper), flags and partial-run separation. An unreadable file is skipped and
-    listed with its reason under the table; the command fails only when nothing can be ranked (or --strict)."""
+    (the band single ≤ multi ≤ upper), flags and partial-run separation. Then the ranks with their uncertainty:
+    strict, single, multi and loophole-free ranks, how often each order holds when tasks are resampled, and
+    Kendall's τ of the single and multi orders (ranks and rank_agreement, .parquet and .csv). An unreadable file
+    is skipped and listed with its reason under the table; the command fails only when nothing can be ranked
+    (or --strict)."""
     from harness import leaderboard as build_leaderboard
     from harness.cli._console import output_console
     from loophole_base import cut
