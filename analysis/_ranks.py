@@ -13,6 +13,7 @@ added in another domain changes no other group's numbers.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,9 +102,9 @@ def ranking_outcomes(trials: pd.DataFrame, board: pd.DataFrame) -> pd.DataFrame:
     )[OUTCOMES]
 
 
-def task_set_key(task_ids: object) -> str:
+def task_set_key(task_ids: Iterable[object]) -> str:
     """A set of task ids as a short key: the first 12 hex digits of sha256 of the ids, sorted, comma-joined."""
-    ids = sorted({str(t) for t in task_ids}, key=natural_key)  # type: ignore[attr-defined]
+    ids = sorted({str(t) for t in task_ids}, key=natural_key)
     return hashlib.sha256(",".join(ids).encode("utf-8")).hexdigest()[:12]
 
 
@@ -209,11 +210,11 @@ def tau_text(a: Any) -> str:
         return f"Kendall's τ (single against multi order): undefined ({a.runs} run(s) or tied scores)"
     interval = "" if low != low else f" [{low:.2f}, {high:.2f}]"
     return (f"Kendall's τ (single against multi order): {tau:.2f}{interval}, 95% percentile interval over "
-            f"{a.resamples} resamples of the {a.tasks} tasks, seed sha256 of "
+            f"{a.resamples:,} resamples of the {a.tasks} tasks, seed sha256 of "
             f"'{a.seed_key}' and the group")
 
 
-def holds_text(next_name: object, share: object, name_next: bool = True) -> str:
+def holds_text(next_name: object, share: Any, name_next: bool = True) -> str:
     """One run's order over the next: "97.5% over B", "62.0% over C, uncertain" ("" for the last run);
     without ``name_next`` (a table in that order, where the next is the row below): "62.0%, uncertain"."""
     if share is None or share != share:

@@ -133,5 +133,5 @@ def rank_blocks(ranks: pd.DataFrame, agreement: pd.DataFrame) -> list[Block]:
     return blocks
 
 
-def _rank(v: object) -> str:
-    return "n/a" if v is None or pd.isna(v) else plain(v)  # type: ignore[arg-type]
+def _rank(v: Any) -> str:
+    return "n/a" if v is None or pd.isna(v) else plain(v)
