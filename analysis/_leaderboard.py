@@ -18,8 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tau2.metrics.agent_metrics import is_successful, pass_hat_k
 
 from analysis._contract import band4
+from analysis._ranks import RankSensitivity, ranks_markdown
 from analysis._stats import bootstrap_ci, task_clusters
-from analysis._tables import band, loophole_mask, replay_flag_counts, with_upper
+from analysis._tables import band, loophole_mask, replay_flag_counts, task_groups, with_upper
 from envs import CUSTOM
 from loophole_base import natural_key
 
@@ -230,17 +231,11 @@ def unscored_causes(g: pd.DataFrame) -> str:
     return ", ".join(f"{cause} ({n})" for cause, n in counts)
 
 
-def task_groups(trials: pd.DataFrame) -> pd.Series:
-    """Which tasks a row's run was scored on: the pinned version, or ``custom:<tasks sha256[:12]>``, so that
-    custom runs are never mixed into τ²/τ³ tables nor with custom runs of other tasks."""
-    sha = trials["tasks_sha256"] if "tasks_sha256" in trials else pd.Series(None, index=trials.index, dtype=object)
-    custom = trials.task_version == CUSTOM
-    return trials.task_version.where(~custom, "custom:" + sha.fillna("unknown").astype(str).str[:12])
-
-
-def to_markdown(board: pd.DataFrame, skipped: list[str] | tuple[str, ...] = ()) -> str:
-    """The board as Markdown tables per (domain, task group); ``skipped``: the unreadable files' one-line
-    reasons, listed at the end."""
+def to_markdown(board: pd.DataFrame, skipped: list[str] | tuple[str, ...] = (),
+                ranks: RankSensitivity | None = None) -> str:
+    """The board as Markdown tables per (domain, task group), each followed by its ranks with their uncertainty
+    (``ranks``, ``analysis.rank_sensitivity``); ``skipped``: the unreadable files' one-line reasons, listed at
+    the end."""
     lines = ["# Loophole-adjusted leaderboard", ""]
     cols = ["rank_multi", "rank_single", "rank_change", "name", "trajectories", "tasks", "trials", "single_pass1",
             "multi_pass1", "upper_pass1", "band", "strict_pass1", "band4", "do_nothing_ceiling", "uncertain",
@@ -263,6 +258,8 @@ def to_markdown(board: pd.DataFrame, skipped: list[str] | tuple[str, ...] = ()) 
             cause = getattr(r, "flag_cause", "") or f"recorded rewards disagree: {r.disagreements}"
             lines.append(f"\nFlagged: {r.name} ({Path(r.source_file).name}): {cause} (recorded pass^1 "
                          f"{r.recorded_pass1:.3f}, ours {r.single_pass1:.3f}); {'ranked' if r.ranked else 'not ranked'}.")
+        if ranks is not None:
+            lines += ranks_markdown(ranks, str(domain), str(group))
         lines.append("")
     if skipped:
         lines += ["## Skipped files", "", *(f"- {line}" for line in skipped), ""]

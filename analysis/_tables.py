@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from envs import CUSTOM
 from gold_variants import load_catalog
 from loophole_base import natural_key
 
@@ -120,3 +121,11 @@ def replay_flag_counts(g: pd.DataFrame) -> str:
         for flag in flags if flags is not None else ():
             counts[str(flag)] = counts.get(str(flag), 0) + 1
     return ", ".join(f"{flag} ({n})" for flag, n in sorted(counts.items(), key=lambda c: (-c[1], c[0])))
+
+
+def task_groups(trials: pd.DataFrame) -> pd.Series:
+    """Which tasks a row's run was scored on: the pinned version, or ``custom:<tasks sha256[:12]>``, so that
+    custom runs are never mixed into τ²/τ³ tables nor with custom runs of other tasks."""
+    sha = trials["tasks_sha256"] if "tasks_sha256" in trials else pd.Series(None, index=trials.index, dtype=object)
+    custom = trials.task_version == CUSTOM
+    return trials.task_version.where(~custom, "custom:" + sha.fillna("unknown").astype(str).str[:12])

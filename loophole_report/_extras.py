@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from loophole_report import _figures as figures
-from loophole_report._sections import Block, pct, plain, table, undefined
+from loophole_report._sections import Block, heading, pct, plain, table, text, undefined
 
 
 def _read_extra(path: Path) -> pd.DataFrame:
@@ -106,4 +106,19 @@ def leaderboard(run_dir: Path) -> list[Block]:
             [[f(getattr(r, c)) for c, _, f in cols] for r in board.itertuples(index=False)],
         )
     )
-    return blocks
+    return blocks + _ranks(run_dir)
+
+
+def _ranks(run_dir: Path) -> list[Block]:
+    """The ranks with their uncertainty (``ranks.parquet``, ``rank_agreement.parquet``), under the board."""
+    from loophole_report._rank_figure import rank_blocks
+
+    blocks = [heading("Ranks and their uncertainty")]
+    paths = [run_dir / "ranks.parquet", run_dir / "rank_agreement.parquet"]
+    if not all(p.exists() for p in paths):
+        return [*blocks, text("This leaderboard was written before its ranks' uncertainty was computed: run harness "
+                              "leaderboard again for it.")]
+    ranks, agreement = (_read_extra(p) for p in paths)
+    if ranks.empty:
+        return [*blocks, text("No run is ranked: nothing to compare.")]
+    return blocks + rank_blocks(ranks, agreement)

@@ -37,6 +37,8 @@ BAND_STYLE: tuple[PointStyle, ...] = (
 )
 STYLE = {p.name: p for p in BAND_STYLE}
 BAND_RANGE_COLOUR, BAND_RANGE_NAME = "#e4e4e4", "light grey"
+# An order between two runs that resampling the tasks does not settle (the rank figure's brackets)
+UNCERTAIN_COLOUR, UNCERTAIN_NAME = "#999999", "grey"
 
 # Names with a colour of their own in every report: the band's points, and in a figure of readings the gold
 # (the single gold: the band's single-gold red) and "none" (matched no gold).

@@ -16,12 +16,15 @@ if TYPE_CHECKING:
 @dataclass
 class LeaderboardResult:
     """The board (one row per run × domain × task group, as ``leaderboard.parquet``), the files skipped
-    with their one-line reasons, and the notes to show."""
+    with their one-line reasons, the notes to show, and the ranks with their uncertainty (``ranks.parquet``:
+    one row per ranked run; ``rank_agreement.parquet``: Kendall's τ per rank group)."""
 
     out: Path
     board: pd.DataFrame
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    ranks: pd.DataFrame | None = None
+    rank_agreement: pd.DataFrame | None = None
 
 
 def leaderboard(
@@ -36,8 +39,9 @@ def leaderboard(
     replay: str = "lenient",
     on_note: Callable[[str], None] | None = None,
 ) -> LeaderboardResult:
-    """Rescore every results file into ``out`` and write ``leaderboard.parquet``, ``leaderboard.md`` and
-    ``run.json``. An unreadable file is skipped and listed (``strict``: it stops the call); the call fails
+    """Rescore every results file into ``out`` and write ``leaderboard.parquet``, ``leaderboard.md``,
+    ``ranks`` and ``rank_agreement`` (Parquet and CSV: each ranked run's ranks, how often its order over the next
+    holds when tasks are resampled, Kendall's τ between the single and multi orders) and ``run.json``. An unreadable file is skipped and listed (``strict``: it stops the call); the call fails
     only when nothing can be ranked. ``manifest``: YAML of display names, organisations and notes.
     ``replay``: ``lenient`` (upstream tau2 1.0.1's ``evaluate-trajs``) or ``strict`` (the pinned package), as
     ``rescore``'s."""
@@ -61,7 +65,7 @@ def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note, 
 
     import loophole_store as store
     from analysis import leaderboard_table as build
-    from analysis import leaderboard_trials, to_markdown
+    from analysis import leaderboard_trials, rank_sensitivity, to_markdown
     from envs import CUSTOM, load_task_set
     from harness.rescoring import (
         identity_notes,
@@ -99,7 +103,11 @@ def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note, 
         raise HarnessInputError(f"--out: {out}: no trajectories to rank")
     ranks = {"rank_single": "Int64", "rank_multi": "Int64", "rank_change": "Int64"}
     atomic_write_table(pa.Table.from_pandas(board.astype(ranks), preserve_index=False), out / "leaderboard.parquet")
-    atomic_write_text(out / "leaderboard.md", to_markdown(board, skipped))
+    sens = rank_sensitivity(trials, board)
+    for name, table in (("ranks", sens.ranks), ("rank_agreement", sens.agreement)):
+        atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out / f"{name}.parquet")
+        atomic_write_text(out / f"{name}.csv", table.to_csv(index=False))
+    atomic_write_text(out / "leaderboard.md", to_markdown(board, skipped, sens))
     for line in store.record_run(out, rescore_provenance(runs, None, kind="leaderboard", replay=mode)):
         note(line)
-    return LeaderboardResult(out, board, skipped, notes)
+    return LeaderboardResult(out, board, skipped, notes, sens.ranks, sens.agreement)

@@ -32,8 +32,11 @@ def leaderboard(
     ),
 ) -> None:
     """Single- and multi-gold pass^k per run, ranks under each, the upper bound counting uncertain credits
-    (the band single ≤ multi ≤ upper), flags and partial-run separation. An unreadable file is skipped and
-    listed with its reason under the table; the command fails only when nothing can be ranked (or --strict)."""
+    (the band single ≤ multi ≤ upper), flags and partial-run separation. Then the ranks with their uncertainty:
+    strict, single, multi and loophole-free ranks, how often each order holds when tasks are resampled, and
+    Kendall's τ of the single and multi orders (ranks and rank_agreement, .parquet and .csv). An unreadable file
+    is skipped and listed with its reason under the table; the command fails only when nothing can be ranked
+    (or --strict)."""
     from harness import leaderboard as build_leaderboard
     from harness.cli._console import output_console
     from loophole_base import cut
@@ -90,9 +93,42 @@ def print_board(console, result) -> None:  # result: harness.LeaderboardResult
         for r in g[g.scored == 0].itertuples(index=False):
             console.print(f"unscored: {cut(str(r.name))} ({cut(Path(r.source_file).name)}): no trajectory has a reward: "
                           f"{r.unscored}; not ranked", soft_wrap=True, markup=False, highlight=False)
+    print_ranks(console, result)
     for line in skipped:
         console.print(f"skipped: {cut(line, 1000)}", soft_wrap=True, markup=False, highlight=False)
-    console.print(f"wrote {out}/leaderboard.parquet, leaderboard.md and run.json", soft_wrap=True)
+    console.print(f"wrote {out}/leaderboard.parquet, leaderboard.md, ranks and rank_agreement (.parquet, .csv) "
+                  "and run.json", soft_wrap=True)
+
+
+# The ranks with their uncertainty, per rank group: the multi-gold order first, as on the board.
+RANK_COLUMNS = (
+    Col("rank multi", rank=0, justify="right"), Col("rank single", rank=0, justify="right"),
+    Col("rank strict", rank=4, justify="right"), Col("rank loophole-free", rank=5, justify="right"),
+    Col("name", "middle", rank=0), Col("multi", rank=3, justify="right"), Col("single", rank=3, justify="right"),
+    Col("strict", rank=6, justify="right"), Col("loophole-free", rank=7, justify="right"),
+    Col("multi order holds over the row below", "wrap", rank=1), Col("single order holds over", "wrap", rank=2),
+)
+
+
+def print_ranks(console, result) -> None:  # result: harness.LeaderboardResult
+    """Each rank group with two or more runs: ranks under every scoring, the scores, and how often each run's
+    order over the next holds when tasks are resampled; Kendall's τ under the table."""
+    from analysis import ORDER_HOLDS, group_title, holds_text, tau_text
+    from loophole_base import cut
+
+    ranks, agreement = result.ranks, result.rank_agreement
+    if ranks is None or agreement is None:
+        return
+    keys = ["domain", "task_version", "task_group", "rank_group", "task_set"]
+    for a in agreement[agreement.runs >= 2].itertuples(index=False):
+        g = ranks[(ranks[keys] == [getattr(a, k) for k in keys]).all(axis=1)]
+        rows = [[_v(r.rank_multi), _v(r.rank_single), _v(r.rank_strict), _v(r.rank_loophole_free), cut(str(r.name)),
+                 _p(r.multi_pass1), _p(r.single_pass1), _p(r.strict_pass1), _p(r.loophole_free_single),
+                 holds_text(r.multi_next, r.multi_order_holds, name_next=False) or "-",
+                 holds_text(cut(str(r.single_next)), r.single_order_holds) or "-"] for r in g.itertuples(index=False)]
+        print_table(console, RANK_COLUMNS, rows, title=f"ranks: {group_title(a)}", whole="leaderboard.md has every column")
+        console.print(f"{tau_text(a)}; an order held in fewer than {ORDER_HOLDS:.0%} of resamples is marked uncertain",
+                      soft_wrap=True, markup=False, highlight=False)
 
 
 def _v(x: object) -> str:

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from rich.cells import cell_len
 
-from tests.conftest import harness, real_run
+from tests.conftest import SHARED, harness, real_run
 
 RETAIL5 = "whissle_retail_tau3_5sims.json"
 LONG_NAME = "anthropic/claude-3-7-sonnet-20250219-thinking-high"
@@ -136,6 +136,27 @@ def test_the_leaderboard_keeps_every_column_where_the_width_allows(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     [(headers, _, note)] = _check_tables(proc.stdout, 250, BOARD_HEADERS)
     assert note is None and set(headers) == BOARD_HEADERS
+
+
+RANK_HEADERS = {
+    "rank multi", "rank single", "rank strict", "rank loophole-free", "name", "multi", "single", "strict",
+    "loophole-free", "multi order holds over the row below", "single order holds over",
+}
+GROK = sorted((SHARED / "dev-corpus" / "runs").glob("*2025-10-13T11_[34]*_airline_llm_agent_grok-*.json"))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_ranks_with_their_uncertainty_fit(tmp_path, width):
+    """Three runs of one task set: the board and the ranks table under it both fit, and the ranks table keeps
+    its key columns and the multi order's share."""
+    proc = harness("leaderboard", *map(str, GROK), "--out", str(tmp_path / "lb"), env=_at(width))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    tables = _check_tables(proc.stdout, width)
+    (headers, rows, note), = [t for t in tables if "multi order holds over the row below" in t[0]]
+    assert {"rank multi", "rank single", "name"} <= set(headers) <= RANK_HEADERS
+    assert set(headers) | _named(note, RANK_HEADERS) == RANK_HEADERS
+    runs = [row for row in rows if row[headers.index("name")]]  # a wrapped cell's next lines have no name
+    assert len(runs) == 3 and runs[-1][headers.index("multi order holds over the row below")] == "-"
 
 
 # --- rescore, analyze and view on one small rescore ----------------------------------------------------------
