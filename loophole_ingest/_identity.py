@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 from tau2.data_model.tasks import Task
 
 from loophole_base import shown
+from loophole_ingest._content_parts import CONTENT_PARTS_FLAG, read_content_parts
 from loophole_ingest._simulations import ImportedSimulation, import_simulation
 from loophole_scoring import Status
 
@@ -373,11 +374,15 @@ def identity_note(run: _Run) -> str | None:
 
 def identified(run: _Run, index: int, raw: object) -> ImportedSimulation:
     """The ``index``-th simulation as it is scored: against the task its evidence names (remapped and
-    flagged), or a null-reward ``error`` row saying why no task fits."""
+    flagged), or a null-reward ``error`` row saying why no task fits. Contents written as content parts are
+    read as their text first (``_content_parts``), before any evidence or validation reads them."""
+    raw, parts = read_content_parts(raw)
     raw, refused = run.identity.apply(index, raw) if run.identity else (raw, None)
     if refused is not None and isinstance(raw, dict):
         return ImportedSimulation(None, raw, refused, Status.ERROR)
     item = import_simulation(run, index, raw)
     if isinstance(raw, dict) and FILE_TASK_ID in raw and item.sim is not None:
         item.flags.append(REMAPPED_FLAG)
+    if parts and item.sim is not None:
+        item.flags.append(CONTENT_PARTS_FLAG)
     return item
