@@ -43,6 +43,8 @@ FLAGS = {
     "negative_cost": "a negative recorded cost or duration",
     "against_version": "scored against another task version's golds than the one it was recorded on",
     "task_id_remapped": "scored against the task its evidence names, not the file's task id (kept in file_task_id)",
+    "task_id_unproved": "no recorded actions and a task id its evidence cannot prove; every candidate task gives the "
+                        "same reward, so scored against the file's task, as upstream scores it",
     "content_parts": "message contents written as content parts ([{'type': 'text', 'text': …}]), read as their text",
 }
 
