@@ -30,7 +30,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-UPSTREAM_SCHEMA_VERSION = 1
+UPSTREAM_SCHEMA_VERSION: Literal[1] = 1
 GOLD_REPLAY_INCOMPLETE_FLAG = "gold_replay_incomplete"
 
 
