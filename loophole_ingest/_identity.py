@@ -252,7 +252,7 @@ def verify_task_identity(run: _Run, simulations: Iterable[object] | None = None)
     disagrees (the counts and the evidence)."""
     identity = _deciding(run)
     for index, raw in enumerate(simulations if simulations is not None else run._raw_simulations()):
-        identity.decide(index, raw)
+        identity.decide(index, read_content_parts(raw)[0])  # as ``identified`` reads it
     identity.prints = None  # all decided
     if (line := identity.note(run.path)) is not None:
         run.notes.append(line)

@@ -136,3 +136,41 @@ def test_no_actions_and_an_unprovable_task_id_is_scored_as_upstream_when_every_c
     assert "(task 24: 0, task 57: 1)" in refused.reason
     note = next(line for line in stdout.splitlines() if "task_id_unproved" in line)
     assert "1 refused" in note and "1 without recorded actions scored against the file's task" in note
+
+
+def _only_lookups(sim: dict) -> dict:
+    """``sim`` with no tool call but its ``find_user_id_*`` lookups: the user is known only from their output."""
+    out = copy.deepcopy(sim)
+    out["reward_info"]["action_checks"] = None  # the users decide, not the recorded checks
+    kept: set[str] = set()
+    messages = []
+    for m in out["messages"]:
+        if m.get("tool_calls"):
+            m["tool_calls"] = [tc for tc in m["tool_calls"] if tc["name"].startswith("find_user_id")] or None
+            kept |= {tc["id"] for tc in m["tool_calls"] or []}
+        if m["role"] != "tool" or m["id"] in kept:
+            messages.append(m)
+    out["messages"] = messages
+    return out
+
+
+def test_task_identity_decided_at_import_reads_content_parts_as_text(tmp_path):
+    """The identity decided up front (``verify_identity``: one read of the file before scoring) knows a user
+    from the output of a ``find_user_id_*`` call. Written as parts, that output is read as its text: every
+    decision equals the plain text's (toolorchestra's ids need remapping; here only those lookups tell)."""
+    from loophole_ingest import import_results_file
+
+    data = json.loads(real_run(RETAIL).read_text(encoding="utf-8"))
+    data["simulations"] = [_only_lookups(s) for s in data["simulations"]]
+    text = tmp_path / "text.json"
+    text.write_text(json.dumps(data), encoding="utf-8")
+    for sim in data["simulations"]:
+        for m in sim["messages"]:
+            if m["role"] == "tool":
+                m["content"] = _as_parts(m["content"], 0)  # the list form
+    parts = tmp_path / "parts.json"
+    parts.write_text(json.dumps(data), encoding="utf-8")
+    by_text, by_parts = (import_results_file(p, verify_identity=True).identity for p in (text, parts))
+    assert by_text is not None and by_parts is not None
+    assert len(by_text.remapped) >= 20  # the lookups decide them
+    assert (by_parts.remapped, by_parts.refused) == (by_text.remapped, by_text.refused)
