@@ -5,6 +5,7 @@ from ._audit_golds import (
     GOLDS_SCHEMA,
     GoldsAudit,
     audit_golds,
+    broken_gold_verdict,
     version_conflicts,
 )
 from ._audit_policy import (
@@ -93,6 +94,7 @@ __all__ = [
     "contract_marks",
     "do_nothing_tasks",
     "audit_golds",
+    "broken_gold_verdict",
     "CONFLICTS_SCHEMA",
     "GOLDS_SCHEMA",
     "GoldsAudit",

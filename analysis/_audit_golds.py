@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 import pyarrow as pa
+from tau2.data_model.tasks import Task
 
 from envs import DOMAINS, TASK_VERSIONS, engine_for, load_task_set
 from loophole_scoring import GoldContract, Judge, gold_contract
@@ -134,6 +135,15 @@ class GoldsAudit:
 
 def _ids(ids: list[str]) -> str:
     return "[" + " ".join(ids) + "]"
+
+
+def broken_gold_verdict(domain: str, task_version: str, task: Task) -> str:
+    """The harness's own verdict on ``task``'s gold, in words (what ``audit_golds`` says of it): the gold writes
+    that raise on replay, or that none does."""
+    contract = gold_contract(domain, task_version, task, engine_for(domain))
+    if contract.broken_gold:
+        return f"broken gold: {'; '.join(contract.broken_actions)}"
+    return "its gold replays whole (no gold write raises)"
 
 
 def audit_golds(

@@ -9,6 +9,7 @@ from ._data import (
 from ._detect import (
     detect_task_version,
     pinned_gold_version,
+    version_named_by,
 )
 from ._once import (
     locked_cache,
@@ -67,6 +68,7 @@ __all__ = [
     "CUSTOM",
     "DatabasePool",
     "detect_task_version",
+    "version_named_by",
     "diff_versions",
     "Domain",
     "DOMAINS",

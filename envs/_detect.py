@@ -4,6 +4,7 @@ or custom; and which pinned version's gold a single task carries (variants apply
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -78,14 +79,60 @@ def pinned_gold_version(domain: str, task: Task) -> str | None:
     return None
 
 
+_VERSION_TOKENS = {"tau2": "tau2", "τ2": "tau2", "tau3": "tau3", "τ3": "tau3", "verified": "verified"}
+
+
+def version_named_by(task_set_name: str | None, domain: str) -> str | None:
+    """The pinned version a tau2 task set's name identifies, or None where it identifies none.
+
+    tau2 registers each domain's default task set under the domain's own name (``src/tau2/registry.py`` on
+    main: ``airline``, ``retail``) and localized sets beside it (``airline_hi``): those name whatever tasks
+    that checkout held, not a version. Only a name that carries one version's token (``airline_tau3``,
+    ``tau2-bench-verified``: Verified corrects τ², so its token wins over τ²'s) and no other domain's
+    name identifies one."""
+    if not task_set_name:
+        return None
+    tokens = set(re.split(r"[^0-9a-zτ]+", task_set_name.lower()))
+    if any(d in tokens for d in DOMAINS if d != domain):
+        return None
+    named = {_VERSION_TOKENS[t] for t in tokens if t in _VERSION_TOKENS}
+    if "verified" in named:
+        named.discard("tau2")
+    return named.pop() if len(named) == 1 else None
+
+
+def _with_task_set(version: str, note: str, task_set_name: str | None, named: str | None) -> tuple[str, str]:
+    """The detection's answer, with what the run's ``info.task_set_name`` says beside it."""
+    if task_set_name is None:
+        return version, note
+    if named is None:
+        return version, f"{note}; info.task_set_name {task_set_name!r} names no pinned version"
+    if named == version:
+        return version, f"{note}; info.task_set_name {task_set_name!r} names {named} too"
+    return version, (f"{note}; info.task_set_name {task_set_name!r} names {named}, but the embedded tasks decide "
+                     "(upstream grades against them)")
+
+
 def detect_task_version(
-    path: Path, domain: str, embedded: list[Task | None], ids: list[str], given: str | None
+    path: Path, domain: str, embedded: list[Task | None], ids: list[str], given: str | None,
+    task_set_name: str | None = None,
 ) -> tuple[str, str]:
     """Which task version the file's embedded tasks are; (version, how it was decided).
 
     Embedded tasks that match neither pinned version make a ``custom`` run, scored against them (as tau2's
-    ``evaluate-trajs`` does). Also refuses a file whose embedded tasks belong to the other domain.
+    ``evaluate-trajs`` does). Also refuses a file whose embedded tasks belong to the other domain. A
+    ``task_set_name`` (tau2 main's ``info.task_set_name``) that identifies a version (``version_named_by``)
+    decides where the embedded tasks cannot: none embedded, or tasks several versions share; elsewhere the
+    embedded tasks decide and the note says what the name says.
     """
+    named = version_named_by(task_set_name, domain)
+    version, note = _detect(path, domain, embedded, ids, given, named)
+    return _with_task_set(version, note, task_set_name, named)
+
+
+def _detect(
+    path: Path, domain: str, embedded: list[Task | None], ids: list[str], given: str | None, named: str | None
+) -> tuple[str, str]:
     available = _match_counts(embedded, ids) if embedded else {}
     counts = {k: c or 0 for k, c in available.items()}
     n = len(embedded)
@@ -109,6 +156,8 @@ def detect_task_version(
         return given, "given by --task-version" + (
             f" (embedded tasks: {summary})" if summary else ""
         )
+    if not embedded and named is not None:
+        return named, "no embedded tasks; the version info.task_set_name names"
     if not embedded:
         raise HarnessInputError(
             f"{shown(path)}: field 'tasks' is missing or empty; pass --task-version"
@@ -120,6 +169,8 @@ def detect_task_version(
         deciding = {v: n - counts[(domain, v)] for v in others}
         told = ", ".join(f"{k} embedded tasks differ from {v}" for v, k in deciding.items())
         return full[0], f"detected from embedded tasks ({summary}" + (f"; {told})" if told else ")")
+    if len(full) > 1 and named in full:
+        return named, f"embedded tasks match {' and '.join(full)} ({summary}); golds identical, {named} chosen"
     if len(full) > 1:
         # Every embedded task is one these versions share: their golds are the same, the earliest is named.
         return (

@@ -53,6 +53,7 @@ def _trial_row(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
         judge_cost=0.0,
         flags=list(item.flags) + ([store.AGAINST_VERSION_FLAG] if run.recorded_version is not None else []),
         file_task_id=str(raw["_file_task_id"]) if raw.get("_file_task_id") is not None else None,
+        upstream_json=item.upstream.model_dump_json() if item.upstream is not None else None,
         **store.trajectory_columns(
             messages if isinstance(messages, list) else [],
             termination_reason=raw.get("termination_reason"),

@@ -50,6 +50,9 @@ class FileSummary:
     custom_tools: dict[str, int] = field(default_factory=dict)  # a tool the domain lacks -> simulations
     custom_tool_simulations: int = 0  # simulations that call one (the run's own tool set)
     replay_flags: dict[str, int] = field(default_factory=dict)  # envs.ReplayFlag -> rows carrying it
+    # per task the file's evaluator marked gold_replay_incomplete (tau2 main, #499): what it recorded, beside
+    # the harness's own broken-gold verdict for the task
+    gold_replays: list[str] = field(default_factory=list)
 
 
 def import_sources(
@@ -221,6 +224,7 @@ def _summarise(run: ImportedRun, trial_rows: dict[str, dict]) -> FileSummary:
             summary.null_reasons[key] = summary.null_reasons.get(key, 0) + 1
         elif r["recorded_reward"] is not None and abs(r["recorded_reward"] - r["reward"]) > 1e-9:
             summary.disagreement_task_ids.append(str(r["task_id"]))
+    summary.gold_replays = _gold_replays(run, rows)
     summary.disagreement_task_ids.sort(key=natural_key)  # task order, 2 before 13, as every table
     summary.changed_verdicts.sort(key=lambda v: (natural_key(v[0]), v[1]))
     return summary
@@ -232,9 +236,41 @@ def rescore_provenance(
 ) -> dict:
     """``run.json`` of a rescore (or a leaderboard, ``kind``): the task data, catalog and judge, the replay
     mode, and the sources' sha256."""
+    from envs import version_named_by
+    from loophole_ingest import RunUpstream
+
     judge_info = {"model": judge.model, "args": dict(judge.args)} if judge else None
+    # tau2 main's run-level fields, kept where a source recorded them (run.json stays as it was elsewhere)
+    upstream = [
+        RunUpstream(source_sha256=r.sha256, task_set_name=r.task_set_name,
+                    task_set_version=version_named_by(r.task_set_name, r.domain)).model_dump(mode="json")
+        for r in sorted(runs, key=lambda r: r.sha256) if r.task_set_name is not None
+    ]
     return store.run_info(
         kind, {(r.domain, r.task_version) for r in runs}, judge_info, replay=str(replay),
         source_sha256=sorted({r.sha256 for r in runs}),
         custom_tasks_sha256=sorted({r.tasks_sha256 for r in runs if r.task_version == CUSTOM and r.tasks_sha256}),
+        **({"upstream": upstream} if upstream else {}),
     )
+
+
+def _gold_replays(run: ImportedRun, rows: list[dict]) -> list[str]:
+    """One line per task whose gold replay the file's evaluator marked incomplete: the gold writes it could not
+    apply and what it made of the DB check, then the harness's own broken-gold verdict for that task."""
+    from analysis import broken_gold_verdict
+    from loophole_ingest import GOLD_REPLAY_INCOMPLETE_FLAG, UpstreamFields
+
+    lines: dict[str, str] = {}
+    for r in rows:
+        task_id = str(r["task_id"])
+        if GOLD_REPLAY_INCOMPLETE_FLAG not in (r.get("flags") or []) or task_id in lines or not r.get("upstream_json"):
+            continue
+        up = UpstreamFields.model_validate_json(r["upstream_json"])
+        failed = ", ".join(f"{a.action_id} {a.tool_name} ({a.error_type}: {a.error})"
+                           for a in up.failed_mutating_actions) or "no action named"
+        db = "db_check null, not a pass" if up.db_check_recorded is False else "db_check kept"
+        task = run.tasks.get(task_id)
+        ours = broken_gold_verdict(run.domain, run.task_version, task) if task is not None else "task not available"
+        lines[task_id] = (f"task {task_id}: the file's evaluator marks its gold replay incomplete ({db}; failed: "
+                          f"{failed}); the harness: {ours}")
+    return [lines[t] for t in sorted(lines, key=natural_key)]

@@ -25,19 +25,29 @@ from ._spans import (
     SpanError,
     read_simulations,
 )
+from ._upstream import (
+    GOLD_REPLAY_INCOMPLETE_FLAG,
+    FailedGoldAction,
+    RunUpstream,
+    UpstreamFields,
+)
 
 __all__ = [
     "COMPLETED",
     "find_sources",
     "FLAGS",
+    "FailedGoldAction",
     "foreign_tools",
+    "GOLD_REPLAY_INCOMPLETE_FLAG",
     "identity_note",
     "FoundSources",
     "import_results_file",
     "ImportedRun",
     "ImportedSimulation",
     "read_simulations",
+    "RunUpstream",
     "SimulationSpans",
     "SpanError",
     "TaskIdentity",
+    "UpstreamFields",
 ]

@@ -7,12 +7,12 @@ ids offset by one; failing that their names and arguments), the user the convers
 ids the agent reads. Where the file's task fits, nothing changes; where another task fits uniquely, the
 simulation is remapped to it (its ``task_id`` rewritten, the file's kept as ``_file_task_id`` and flagged
 ``task_id_remapped``); where none fits, or several do and the file's is not among them, it is refused with
-a reason (a null-reward ``error`` row). One ``note:`` per file names the counts and the evidence."""
+a reason (a null-reward ``error`` row), unless it recorded no actions and every task it may be gives it the same
+reward (``_unproved``: scored against the file's task, as upstream scores it). One ``note:`` per file names
+the counts and the evidence; the evidence itself is read in ``_task_evidence``."""
 
 from __future__ import annotations
 
-import json
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -21,144 +21,14 @@ from typing import Any, Protocol, TypeVar
 from tau2.data_model.tasks import Task
 
 from loophole_base import shown
+from loophole_ingest._content_parts import CONTENT_PARTS_FLAG, read_content_parts
 from loophole_ingest._simulations import ImportedSimulation, import_simulation
+from loophole_ingest._task_evidence import Evidence, TaskPrint, evidence_of, task_print
+from loophole_ingest._unproved import UNPROVED_FLAG, agreement, candidate_rewards
 from loophole_scoring import Status
 
 REMAPPED_FLAG = "task_id_remapped"
 FILE_TASK_ID = "_file_task_id"  # the raw simulation's key holding the file's own task id after a remap
-
-_USER_ID = re.compile(r"\b([a-z]+)_([a-z]+)_\d{3,5}\b")
-_YOU_ARE = re.compile(r"\bYou are ([A-Z][a-z'-]+) ([A-Z][a-z'-]+)")
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
-_ORDER = re.compile(r"#W\d{6,8}\b")
-_RESERVATION = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6}\b")
-_FLIGHT = re.compile(r"^[A-Z]{3}\d{3}$")
-_RECORD_ARGS = ("order_id", "reservation_id")
-
-
-def _records_in(text: str) -> set[str]:
-    found = set(_ORDER.findall(text))
-    found |= {r for r in _RESERVATION.findall(text) if not _FLIGHT.match(r)}
-    return found
-
-
-def _person(first: object, last: object) -> str:
-    return f"person:{str(first).strip().lower()} {str(last).strip().lower()}"
-
-
-def _user_ids(text: str) -> set[str]:
-    """User ids in ``text``, and the person each names (a name and zip code authenticate that person)."""
-    found = set()
-    for m in _USER_ID.finditer(text):
-        found |= {m.group(0), _person(m.group(1), m.group(2))}
-    return found
-
-
-def _users_in(text: str) -> set[str]:
-    found = _user_ids(text) | {e.lower() for e in _EMAIL.findall(text)}
-    return found | {_person(m.group(1), m.group(2)) for m in _YOU_ARE.finditer(text)}
-
-
-def _users_of(args: dict[str, Any]) -> set[str]:
-    found: set[str] = set()
-    if isinstance(args.get("user_id"), str):
-        found |= _user_ids(args["user_id"]) or {args["user_id"]}
-    if isinstance(args.get("email"), str):
-        found.add(args["email"].lower())
-    if isinstance(args.get("first_name"), str) and isinstance(args.get("last_name"), str):
-        found.add(_person(args["first_name"], args["last_name"]))
-    return found
-
-
-def _canon(name: object, arguments: object) -> str:
-    return json.dumps([name, arguments], sort_keys=True, default=str)
-
-
-@dataclass(frozen=True)
-class TaskPrint:
-    """What identifies one task: its gold action ids, its gold actions, its user, the records it touches."""
-
-    task_id: str
-    action_ids: frozenset[str]
-    actions: tuple[str, ...]  # canonical (name, arguments), sorted
-    users: frozenset[str]
-    records: frozenset[str]
-    told: frozenset[str]  # communicate_info
-
-
-def task_print(task: Task) -> TaskPrint:
-    actions = (task.evaluation_criteria.actions or []) if task.evaluation_criteria else []
-    scenario = task.user_scenario.model_dump_json() if task.user_scenario else ""
-    users, records = _users_in(scenario), _records_in(scenario)
-    for action in actions:
-        users |= _users_of(action.arguments or {})
-        records |= {v for k, v in (action.arguments or {}).items() if k in _RECORD_ARGS and isinstance(v, str)}
-    return TaskPrint(
-        task_id=task.id,
-        action_ids=frozenset(a.action_id for a in actions),
-        actions=tuple(sorted(_canon(a.name, a.arguments) for a in actions)),
-        users=frozenset(users),
-        records=frozenset(records),
-        told=frozenset(str(i) for i in (task.evaluation_criteria.communicate_info or []))
-        if task.evaluation_criteria else frozenset(),
-    )
-
-
-@dataclass
-class Evidence:
-    """What one simulation holds of its task's identity (read from the raw JSON, before validation)."""
-
-    check_ids: frozenset[str] = frozenset()
-    check_actions: tuple[str, ...] = ()
-    users: frozenset[str] = frozenset()
-    records: frozenset[str] = frozenset()
-    no_actions: bool = False  # the evaluator recorded no gold actions: a task without any
-    told: frozenset[str] = frozenset()  # the communicate checks' infos: the task's communicate_info
-
-
-def evidence_of(raw: dict[str, Any]) -> Evidence:
-    ids: set[str] = set()
-    actions: list[str] = []
-    info = raw.get("reward_info")
-    checks = info.get("action_checks") if isinstance(info, dict) else None
-    for check in checks if isinstance(checks, list) else []:
-        action = check.get("action") if isinstance(check, dict) else None
-        if isinstance(action, dict):
-            if isinstance(action.get("action_id"), str):
-                ids.add(action["action_id"])
-            actions.append(_canon(action.get("name"), action.get("arguments")))
-    users: set[str] = set()
-    records: set[str] = set()
-    lookups: set[str] = set()  # tool call ids of find_user_id_* calls: their results name the user
-    messages = raw.get("messages")
-    for message in messages if isinstance(messages, list) else []:
-        if not isinstance(message, dict):
-            continue
-        if message.get("role") == "assistant":
-            for call in message.get("tool_calls") or []:
-                if not isinstance(call, dict):
-                    continue
-                args = call.get("arguments")
-                args = args if isinstance(args, dict) else {}
-                users |= _users_of(args)
-                for key in _RECORD_ARGS:
-                    if isinstance(args.get(key), str):
-                        records.add(args[key])
-                if str(call.get("name", "")).startswith("find_user_id"):
-                    lookups.add(str(call.get("id")))
-        elif message.get("role") == "tool" and str(message.get("id")) in lookups:
-            content = message.get("content")
-            if isinstance(content, str) and not message.get("error"):
-                users |= _user_ids(content)
-    no_actions = isinstance(checks, list) and not checks
-    note = info.get("info") if isinstance(info, dict) else None
-    action_note = note.get("action") if isinstance(note, dict) else None
-    if isinstance(action_note, dict) and str(action_note.get("note", "")).startswith("No actions"):
-        no_actions = True
-    told = info.get("communicate_checks") if isinstance(info, dict) else None
-    infos = {str(c["info"]) for c in told if isinstance(c, dict) and c.get("info")} if isinstance(told, list) else set()
-    return Evidence(frozenset(ids), tuple(sorted(actions)), frozenset(users), frozenset(records),
-                    no_actions=no_actions, told=frozenset(infos))
 
 
 @dataclass
@@ -166,6 +36,9 @@ class Decision:
     kind: str  # agree | unverified | remap | refuse
     task_id: str | None = None  # the task it is scored against (remap: the new one)
     evidence: str = ""  # which evidence decided (for the note and the refusal's reason)
+    # a refusal of a simulation without recorded actions: the tasks its evidence cannot tell apart (with the
+    # file's own); where all give it the same reward it is scored as upstream scores it (``_unproved``)
+    candidates: tuple[str, ...] = ()
 
 
 def decide(file_task: str | None, ev: Evidence, prints: dict[str, TaskPrint]) -> Decision:
@@ -201,6 +74,11 @@ def decide(file_task: str | None, ev: Evidence, prints: dict[str, TaskPrint]) ->
         fit, what = [p for p in prints.values() if not p.action_ids], "no recorded actions"
         if own is not None and own in fit and _user_fits(own, ev):
             return Decision("agree", file_task, what)
+        decision = _narrow(fit, ev, what, own)
+        if decision.kind == "refuse" and file_task and file_task not in decision.candidates:
+            # upstream scores it against the file's task: that one must agree with the candidates too
+            decision.candidates = (*decision.candidates, file_task)
+        return decision
     elif not ev.users:
         return Decision("unverified", file_task)
     else:
@@ -210,11 +88,11 @@ def decide(file_task: str | None, ev: Evidence, prints: dict[str, TaskPrint]) ->
         fit = [p for p in prints.values() if p.users & ev.users]
         if not fit:
             return Decision("refuse", None, f"the user it authenticates ({_users(ev)}) belongs to no task")
-        decision = _narrow(fit, ev, what)
+        decision = _narrow(fit, ev, what, own)
         if decision.kind == "refuse" and own is not None and own in fit:
             return Decision("agree", file_task, what)  # cannot tell better than the file
         return decision
-    return _narrow(fit, ev, what)
+    return _narrow(fit, ev, what, own)
 
 
 def _user_fits(p: TaskPrint, ev: Evidence) -> bool:
@@ -225,8 +103,9 @@ def _users(ev: Evidence) -> str:
     return ", ".join(sorted(ev.users)[:3])
 
 
-def _narrow(fit: list[TaskPrint], ev: Evidence, what: str) -> Decision:
-    """One task among ``fit``: narrowed by the user, by recorded empty checks, then by the records read."""
+def _narrow(fit: list[TaskPrint], ev: Evidence, what: str, own: TaskPrint | None = None) -> Decision:
+    """One task among ``fit``: narrowed by the user, by recorded empty checks, then by the records read;
+    else a refusal that says where the file's own task (``own``) stands among those left."""
     if len(fit) > 1 and ev.users and "user" not in what:
         by_user = [p for p in fit if p.users & ev.users]
         if by_user:
@@ -247,8 +126,15 @@ def _narrow(fit: list[TaskPrint], ev: Evidence, what: str) -> Decision:
             what = f"{what} and records read"
     if len(fit) == 1:
         return Decision("remap", fit[0].task_id, what)
-    names = ", ".join(sorted((p.task_id for p in fit), key=_order)[:5])
-    return Decision("refuse", None, f"its evidence ({what}) fits {len(fit)} tasks ({names}), not its own")
+    ids = sorted((p.task_id for p in fit), key=_order)
+    names = ", ".join(ids[:5]) + (", …" if len(ids) > 5 else "")
+    if own is None or own not in fit:
+        where = "none of them its own"
+    elif ev.users and not any(p.users & ev.users for p in fit):
+        where = f"its own among them, but the user it authenticates ({_users(ev)}) is none of theirs"
+    else:
+        where = "its own among them, and nothing tells them apart"
+    return Decision("refuse", None, f"its evidence ({what}) fits {len(fit)} tasks ({names}), {where}", tuple(ids))
 
 
 def _order(task_id: str) -> tuple[int, str]:
@@ -284,6 +170,10 @@ class TaskIdentity:
     checked: set[int] = field(default_factory=set)  # the indices whose evidence was read
     prints: dict[str, TaskPrint] | None = None  # set: each simulation decided as it is read
     known: frozenset[str] = frozenset()  # the task ids a file's simulation may name
+    # a refused index without recorded actions: the candidate tasks (``_unproved``); and one scored against the
+    # file's task all the same, since every candidate gives it the same reward: the candidates, shown
+    ambiguous: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    unproved: dict[int, str] = field(default_factory=dict)
 
     def decide(self, index: int, raw: object) -> None:
         """Decide the ``index``-th simulation from its evidence (once)."""
@@ -293,12 +183,20 @@ class TaskIdentity:
         if not isinstance(raw, dict) or raw.get("_missing") or not isinstance(tid, str) or tid not in self.known:
             return  # a missing, mistyped or unknown id is bad input, named by the validation: never repaired
         self.checked.add(index)
-        decision = decide(tid, evidence_of(raw), self.prints)
+        ev = evidence_of(raw)
+        decision = decide(tid, ev, self.prints)
         if decision.kind == "remap" and decision.task_id is not None:
             self.remapped[index] = decision.task_id
             self.how[index] = decision.evidence
         elif decision.kind == "refuse":
             self.refused[index] = f"task identity: the file says task {tid!r}, but {decision.evidence}; not scored"
+            if ev.no_actions and not ev.check_actions and decision.candidates:
+                self.ambiguous[index] = decision.candidates
+
+    def accept_unproved(self, index: int) -> None:
+        """Score a refused simulation against its file's task: every candidate gives it the same reward."""
+        self.refused.pop(index, None)
+        self.unproved[index] = ", ".join(self.ambiguous.pop(index, ()))
 
     def apply(self, index: int, raw: object) -> tuple[object, str | None]:
         """The raw simulation as it is scored (a remapped copy), and the refusal's reason if refused."""
@@ -313,25 +211,35 @@ class TaskIdentity:
 
     def decided(self) -> TaskIdentity:
         """What was decided, without the prints (what a worker sends back)."""
-        return TaskIdentity(self.remapped, self.refused, self.how, self.checked)
+        return TaskIdentity(self.remapped, self.refused, self.how, self.checked, ambiguous=self.ambiguous,
+                            unproved=self.unproved)
 
     def merge(self, other: TaskIdentity) -> None:
         self.remapped.update(other.remapped)
         self.refused.update(other.refused)
         self.how.update(other.how)
         self.checked |= other.checked
+        self.unproved.update(other.unproved)
+        for index in self.unproved:
+            self.refused.pop(index, None)
 
     def note(self, path: object) -> str | None:
         """One line for the file when any simulation disagrees: the counts and the evidence."""
-        if not self.remapped and not self.refused:
+        if not self.remapped and not self.refused and not self.unproved:
             return None
         parts = []
         if self.remapped:
             how = "; ".join(f"{n} by {what}" for what, n in Counter(self.how.values()).most_common())
             parts.append(f"task ids remapped: {len(self.remapped)} of {len(self.checked)} simulations ({how})")
         if self.refused:
-            parts.append(f"{len(self.refused)} refused: no task fits their evidence")
-        return f"{shown(path)}: {'; '.join(parts)}; the file's ids are kept in file_task_id"
+            parts.append(f"{len(self.refused)} refused: their evidence names no task that can be scored "
+                         "(each row's reason says why)")
+        if self.unproved:
+            parts.append(f"{len(self.unproved)} without recorded actions scored against the file's task, as upstream "
+                         "scores them: their evidence fits several tasks, and each gives the same reward "
+                         "(flagged task_id_unproved)")
+        kept = "; the file's ids are kept in file_task_id" if self.remapped else ""
+        return f"{shown(path)}: {'; '.join(parts)}{kept}"
 
 
 def _deciding(run: _Run) -> TaskIdentity:
@@ -344,7 +252,7 @@ def verify_task_identity(run: _Run, simulations: Iterable[object] | None = None)
     disagrees (the counts and the evidence)."""
     identity = _deciding(run)
     for index, raw in enumerate(simulations if simulations is not None else run._raw_simulations()):
-        identity.decide(index, raw)
+        identity.decide(index, read_content_parts(raw)[0])  # as ``identified`` reads it
     identity.prints = None  # all decided
     if (line := identity.note(run.path)) is not None:
         run.notes.append(line)
@@ -373,11 +281,30 @@ def identity_note(run: _Run) -> str | None:
 
 def identified(run: _Run, index: int, raw: object) -> ImportedSimulation:
     """The ``index``-th simulation as it is scored: against the task its evidence names (remapped and
-    flagged), or a null-reward ``error`` row saying why no task fits."""
-    raw, refused = run.identity.apply(index, raw) if run.identity else (raw, None)
+    flagged), or a null-reward ``error`` row saying why no task fits. Contents written as content parts are
+    read as their text first (``_content_parts``), before any evidence or validation reads them."""
+    raw, parts = read_content_parts(raw)
+    identity = run.identity
+    raw, refused = identity.apply(index, raw) if identity else (raw, None)
+    unproved = False
     if refused is not None and isinstance(raw, dict):
-        return ImportedSimulation(None, raw, refused, Status.ERROR)
-    item = import_simulation(run, index, raw)
+        if identity is None or index not in identity.ambiguous:
+            return ImportedSimulation(None, raw, refused, Status.ERROR)
+        item = import_simulation(run, index, raw)  # against the file's task, as upstream scores it
+        if item.sim is None:
+            return item  # bad input: its own reason is the stronger one
+        why = agreement(candidate_rewards(run, item, identity.ambiguous[index]))
+        if why is not None:
+            return ImportedSimulation(None, raw, f"{refused.removesuffix('; not scored')}; {why}; not scored",
+                                      Status.ERROR)
+        identity.accept_unproved(index)
+        unproved = True
+    else:
+        item = import_simulation(run, index, raw)
     if isinstance(raw, dict) and FILE_TASK_ID in raw and item.sim is not None:
         item.flags.append(REMAPPED_FLAG)
+    if parts and item.sim is not None:
+        item.flags.append(CONTENT_PARTS_FLAG)
+    if unproved:
+        item.flags.append(UNPROVED_FLAG)
     return item

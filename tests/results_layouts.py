@@ -93,3 +93,45 @@ def with_null_messages(data: dict, i: int) -> dict:
     out["simulations"][i]["messages"] = None
     out["simulations"][i]["ticks"] = [{"tick": 0, "events": []}]
     return out
+
+
+# --- tau2 main's fields (#48 item 6), written as its models define them --------------------------------------
+
+def failed_gold_write(action_id: str, tool_name: str, error: str) -> dict:
+    """One record of ``replay_golden_actions`` (sierra-research/tau2-bench main,
+    src/tau2/evaluator/evaluator_env.py): a gold write that raised, as ``RewardInfo.info`` lists it."""
+    return {"action_id": action_id, "tool_name": tool_name, "requestor": "assistant", "error_type": "ValueError",
+            "error": error}
+
+
+def with_main_fields(data: dict, task_set_name: str | None, incomplete: dict[int, list[dict]]) -> dict:
+    """``data`` as tau2 main writes it after ``evaluate-trajs --scores reward,quality,nativeness``:
+    - ``info.task_set_name`` (src/tau2/scripts/evaluate_trajectories.py reads ``results.info.task_set_name``);
+    - per ``RewardInfo`` the provenance of docs/evaluation.md ("Evaluator provenance": ``evaluation_mode``,
+      ``state_source``, ``replayed_actions`` labelled trajectory/reference, ``warnings``; PR #467);
+    - for simulation ``i`` in ``incomplete``, #499's ``_resolve_db_check`` outcome of a match on an incomplete
+      gold: ``db_check`` None and ``info = {gold_replay_incomplete, failed_mutating_actions, db_evaluated}``;
+    - ``quality_info`` as ``evaluate_quality`` returns ``QualityInfo`` (src/tau2/judges/quality/harness.py) and a
+      ``nativeness_info`` with its score (src/tau2/judges/attach.py attaches both to the simulation)."""
+    out = copy.deepcopy(data)
+    if task_set_name is not None:
+        out["info"]["task_set_name"] = task_set_name
+    for i, s in enumerate(out["simulations"]):
+        ri = s.setdefault("reward_info", {"reward": 0.0})
+        calls = [tc for m in s["messages"] for tc in (m.get("tool_calls") or [])]
+        ri.update(
+            evaluation_mode="replay", state_source="replayed",
+            replayed_actions=[{"source": "trajectory", "name": tc["name"], "arguments": tc["arguments"]} for tc in calls]
+            + [{"source": "reference", "name": c["action"]["name"], "arguments": c["action"]["arguments"]}
+               for c in ri.get("action_checks") or []],
+            warnings=["lenient replay (strict_replay=False): recorded tool outputs were not compared"],
+        )
+        if i in incomplete:
+            ri["db_check"] = None
+            ri["info"] = {"gold_replay_incomplete": True, "failed_mutating_actions": incomplete[i],
+                          "db_evaluated": False}
+        s["quality_info"] = {"score": 0.75, "factor_checks": [], "rubric_version": "quality-rubric-v1",
+                             "metrics_version": "v1", "num_pass": 3, "num_fail": 1, "num_no_opportunity": 0,
+                             "num_deferred": 2, "num_errors": 0, "score_coverage": 0.667}
+        s["nativeness_info"] = {"score": 1.0, "factor_checks": []}
+    return out

@@ -128,6 +128,8 @@ def print_summaries(console, result) -> None:  # result: harness.RescoreResult
         for flag, n in sorted(s.replay_flags.items()):
             console.print(f"  {n} trajectories replay-flagged {flag} ({REPLAY_FLAGS.get(flag, flag)})",
                           soft_wrap=True, markup=False)
+        for line in s.gold_replays:
+            console.print(f"  {line}", soft_wrap=True, markup=False)
         for name, n in sorted(s.judged.items()):
             cost = f", cost {s.judge_cost:.4f}" if name != "recorded" else ""
             console.print(f"  {n} trajectories graded by judge {name}{cost}", soft_wrap=True, markup=False)
