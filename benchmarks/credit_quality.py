@@ -27,7 +27,6 @@ and a negative (no_credit) case: a class lacking either is named on an ``error:`
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -134,35 +133,33 @@ def _evidence(row: pd.Series) -> str:
     """The verdict's preconditions (the explanation), and the evidence it rests on as the conversation's record
     (``trials.record_json``, the one reading every verdict reads) has it: each decline the explanation cites, with
     its clause and form, each write with its confirmation, and the false claims."""
-    from conversation_reading import read_record
+    from conversation_reading import read_explanation, read_record
 
     if not isinstance(row.get("explanation_json"), str):
         return str(row.get("reason") or "")
-    expl = json.loads(row["explanation_json"])
-    parts = [
-        f"{p['name']}={'held' if p['held'] else 'FAILED'} ({p['detail'][:100]})" for p in expl["preconditions"]
-    ]
+    expl = read_explanation(row["explanation_json"])
+    parts = [f"{p.name}={'held' if p.held else 'FAILED'} ({p.detail[:100]})" for p in expl.preconditions]
     record = read_record(row["record_json"]) if isinstance(row.get("record_json"), str) else None
-    for e in expl["evidence"]:
+    for e in expl.evidence:
         if record is None:
-            parts.append(f"msg {e['message_index']}: {e['what']} (no record)")
-        elif e["what"] == "write":
-            writes = [w for w in record.writes if w.message_index == e["message_index"]]
+            parts.append(f"msg {e.message_index}: {e.what} (no record)")
+        elif e.what == "write":
+            writes = [w for w in record.writes if w.message_index == e.message_index]
             parts += [f"msg {w.message_index}: write {w.tool} "
                       f"({'confirmed' if w.confirmed else 'NO explicit yes'}{', failed' if w.failed else ''})"
-                      for w in writes] or [f"msg {e['message_index']}: {e['tool_call'] or 'a write'} (not a write "
+                      for w in writes] or [f"msg {e.message_index}: {e.tool_call or 'a write'} (not a write "
                                            "the record lists: a tool outside the domain's writes)"]
         else:
             d = next((d for d in record.declines if (d.message_index, d.excerpt, d.what) ==
-                      (e["message_index"], e["excerpt"], e["what"])), None)
-            parts.append(f"msg {e['message_index']}: NOT IN THE RECORD: {e['what']}" if d is None else
+                      (e.message_index, e.excerpt, e.what)), None)
+            parts.append(f"msg {e.message_index}: NOT IN THE RECORD: {e.what}" if d is None else
                          f"msg {d.message_index}: decline on {d.clause} ({d.form}, {'certain' if d.certain else 'weak'}):"
                          f" {(d.excerpt or d.tool_call or '')[:120]!r}")
     if record is not None:
         parts += [f"msg {c.message_index}: false claim of {c.what}{' (acted on)' if c.acted_on else ''}: "
                   f"{(c.truth or '')[:100]}" for c in record.false_claims]
-    if expl.get("problem"):
-        parts.insert(0, f"problem: {expl['problem']}")
+    if expl.problem:
+        parts.insert(0, f"problem: {expl.problem}")
     return "; ".join(parts) or str(row.get("reason") or "")
 
 

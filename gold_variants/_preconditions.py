@@ -265,10 +265,10 @@ def explain(variant: GoldVariant, messages: Sequence[Message], record: Conversat
     writes and conduct, and the preconditions' facts; the result says what held and where."""
     if record is None:
         record = variant_record(variant, messages)
-    out = Explanation(variant.gold_id, evidence_required=variant.evidence)
+    out = Explanation(gold_id=variant.gold_id, evidence_required=variant.evidence)
     declined_at = None
     if variant.evidence is not None:
-        out.evidence, out.evidence_problem, out.doubts = refusal_evidence(record, variant.evidence, variant.loophole_id)
+        out.evidence, out.problem, out.doubts = refusal_evidence(record, variant.evidence, variant.loophole_id)
         declined_at = min((e.message_index for e in out.evidence), default=None)
     # What the user asked is read up to the decision that matters: the last decline the credit rests on.
     decided_at = max((e.message_index for e in out.evidence if e.certain), default=declined_at)

@@ -7,14 +7,13 @@ by the engine, so scoring against all variants costs little more than scoring on
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
-from conversation_reading import ConversationRecord
+from conversation_reading import ConversationRecord, read_explanation
 from envs import ReplayEngine, ReplayMode
 from gold_variants import GoldVariant, explain, pending_ending, predicate_holds, requests_in
 from loophole_scoring._judge import Judge
@@ -76,11 +75,11 @@ class TrajectoryScore:
             if s.explanation_json is None:
                 problems.append(f"{s.gold_id} credits the trajectory without an explanation")
                 continue
-            explanation = json.loads(s.explanation_json)
-            failed = [p["name"] for p in explanation["preconditions"] if not p["held"]]
+            explanation = read_explanation(s.explanation_json)
+            failed = [p.name for p in explanation.preconditions if not p.held]
             if failed:
                 problems.append(f"{s.gold_id} credits the trajectory although {', '.join(failed)} failed")
-            if s.verdict == Verdict.CREDITED and (s.reward != 1.0 or explanation.get("doubts")):
+            if s.verdict == Verdict.CREDITED and (s.reward != 1.0 or explanation.doubt()):
                 problems.append(f"{s.gold_id} credits the trajectory with certainty on doubtful evidence")
             if s.verdict == Verdict.UNCERTAIN and s.reward != 0.0:
                 problems.append(f"{s.gold_id} counts an uncertain credit in the multi-gold reward")

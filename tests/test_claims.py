@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 
+from conversation_reading import read_explanation
 from conversation_reading._claims import false_claims
 from conversation_reading._evidence import read_turns
 from gold_variants import explain, variants_for
@@ -102,7 +103,7 @@ def test_a_false_claim_the_user_acted_on_voids_the_credit_otherwise_it_is_uncert
     shown = _gold(SimpleNamespace(gold_id="L6.refuse", reading="refuse", verdict="not_credited", reward=0.0,
                                   db_match=True, action=None, communicate=None, nl_assertion=None, status="ok",
                                   reason=acted.failure()),
-                  json.loads(acted.to_json()), {}, {})
+                  read_explanation(acted.to_json()), {}, {})
     assert [(c["message_index"], c["acted_on"]) for c in shown["false_claims"]] == [(5, True)]
     assert "one per reservation" in shown["false_claims"][0]["truth"]
 
@@ -158,7 +159,7 @@ def test_an_offer_to_cancel_and_book_anew_that_no_cancellation_rule_allows_voids
     shown = _gold(SimpleNamespace(gold_id="L6.refuse", reading="refuse", verdict="not_credited", reward=0.0,
                                   db_match=True, action=None, communicate=None, nl_assertion=None, status="ok",
                                   reason=taken.failure()),
-                  json.loads(taken.to_json()), {}, {})
+                  read_explanation(taken.to_json()), {}, {})
     assert [(c["message_index"], c["acted_on"]) for c in shown["false_claims"]] == [(3, True)]
     assert shown["false_claims"][0]["excerpt"].startswith("I can cancel this reservation and book you a new one")
     # checked for L6's refusal only: no other variant, and no direct call without the refusal, sees it

@@ -18,9 +18,12 @@ import pytest
 
 import loophole_store as store
 from conversation_reading import (
+    EXPLANATION_SCHEMA_VERSION,
     RECORD_SCHEMA_VERSION,
     ConversationRecord,
+    ExplanationVersionError,
     RecordVersionError,
+    read_explanation,
     read_record,
 )
 from loophole_report import build_site
@@ -83,22 +86,22 @@ def test_strict_the_credits_and_the_viewer_agree_on_one_conversations_record(run
     trial, record = _trial(run), _record(run)
     scores = store.read_table(run, "scores")
     variant = scores[(scores.gold_id == "L6.refuse")].iloc[0]
-    explanation = json.loads(variant.explanation_json)
+    explanation = read_explanation(variant.explanation_json)
     # the decline the variant cites is the record's, on the variant's clause, at the same message, in the same words
-    cited = [(e["message_index"], e["excerpt"]) for e in explanation["evidence"] if e["tool_call"] is None]
+    cited = [(e.message_index, e.excerpt) for e in explanation.evidence if e.tool_call is None]
     assert cited == [(11, cited[0][1])]
     assert (11, cited[0][1]) in [(d.message_index, d.excerpt) for d in record.declines
                                  if d.clause == "refuse_basic_economy_modify" and d.certain]
     # every piece of evidence the explanation cites (but the writes it lists) is a decline of the record, in place
-    assert [(e["message_index"], e["excerpt"], e["what"], e["start"], e["end"]) for e in explanation["evidence"]
-            if e["what"] != "write"] == [(d.message_index, d.excerpt, d.what, d.start, d.end)
+    assert [(e.message_index, e.excerpt, e.what, e.start, e.end) for e in explanation.evidence
+            if e.what != "write"] == [(d.message_index, d.excerpt, d.what, d.start, d.end)
                                          for d in record.declines_on("refuse_basic_economy_modify")]
     # and what voids it is the record's first act against the refusal: its offer of the loophole's workaround
     offer = next(o for o in record.offers if o.loophole_id == "L6")
     assert offer.message_index < record.clause("refuse_basic_economy_modify").contested_write_at
-    assert explanation["problem"] == f"the refusal is contradicted by {offer.what} at message {offer.message_index}"
+    assert explanation.problem == f"the refusal is contradicted by {offer.what} at message {offer.message_index}"
     # the false claim the variant is refused on is the record's, with the same truth
-    assert [(c["kind"], c["message_index"], c["truth"]) for c in explanation["false_claims"]] == [
+    assert [(c.kind, c.message_index, c.truth) for c in explanation.false_claims] == [
         (c.kind, c.message_index, c.truth) for c in record.false_claims]
     assert record.false_claims[0].kind == "cancellation_offer" and record.false_claims[0].refusals_of
     # strict passes it: every write the record lists came after the user's explicit yes
@@ -164,6 +167,28 @@ def test_a_record_of_another_schema_version_is_refused_naming_it(runs):
         read_record("{}")
 
 
+def test_the_explanation_is_stored_as_built_and_read_back_by_one_reader(runs):
+    """#46 item 6: the stored explanation is the model, under the names it was built with (``problem``, the
+    ``doubts`` a list), read back whole by ``read_explanation``; one of another version is refused naming it."""
+    scores = store.read_table(runs["aide"], "scores")
+    stored = [s for s in scores.explanation_json if isinstance(s, str)]
+    assert stored
+    for text in stored:
+        explanation = read_explanation(text)
+        assert explanation.schema_version == EXPLANATION_SCHEMA_VERSION
+        assert explanation.to_json() == text  # nothing renamed or joined on the way: the same bytes back
+    data = json.loads(stored[0])
+    assert {"problem", "doubts", "evidence_required"} <= data.keys() and isinstance(data["doubts"], list)
+    # version 1 (before the key): the problem as "problem", every doubt joined into one string
+    old = {k: v for k, v in data.items() if k not in ("schema_version", "evidence_required")}
+    with pytest.raises(ExplanationVersionError, match="explanation schema version 1; this harness reads version 2"):
+        read_explanation(json.dumps({**old, "doubts": "; ".join(data["doubts"]) or None}))
+    with pytest.raises(ExplanationVersionError, match="explanation schema version 3"):
+        read_explanation(json.dumps({**data, "schema_version": 3}))
+    with pytest.raises(ValueError, match="not JSON"):
+        read_explanation("{")
+
+
 def test_strict_and_the_credits_read_the_record_not_the_text(runs):
     """Strict and a variant's explanation take their facts from the record they are given: a record whose write
     lacks the user's yes fails both on that write, though the messages hold the yes; a record without the
@@ -190,7 +215,7 @@ def test_strict_and_the_credits_read_the_record_not_the_text(runs):
     assert explain(variant, messages, record).evidence[0].message_index == 11
     declines = [d for d in record.declines if d.clause != "refuse_basic_economy_modify"]
     silent = explain(variant, messages, record.model_copy(update={"declines": declines}))
-    assert [e.what for e in silent.evidence] == ["write", "write"] and silent.evidence_problem is not None
+    assert [e.what for e in silent.evidence] == ["write", "write"] and silent.problem is not None
 
 
 def test_a_conversation_is_read_once_and_an_edited_one_again():

@@ -13,6 +13,7 @@ import pytest
 from tau2.data_model.message import AssistantMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun
 
+from conversation_reading import read_explanation
 from gold_variants import explain, pending_ending, requests_in
 from tests.conftest import AIDE, SHARED
 from tests.conftest import airline_variant as _variant
@@ -84,12 +85,14 @@ def test_an_uncertain_credit_marks_its_weak_evidence():
     sim.messages[15] = sim.messages[15].model_copy(update={"content": f"{sim.messages[15].content} Can I talk to a supervisor?"})
     row = _row(_score(sim, "tau2"), "L3L4.strict")
     assert row.reward == 0.0 and row.verdict == "uncertain"
-    explanation = json.loads(row.explanation_json)
-    assert all(p["held"] for p in explanation["preconditions"])
+    explanation = read_explanation(row.explanation_json)  # the stored model, under the names it was built with
+    assert all(p.held for p in explanation.preconditions)
     assert _weak(row) == [16]
-    (item,) = explanation["evidence"]
-    assert item["tool_call"].startswith("transfer_to_human_agents(") and "names no clause" in item["what"]
-    assert explanation["doubts"].startswith("message 16: transfer whose summary names no clause")
+    (item,) = explanation.evidence
+    assert item.tool_call is not None and item.tool_call.startswith("transfer_to_human_agents(")
+    assert "names no clause" in item.what
+    assert explanation.doubts[0].startswith("message 16: transfer whose summary names no clause")
+    assert explanation.uncertain and explanation.doubt() == "; ".join(explanation.doubts)
     # A credit on a decline naming the clause marks nothing; nor does one in doubt for another reason (a
     # request left pending), whose evidence is as strong as the rule asks.
     credited = _row(_score(_real(AIDE, "2"), "tau2"), "L3L4.strict")
