@@ -362,13 +362,28 @@ def test_the_scorer_refuses_a_credit_whose_preconditions_failed(monkeypatch):
         _score(_real(WHISSLE, "2"), "tau3")
 
 
+def _read(name: str, args: dict, n: int) -> list:
+    call = ToolCall(id=f"c{n}", name=name, arguments=args)
+    return [AssistantMessage(role="assistant", content=None, tool_calls=[call]),
+            ToolMessage(role="tool", id=f"c{n}", content="{}")]
+
+
 def test_user_turns_are_not_evidence():
-    """Only the agent declines: the user's own 'you cannot change basic economy' proves nothing."""
-    variant = _variant("tau2", "32", "L6.refuse")
-    messages = [
-        UserMessage(role="user", content="I know basic economy flights cannot be modified.")
-    ]
-    assert not explain(variant, messages).holds
+    """Only the agent declines: the user's own 'basic economy flights cannot be modified' proves nothing. The
+    conversation is grounded (task 32's user and reservation read), so every precondition holds and only the
+    speaker decides: the same sentence said by the agent is the refusal's evidence."""
+    variant = _variant("tau2", "32", "L6.refuse")  # the gold reads user ivan_rossi_8555 and reservation OWZ4XL
+    said = "I know basic economy flights cannot be modified."
+    grounded = [UserMessage(role="user", content="I need to change the flights on reservation OWZ4XL."),
+                *_read("get_user_details", {"user_id": "ivan_rossi_8555"}, 1),
+                *_read("get_reservation_details", {"reservation_id": "OWZ4XL"}, 2)]
+    by_user = explain(variant, [*grounded, UserMessage(role="user", content=said),
+                                AssistantMessage(role="assistant", content="Let me see what I can do for you.")])
+    assert all(p.held for p in by_user.preconditions) and "grounded" in [p.name for p in by_user.preconditions]
+    assert not by_user.holds and by_user.evidence == []
+    assert by_user.problem == "no decline or transfer naming basic economy + modifying flights"
+    by_agent = explain(variant, [*grounded, AssistantMessage(role="assistant", content=said)])
+    assert by_agent.holds and [e.message_index for e in by_agent.evidence] == [5]
 
 
 def test_offering_to_cancel_and_book_anew_is_no_l16_refusal():
