@@ -26,6 +26,7 @@ from conversation_reading import (
     read_explanation,
     read_record,
 )
+from envs import load_task_set
 from loophole_report import build_site
 from loophole_report._links import page_name
 from loophole_scoring import stored_record
@@ -210,11 +211,11 @@ def test_strict_and_the_credits_read_the_record_not_the_text(runs):
     verdict = strict_verdict(1.0, messages, trial.domain, trial.task_version, task, engine, unconfirmed)
     assert verdict.reward == 0.0 and f"message {first.message_index}: {first.tool} with no explicit yes" in verdict.reason
     variant = next(v for v in variants_for(trial.domain, trial.task_version, trial.task_id) if v.gold_id == "L6.refuse")
-    held = {p.name: p for p in explain(variant, messages, unconfirmed).preconditions}
+    held = {p.name: p for p in explain(variant, unconfirmed).preconditions}
     assert not held["writes_confirmed"].held and f"message {first.message_index}:" in held["writes_confirmed"].detail
-    assert explain(variant, messages, record).evidence[0].message_index == 11
+    assert explain(variant, record).evidence[0].message_index == 11
     declines = [d for d in record.declines if d.clause != "refuse_basic_economy_modify"]
-    silent = explain(variant, messages, record.model_copy(update={"declines": declines}))
+    silent = explain(variant, record.model_copy(update={"declines": declines}))
     assert [e.what for e in silent.evidence] == ["write", "write"] and silent.problem is not None
 
 
@@ -252,3 +253,34 @@ def test_the_viewer_of_a_run_written_before_the_record_shows_it_rebuilt(runs, pa
 
     assert "decline on <b>refuse_basic_economy_modify</b>" in record_section(page)
     assert record_section(page) == record_section(pages["aide"])
+
+
+def test_scoring_reads_each_conversation_once_and_every_verdict_takes_that_record(monkeypatch):
+    """#46 item 6: the record is read once per trajectory, before any verdict, and handed to strict and to every
+    variant (aide's task 14: five variants, strict); no verdict reads the conversation into a record of its own,
+    and scoring variants without the record is refused."""
+    import conversation_reading
+    import loophole_scoring._record as scoring_record
+    from envs import engine_for
+    from gold_variants import variants_for
+    from loophole_scoring import score_simulation, score_trajectory
+    from tests.conftest import AIDE, real_simulation
+
+    reads: list[int] = []
+    real = conversation_reading.conversation_record
+
+    def counted(*args, **kwargs):
+        reads.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scoring_record, "conversation_record", counted)
+    monkeypatch.setattr(conversation_reading, "conversation_record", counted)
+    sim = real_simulation(AIDE, "14")
+    variants = variants_for("airline", "tau2", "14")
+    assert len(variants) > 1
+    scored = score_simulation(sim, "airline", "tau2", engine_for("airline"), None)
+    assert len(reads) == 1 and scored.record is not None
+    assert {s.gold_id for s in scored.result.scores} >= {v.gold_id for v in variants}
+    task = load_task_set("airline", "tau2").task("14")
+    with pytest.raises(ValueError, match="the variants read the conversation's record"):
+        score_trajectory(sim, task, engine_for("airline"), variants=variants)
