@@ -20,7 +20,6 @@ from ._evidence import (
     CONDITIONAL_RULE,
     TRANSFER_TOOL,
     EvidenceItem,
-    Explanation,
     PreconditionResult,
     Turn,
     asserted,
@@ -31,6 +30,12 @@ from ._evidence import (
     mentions,
     price_bound,
     read_turns,
+)
+from ._explanation import (
+    EXPLANATION_SCHEMA_VERSION,
+    Explanation,
+    ExplanationVersionError,
+    read_explanation,
 )
 from ._no_write import (
     TRANSFER_MARK,
@@ -101,6 +106,8 @@ __all__ = [
     "EvidenceItem",
     "excerpt_of",
     "Explanation",
+    "EXPLANATION_SCHEMA_VERSION",
+    "ExplanationVersionError",
     "FalseClaim",
     "first_call_of",
     "first_false_claim",
@@ -113,6 +120,7 @@ __all__ = [
     "PendingEnding",
     "PreconditionResult",
     "price_bound",
+    "read_explanation",
     "read_record",
     "read_turns",
     "ReadingVocabulary",

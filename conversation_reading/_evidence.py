@@ -19,7 +19,7 @@ introduced by a colon continues its sentence), negation scope, quoted user text 
 own words, and the order of messages relative to writes.
 
 Every check returns message indices, speakers and excerpts, so a credit can be read back in minutes
-(``Explanation.to_json``, stored as ``scores.explanation_json``; ``harness explain`` prints it).
+(``_explanation.Explanation``, stored as ``scores.explanation_json``; ``harness explain`` prints it).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message
@@ -64,52 +64,6 @@ class PreconditionResult:
     held: bool
     detail: str
     decided: bool = True  # False: the messages cannot decide it (the verdict is uncertain)
-
-
-@dataclass
-class Explanation:
-    gold_id: str
-    preconditions: list[PreconditionResult] = field(default_factory=list)
-    evidence: list[EvidenceItem] = field(default_factory=list)
-    evidence_required: str | None = None  # the evidence kind, where the reading needs one
-    evidence_problem: str | None = None
-    doubts: list[str] = field(default_factory=list)  # why the evidence is weaker than the rule asks
-    false_claims: list[Any] = field(default_factory=list)  # _claims.FalseClaim: what the database contradicts
-
-    @property
-    def holds(self) -> bool:
-        return all(p.held for p in self.preconditions) and not self.evidence_problem
-
-    @property
-    def uncertain(self) -> bool:
-        """Held, but on weaker evidence than the rule asks, or on a precondition the messages cannot decide."""
-        return self.holds and bool(self.doubt())
-
-    def doubt(self) -> str | None:
-        found = [*self.doubts]
-        found += [f"precondition {p.name} undecided: {p.detail}" for p in self.preconditions if not p.decided]
-        return "; ".join(found) or None
-
-    def failure(self) -> str | None:
-        failed = [
-            f"precondition {p.name} failed: {p.detail}" for p in self.preconditions if not p.held
-        ]
-        if self.evidence_problem:
-            failed.insert(0, self.evidence_problem)
-        return "; ".join(failed) or None
-
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "gold_id": self.gold_id,
-                "preconditions": [asdict(p) for p in self.preconditions],
-                "evidence": [asdict(e) for e in self.evidence],
-                "problem": self.evidence_problem,
-                "doubts": self.doubt(),
-                "false_claims": [asdict(c) for c in self.false_claims],
-            },
-            ensure_ascii=False,
-        )
 
 
 @dataclass(frozen=True)
@@ -328,6 +282,6 @@ def _offers(offer: Offer, sentence: str) -> bool:
 
 
 __all__ = [
-    "EvidenceItem", "Explanation", "PreconditionResult", "asserted", "find_declines", "mentions",
+    "EvidenceItem", "PreconditionResult", "asserted", "find_declines", "mentions",
     "price_bound",
 ]

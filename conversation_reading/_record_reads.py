@@ -6,10 +6,6 @@ write, or an offer of the loophole's own workaround (``_evidence``'s self-contra
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from tau2.data_model.message import Message
-
 from conversation_reading._evidence import EvidenceItem
 from conversation_reading._record import ConversationRecord, Decline
 from conversation_reading._vocabulary import vocabulary
@@ -54,18 +50,14 @@ def refusal_evidence(
     return [], f"no decline or transfer naming {kind.what}", []
 
 
-def evidence_holds(kind: str | None, messages: Sequence[Message] | ConversationRecord) -> bool:
-    """Whether the conversation (its record, or ``messages`` read into one) shows the evidence ``kind`` asks for,
-    certainly (True where none is asked)."""
+def evidence_holds(kind: str | None, record: ConversationRecord) -> bool:
+    """Whether the conversation's record (scoring's, read once) shows the evidence ``kind`` asks for, certainly
+    (True where none is asked)."""
     if kind is None:
         return True
     if kind not in vocabulary().kinds:
         raise ValueError(f"unknown evidence kind {kind!r}")
-    if not isinstance(messages, ConversationRecord):
-        from conversation_reading._reading import conversation_record
-
-        messages = conversation_record(messages, "", lambda _name: False, clauses={kind})
-    _found, problem, doubts = refusal_evidence(messages, kind)
+    _found, problem, doubts = refusal_evidence(record, kind)
     return problem is None and not doubts
 
 

@@ -249,8 +249,9 @@ def variant_clauses(variant: GoldVariant) -> set[str]:
 
 
 def variant_record(variant: GoldVariant, messages: Sequence[Message]) -> ConversationRecord:
-    """``messages``' record with what ``variant``'s verdicts read, where scoring gives none (a unit test's
-    conversation, a single variant checked by hand)."""
+    """``messages``' record with what ``variant``'s verdicts read, for a conversation scoring never saw (a unit
+    test's, a single variant checked by hand). Scoring reads each conversation once (``trajectory_record``) and
+    hands that record to every verdict; none of them builds its own."""
     from conversation_reading import conversation_record
     from gold_variants.readings._base import write_tools
 
@@ -259,16 +260,14 @@ def variant_record(variant: GoldVariant, messages: Sequence[Message]) -> Convers
                                record_ids=variant_record_ids(variant))
 
 
-def explain(variant: GoldVariant, messages: Sequence[Message], record: ConversationRecord | None = None) -> Explanation:
-    """Check ``variant``'s preconditions and evidence on the conversation ``messages``, whose record (``record``:
-    scoring's, read once for every verdict; else read here) gives every fact they read: the declines, claims,
-    writes and conduct, and the preconditions' facts; the result says what held and where."""
-    if record is None:
-        record = variant_record(variant, messages)
-    out = Explanation(variant.gold_id, evidence_required=variant.evidence)
+def explain(variant: GoldVariant, record: ConversationRecord) -> Explanation:
+    """Check ``variant``'s preconditions and evidence on a conversation's record (scoring's, read once for every
+    verdict), which gives every fact they read: the declines, claims, writes and conduct, and the preconditions'
+    facts; the result says what held and where."""
+    out = Explanation(gold_id=variant.gold_id, evidence_required=variant.evidence)
     declined_at = None
     if variant.evidence is not None:
-        out.evidence, out.evidence_problem, out.doubts = refusal_evidence(record, variant.evidence, variant.loophole_id)
+        out.evidence, out.problem, out.doubts = refusal_evidence(record, variant.evidence, variant.loophole_id)
         declined_at = min((e.message_index for e in out.evidence), default=None)
     # What the user asked is read up to the decision that matters: the last decline the credit rests on.
     decided_at = max((e.message_index for e in out.evidence if e.certain), default=declined_at)

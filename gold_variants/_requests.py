@@ -9,14 +9,10 @@ otherwise the agent ignored the request (no credit)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-
-from tau2.data_model.message import Message
 
 from conversation_reading import ConversationRecord, vocabulary
 from gold_variants._model import GoldVariant
-from gold_variants._preconditions import variant_record
 
 
 @dataclass(frozen=True)
@@ -31,13 +27,13 @@ class Requests:
         return "; ".join(parts)
 
 
-def requests_in(variant: GoldVariant, messages: Sequence[Message], record: ConversationRecord | None = None) -> Requests:
-    """Which of ``variant``'s independent writes the user asked for in ``messages``: their record's requests
-    (scoring's; else read here)."""
+def requests_in(variant: GoldVariant, record: ConversationRecord) -> Requests:
+    """Which of ``variant``'s independent writes the user asked for: the conversation's record's requests
+    (scoring's, read once for every verdict)."""
     if not variant.independent:
         return Requests([], {})
     by_id = {a.action_id: a for a in variant.actions or []}
-    first = {r.tool: r.message_index for r in (record or variant_record(variant, messages)).requests}
+    first = {r.tool: r.message_index for r in record.requests}
     asked: dict[str, int] = {}
     unasked: list[str] = []
     for action_id in variant.independent or []:
@@ -51,9 +47,9 @@ def requests_in(variant: GoldVariant, messages: Sequence[Message], record: Conve
     return Requests(unasked, asked)
 
 
-def pending_ending(variant: GoldVariant, messages: Sequence[Message], record: ConversationRecord | None = None) -> str | None:
-    """Why an asked write may be pending rather than ignored (the record's ``pending_ending``: scoring's record,
-    else ``messages`` read here): the user chose a transfer (their last message before the agent's last transfer
+def pending_ending(variant: GoldVariant, record: ConversationRecord) -> str | None:
+    """Why an asked write may be pending rather than ignored (the conversation's record's ``pending_ending``,
+    scoring's): the user chose a transfer (their last message before the agent's last transfer
     asks for one), or agreed and ended the call with no write after."""
-    ending = (record or variant_record(variant, messages)).pending_ending
+    ending = record.pending_ending
     return None if ending is None else ending.why

@@ -323,10 +323,10 @@ def flips(frame: pd.DataFrame, scores: pd.DataFrame, links: Links) -> list[Block
         group["agents"][r.agent_name] = group["agents"].get(r.agent_name, 0) + 1
         if not group["excerpts"]:
             for g in golds.itertuples(index=False):
-                exp = explanation(g.explanation_json) or {}
-                ev = next((e for e in exp.get("evidence") or [] if isinstance(e, dict) and e.get("excerpt")), None)
+                exp = explanation(g.explanation_json)
+                ev = next((e for e in (exp.evidence if exp is not None else []) if e.excerpt), None)
                 if ev:
-                    group["excerpts"].append({"excerpt": ev.get("excerpt"), "gold_id": g.gold_id, "what": ev.get("what")})
+                    group["excerpts"].append({"excerpt": ev.excerpt, "gold_id": g.gold_id, "what": ev.what})
                     break
     items = []
     for (domain, version, task, reading), group in groups.items():

@@ -5,9 +5,8 @@ Runs written before the three verdicts (credited / not_credited / uncertain) lac
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -15,6 +14,9 @@ import pyarrow.parquet as pq
 from analysis import loophole_mask, upper_reward
 from loophole_base import natural_key
 from loophole_report._links import page_name
+
+if TYPE_CHECKING:
+    from conversation_reading import Explanation
 
 
 def verdict(reward: float | None) -> str:
@@ -36,11 +38,11 @@ def score_verdict(recorded: object, reward: float | None) -> str | None:
 UNCERTAIN_PREFIX = "uncertain: "
 
 
-def doubt(exp: dict | None, reason: object) -> str:
-    """Why an uncertain credit is uncertain: the explanation's ``doubts``, else its reason without the
+def doubt(exp: Explanation | None, reason: object) -> str:
+    """Why an uncertain credit is uncertain: the explanation's doubts, else its reason without the
     ``uncertain:`` prefix."""
-    said = (exp or {}).get("doubts")
-    if isinstance(said, str) and said:
+    said = exp.doubt() if exp is not None else None
+    if said:
         return said
     text = "" if not isinstance(reason, str) else reason
     return text[len(UNCERTAIN_PREFIX):] if text.startswith(UNCERTAIN_PREFIX) else text
@@ -72,15 +74,17 @@ def read_scores(run_dir: Path) -> pd.DataFrame:
     return scores
 
 
-def explanation(text: object) -> dict | None:
-    """The parsed explanation, or None when absent or not a JSON object (the page says nothing then)."""
+def explanation(text: object) -> Explanation | None:
+    """The stored explanation (``conversation_reading.read_explanation``), or None when absent, malformed or of
+    another schema version (the page says nothing then)."""
+    from conversation_reading import read_explanation
+
     if not isinstance(text, str) or not text:
         return None
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
+        return read_explanation(text)
+    except ValueError:  # ExplanationVersionError too
         return None
-    return value if isinstance(value, dict) else None
 
 
 def trial_frame(trials: pd.DataFrame) -> pd.DataFrame:

@@ -10,6 +10,7 @@ the pages fetch nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import json
@@ -34,6 +35,7 @@ from loophole_report._trials import (
 )
 
 if TYPE_CHECKING:  # the facade loads it lazily, on the first build
+    from conversation_reading import Explanation
     from loophole_scoring import WhyGoldFails
 
 
@@ -177,7 +179,7 @@ def _index_page(trials: Any, records: list[Any], by_traj: dict[str, list[Any]]) 
 def _uncertain(r: Any, g: Any) -> dict[str, Any]:
     """One uncertain credit as the index lists it: which trial, which reading, and why it is in doubt."""
     exp = explanation(g.explanation_json)
-    weak = [e for e in (exp or {}).get("evidence") or [] if isinstance(e, dict) and e.get("certain") is False]
+    weak = [e for e in (exp.evidence if exp is not None else []) if not e.certain]
     return {
         "page": f"{r.page}#gold-{g.gold_id}",
         "agent": r.agent_name,
@@ -210,9 +212,8 @@ def _trial_page(
     explanations = {g.gold_id: explanation(g.explanation_json) for g in golds}
     evidence_at: dict[int, list[tuple[str, dict]]] = {}
     for gold_id, exp in explanations.items():
-        for ev in (exp or {}).get("evidence") or []:
-            if isinstance(ev, dict) and isinstance(ev.get("message_index"), int):
-                evidence_at.setdefault(ev["message_index"], []).append((gold_id, ev))
+        for ev in exp.evidence if exp is not None else []:
+            evidence_at.setdefault(ev.message_index, []).append((gold_id, dataclasses.asdict(ev)))
     failures = why.explain(row, messages, golds)
     matched = list(row.matched_gold_ids) if row.matched_gold_ids is not None else []
     meta = [
@@ -270,10 +271,11 @@ def _trial_page(
     }
 
 
-def _gold(g: Any, exp: dict | None, failures: dict, rationales: dict[str, str]) -> dict[str, Any]:
+def _gold(g: Any, exp: Explanation | None, failures: dict, rationales: dict[str, str]) -> dict[str, Any]:
     w = failures.get(g.gold_id)
-    pre = [p for p in (exp or {}).get("preconditions") or [] if isinstance(p, dict)]
-    evidence = [e for e in (exp or {}).get("evidence") or [] if isinstance(e, dict)]
+    pre = [dataclasses.asdict(p) for p in exp.preconditions] if exp is not None else []
+    evidence = [dataclasses.asdict(e) for e in exp.evidence] if exp is not None else []
+    claims = [dataclasses.asdict(c) for c in exp.false_claims] if exp is not None else []
     rationale = rationales.get(g.gold_id)
     shown_why = w is not None and bool(w.note or w.records or w.communicate or w.nl)
     uncertain = g.verdict == "uncertain"
@@ -301,11 +303,9 @@ def _gold(g: Any, exp: dict | None, failures: dict, rationales: dict[str, str]) 
         ],
         "false_claims": [  # claims of fact the database contradicts (conversation_reading._claims), beside the evidence
             {k: c.get(k) for k in ("message_index", "excerpt", "what", "truth", "acted_on")}
-            for c in (exp or {}).get("false_claims") or []
-            if isinstance(c, dict)
+            for c in claims
         ],
-        "has_detail": bool(rationale is not None or shown_why or pre or evidence or uncertain
-                           or (exp or {}).get("false_claims")),
+        "has_detail": bool(rationale is not None or shown_why or pre or evidence or uncertain or claims),
     }
 
 

@@ -92,14 +92,14 @@ def score_against_gold(
     gold_actions: Sequence[Action] | None = None,
     judge: Judge | None = None,
     outcome_check: Callable[[State], tuple[bool, str]] | None = None,
-    explain: Callable[[Sequence[Message]], Explanation] | None = None,
+    explain: Callable[[], Explanation] | None = None,
     communicate_info: list[str] | None = None,
 ) -> GoldScore:
     """Score ``sim`` against ``task``'s gold, or against a variant.
 
     A variant gives either ``gold_actions`` (its database outcome is their replay) or ``outcome_check``
     (a predicate over the touched records, replacing the database comparison); ``explain`` checks what
-    the messages must show for the variant to credit them (preconditions, evidence of a refusal), and
+    the conversation's record must show for the variant to credit it (preconditions, evidence of a refusal), and
     ``communicate_info`` replaces the task's where the reading tells the user something else.
     """
     criteria = task.evaluation_criteria
@@ -176,7 +176,7 @@ def score_against_gold(
             except JudgeError as exc:
                 reward = None
                 status, reason = Status.JUDGE_ERROR, str(exc)
-    explanation = explain(messages) if explain is not None else None
+    explanation = explain() if explain is not None else None
     verdict = None
     if reward and explanation is not None and not explanation.holds:
         reward, reason = 0.0, explanation.failure()

@@ -40,7 +40,7 @@ from conversation_reading import (
 )
 from envs import ReplayEngine
 from gold_variants import conduct_violations
-from loophole_scoring._record import GENERIC_REFUSAL, governing_evidence, trajectory_record
+from loophole_scoring._record import GENERIC_REFUSAL, governing_evidence
 from loophole_scoring._strict_writes import GoldWrites, gold_writes, unmatched_writes
 
 BROKEN_GOLD = "broken gold"
@@ -81,10 +81,11 @@ def strict_verdict(
     task_version: str,
     task: Task,
     engine: ReplayEngine,
-    record: ConversationRecord | None = None,
+    record: ConversationRecord | None,
 ) -> StrictVerdict:
     """The strict reward of a trajectory whose single-gold reward is ``single_reward``, from the conversation's
-    record (``record``: scoring's, read once for every verdict; else read here)."""
+    record (``record``: scoring's, read once for every verdict; None only where the single gold does not pass,
+    which reads no record)."""
     criteria = task.evaluation_criteria
     actions = list(criteria.actions or []) if criteria is not None else []
     gold: GoldWrites = gold_writes(engine, actions)
@@ -94,8 +95,8 @@ def strict_verdict(
         return StrictVerdict(None, "the single gold could not score it")
     if single_reward != 1.0:
         return StrictVerdict(0.0, "the single gold fails it")
-    if record is None:
-        record = trajectory_record(messages, domain, task_version, task, engine)
+    if record is None:  # the verdict reads the record only for a pass of the single gold
+        raise ValueError("strict_verdict: a single-gold pass is judged on the conversation's record; pass scoring's")
     unconfirmed, unlisted = record.writes_without_yes, record.writes_without_details
     if unconfirmed:
         first = unconfirmed[0]

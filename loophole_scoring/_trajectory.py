@@ -7,14 +7,13 @@ by the engine, so scoring against all variants costs little more than scoring on
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tau2.data_model.simulation import SimulationRun
 from tau2.data_model.tasks import Task
 
-from conversation_reading import ConversationRecord
+from conversation_reading import ConversationRecord, read_explanation
 from envs import ReplayEngine, ReplayMode
 from gold_variants import GoldVariant, explain, pending_ending, predicate_holds, requests_in
 from loophole_scoring._judge import Judge
@@ -76,11 +75,11 @@ class TrajectoryScore:
             if s.explanation_json is None:
                 problems.append(f"{s.gold_id} credits the trajectory without an explanation")
                 continue
-            explanation = json.loads(s.explanation_json)
-            failed = [p["name"] for p in explanation["preconditions"] if not p["held"]]
+            explanation = read_explanation(s.explanation_json)
+            failed = [p.name for p in explanation.preconditions if not p.held]
             if failed:
                 problems.append(f"{s.gold_id} credits the trajectory although {', '.join(failed)} failed")
-            if s.verdict == Verdict.CREDITED and (s.reward != 1.0 or explanation.get("doubts")):
+            if s.verdict == Verdict.CREDITED and (s.reward != 1.0 or explanation.doubt()):
                 problems.append(f"{s.gold_id} credits the trajectory with certainty on doubtful evidence")
             if s.verdict == Verdict.UNCERTAIN and s.reward != 0.0:
                 problems.append(f"{s.gold_id} counts an uncertain credit in the multi-gold reward")
@@ -102,13 +101,16 @@ def score_trajectory(
     replay: ReplayMode = ReplayMode.LENIENT,
     record: ConversationRecord | None = None,
 ) -> TrajectoryScore:
-    """``record``: the conversation's record the variants read (``trajectory_record``; where None, each variant's
-    explanation reads one of its own)."""
+    """``record``: the conversation's record, read once (``trajectory_record``), that every variant's verdict reads;
+    required where ``variants`` are scored (none of them reads the conversation again)."""
+    if variants and record is None:
+        raise ValueError("score_trajectory: the variants read the conversation's record; pass trajectory_record's")
     predicted = None
     if variants or (task.evaluation_criteria is not None and task.evaluation_criteria.actions is not None):
         predicted = replay_prediction(engine, sim.messages, replay)
     scores = [score_against_gold(sim, task, engine, predicted, judge=judge)]
-    scores += [_score_variant(sim, task, engine, predicted, judge, v, record) for v in variants]
+    if record is not None:  # always, where there are variants (above)
+        scores += [_score_variant(sim, task, engine, predicted, judge, v, record) for v in variants]
     flags = predicted.result.flags if predicted is not None and predicted.result is not None else {}
     result = TrajectoryScore(
         scores, {v.gold_id: v for v in variants}, replay, {str(k): v for k, v in flags.items()}
@@ -126,7 +128,7 @@ def _score_variant(
     predicted: PredictedReplay | None,
     judge: Judge | None,
     variant: GoldVariant,
-    record: ConversationRecord | None = None,
+    record: ConversationRecord,
 ) -> GoldScore:
     outcome = None
     if variant.predicate is not None:
@@ -140,14 +142,14 @@ def _score_variant(
             gold_actions=actions,
             judge=judge,
             outcome_check=outcome,
-            explain=functools.partial(explain, variant, record=record),
+            explain=functools.partial(explain, variant, record),
             communicate_info=variant.communicate_info,
         )
 
     if not variant.independent or variant.actions is None:
         return score(variant.actions)
     # Independent requests follow the conversation: required where the user asked for them.
-    requests = requests_in(variant, sim.messages, record)
+    requests = requests_in(variant, record)
     actions = [a for a in variant.actions if a.action_id not in requests.unasked]
     scored = score(actions)
     note = requests.note(variant)
@@ -159,7 +161,7 @@ def _score_variant(
     without = score([a for a in actions if a.action_id not in requests.asked])
     if without.verdict not in (Verdict.CREDITED, Verdict.UNCERTAIN):
         return scored
-    pending = pending_ending(variant, sim.messages, record)
+    pending = pending_ending(variant, record)
     if pending is None:
         scored.reason = f"the user's independent request was not done and the agent ended the call ({note})"
         return scored

@@ -269,13 +269,16 @@ def conversation(domain: str, task: Any, *turns: Any, ending: bool = True) -> An
 
 
 def score_in(domain: str, version: str, sim: Any) -> Any:
-    """``sim`` scored against its task's gold and the catalog's variants for ``domain`` and ``version``."""
+    """``sim`` scored against its task's gold and the catalog's variants for ``domain`` and ``version``, on the
+    conversation's record read once, as scoring reads it."""
     from envs import engine_for, load_task_set
     from gold_variants import variants_for
-    from loophole_scoring import score_trajectory
+    from loophole_scoring import score_trajectory, trajectory_record
 
     task = load_task_set(domain, version).task(sim.task_id)
-    return score_trajectory(sim, task, engine_for(domain), variants=variants_for(domain, version, sim.task_id))
+    engine, variants = engine_for(domain), variants_for(domain, version, sim.task_id)
+    record = trajectory_record(sim.messages, domain, version, task, engine, variants)
+    return score_trajectory(sim, task, engine, variants=variants, record=record)
 
 
 def score_airline(sim: Any, version: str) -> Any:

@@ -18,11 +18,15 @@ import pytest
 
 import loophole_store as store
 from conversation_reading import (
+    EXPLANATION_SCHEMA_VERSION,
     RECORD_SCHEMA_VERSION,
     ConversationRecord,
+    ExplanationVersionError,
     RecordVersionError,
+    read_explanation,
     read_record,
 )
+from envs import load_task_set
 from loophole_report import build_site
 from loophole_report._links import page_name
 from loophole_scoring import stored_record
@@ -83,22 +87,22 @@ def test_strict_the_credits_and_the_viewer_agree_on_one_conversations_record(run
     trial, record = _trial(run), _record(run)
     scores = store.read_table(run, "scores")
     variant = scores[(scores.gold_id == "L6.refuse")].iloc[0]
-    explanation = json.loads(variant.explanation_json)
+    explanation = read_explanation(variant.explanation_json)
     # the decline the variant cites is the record's, on the variant's clause, at the same message, in the same words
-    cited = [(e["message_index"], e["excerpt"]) for e in explanation["evidence"] if e["tool_call"] is None]
+    cited = [(e.message_index, e.excerpt) for e in explanation.evidence if e.tool_call is None]
     assert cited == [(11, cited[0][1])]
     assert (11, cited[0][1]) in [(d.message_index, d.excerpt) for d in record.declines
                                  if d.clause == "refuse_basic_economy_modify" and d.certain]
     # every piece of evidence the explanation cites (but the writes it lists) is a decline of the record, in place
-    assert [(e["message_index"], e["excerpt"], e["what"], e["start"], e["end"]) for e in explanation["evidence"]
-            if e["what"] != "write"] == [(d.message_index, d.excerpt, d.what, d.start, d.end)
+    assert [(e.message_index, e.excerpt, e.what, e.start, e.end) for e in explanation.evidence
+            if e.what != "write"] == [(d.message_index, d.excerpt, d.what, d.start, d.end)
                                          for d in record.declines_on("refuse_basic_economy_modify")]
     # and what voids it is the record's first act against the refusal: its offer of the loophole's workaround
     offer = next(o for o in record.offers if o.loophole_id == "L6")
     assert offer.message_index < record.clause("refuse_basic_economy_modify").contested_write_at
-    assert explanation["problem"] == f"the refusal is contradicted by {offer.what} at message {offer.message_index}"
+    assert explanation.problem == f"the refusal is contradicted by {offer.what} at message {offer.message_index}"
     # the false claim the variant is refused on is the record's, with the same truth
-    assert [(c["kind"], c["message_index"], c["truth"]) for c in explanation["false_claims"]] == [
+    assert [(c.kind, c.message_index, c.truth) for c in explanation.false_claims] == [
         (c.kind, c.message_index, c.truth) for c in record.false_claims]
     assert record.false_claims[0].kind == "cancellation_offer" and record.false_claims[0].refusals_of
     # strict passes it: every write the record lists came after the user's explicit yes
@@ -164,6 +168,28 @@ def test_a_record_of_another_schema_version_is_refused_naming_it(runs):
         read_record("{}")
 
 
+def test_the_explanation_is_stored_as_built_and_read_back_by_one_reader(runs):
+    """#46 item 6: the stored explanation is the model, under the names it was built with (``problem``, the
+    ``doubts`` a list), read back whole by ``read_explanation``; one of another version is refused naming it."""
+    scores = store.read_table(runs["aide"], "scores")
+    stored = [s for s in scores.explanation_json if isinstance(s, str)]
+    assert stored
+    for text in stored:
+        explanation = read_explanation(text)
+        assert explanation.schema_version == EXPLANATION_SCHEMA_VERSION
+        assert explanation.to_json() == text  # nothing renamed or joined on the way: the same bytes back
+    data = json.loads(stored[0])
+    assert {"problem", "doubts", "evidence_required"} <= data.keys() and isinstance(data["doubts"], list)
+    # version 1 (before the key): the problem as "problem", every doubt joined into one string
+    old = {k: v for k, v in data.items() if k not in ("schema_version", "evidence_required")}
+    with pytest.raises(ExplanationVersionError, match="explanation schema version 1; this harness reads version 2"):
+        read_explanation(json.dumps({**old, "doubts": "; ".join(data["doubts"]) or None}))
+    with pytest.raises(ExplanationVersionError, match="explanation schema version 3"):
+        read_explanation(json.dumps({**data, "schema_version": 3}))
+    with pytest.raises(ValueError, match="not JSON"):
+        read_explanation("{")
+
+
 def test_strict_and_the_credits_read_the_record_not_the_text(runs):
     """Strict and a variant's explanation take their facts from the record they are given: a record whose write
     lacks the user's yes fails both on that write, though the messages hold the yes; a record without the
@@ -185,12 +211,12 @@ def test_strict_and_the_credits_read_the_record_not_the_text(runs):
     verdict = strict_verdict(1.0, messages, trial.domain, trial.task_version, task, engine, unconfirmed)
     assert verdict.reward == 0.0 and f"message {first.message_index}: {first.tool} with no explicit yes" in verdict.reason
     variant = next(v for v in variants_for(trial.domain, trial.task_version, trial.task_id) if v.gold_id == "L6.refuse")
-    held = {p.name: p for p in explain(variant, messages, unconfirmed).preconditions}
+    held = {p.name: p for p in explain(variant, unconfirmed).preconditions}
     assert not held["writes_confirmed"].held and f"message {first.message_index}:" in held["writes_confirmed"].detail
-    assert explain(variant, messages, record).evidence[0].message_index == 11
+    assert explain(variant, record).evidence[0].message_index == 11
     declines = [d for d in record.declines if d.clause != "refuse_basic_economy_modify"]
-    silent = explain(variant, messages, record.model_copy(update={"declines": declines}))
-    assert [e.what for e in silent.evidence] == ["write", "write"] and silent.evidence_problem is not None
+    silent = explain(variant, record.model_copy(update={"declines": declines}))
+    assert [e.what for e in silent.evidence] == ["write", "write"] and silent.problem is not None
 
 
 def test_a_conversation_is_read_once_and_an_edited_one_again():
@@ -227,3 +253,34 @@ def test_the_viewer_of_a_run_written_before_the_record_shows_it_rebuilt(runs, pa
 
     assert "decline on <b>refuse_basic_economy_modify</b>" in record_section(page)
     assert record_section(page) == record_section(pages["aide"])
+
+
+def test_scoring_reads_each_conversation_once_and_every_verdict_takes_that_record(monkeypatch):
+    """#46 item 6: the record is read once per trajectory, before any verdict, and handed to strict and to every
+    variant (aide's task 14: five variants, strict); no verdict reads the conversation into a record of its own,
+    and scoring variants without the record is refused."""
+    import conversation_reading
+    import loophole_scoring._record as scoring_record
+    from envs import engine_for
+    from gold_variants import variants_for
+    from loophole_scoring import score_simulation, score_trajectory
+    from tests.conftest import AIDE, real_simulation
+
+    reads: list[int] = []
+    real = conversation_reading.conversation_record
+
+    def counted(*args, **kwargs):
+        reads.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scoring_record, "conversation_record", counted)
+    monkeypatch.setattr(conversation_reading, "conversation_record", counted)
+    sim = real_simulation(AIDE, "14")
+    variants = variants_for("airline", "tau2", "14")
+    assert len(variants) > 1
+    scored = score_simulation(sim, "airline", "tau2", engine_for("airline"), None)
+    assert len(reads) == 1 and scored.record is not None
+    assert {s.gold_id for s in scored.result.scores} >= {v.gold_id for v in variants}
+    task = load_task_set("airline", "tau2").task("14")
+    with pytest.raises(ValueError, match="the variants read the conversation's record"):
+        score_trajectory(sim, task, engine_for("airline"), variants=variants)

@@ -13,7 +13,8 @@ import pytest
 from tau2.data_model.message import AssistantMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun
 
-from gold_variants import explain, pending_ending, requests_in
+from conversation_reading import read_explanation
+from gold_variants import explain, pending_ending, requests_in, variant_record
 from tests.conftest import AIDE, SHARED
 from tests.conftest import airline_variant as _variant
 from tests.conftest import reading_row as _row
@@ -84,12 +85,14 @@ def test_an_uncertain_credit_marks_its_weak_evidence():
     sim.messages[15] = sim.messages[15].model_copy(update={"content": f"{sim.messages[15].content} Can I talk to a supervisor?"})
     row = _row(_score(sim, "tau2"), "L3L4.strict")
     assert row.reward == 0.0 and row.verdict == "uncertain"
-    explanation = json.loads(row.explanation_json)
-    assert all(p["held"] for p in explanation["preconditions"])
+    explanation = read_explanation(row.explanation_json)  # the stored model, under the names it was built with
+    assert all(p.held for p in explanation.preconditions)
     assert _weak(row) == [16]
-    (item,) = explanation["evidence"]
-    assert item["tool_call"].startswith("transfer_to_human_agents(") and "names no clause" in item["what"]
-    assert explanation["doubts"].startswith("message 16: transfer whose summary names no clause")
+    (item,) = explanation.evidence
+    assert item.tool_call is not None and item.tool_call.startswith("transfer_to_human_agents(")
+    assert "names no clause" in item.what
+    assert explanation.doubts[0].startswith("message 16: transfer whose summary names no clause")
+    assert explanation.uncertain and explanation.doubt() == "; ".join(explanation.doubts)
     # A credit on a decline naming the clause marks nothing; nor does one in doubt for another reason (a
     # request left pending), whose evidence is as strong as the rule asks.
     credited = _row(_score(_real(AIDE, "2"), "tau2"), "L3L4.strict")
@@ -103,12 +106,12 @@ def test_the_user_agreeing_and_hanging_up_before_the_bag_is_uncertain():
     sim = _dev(GROK_FAST, "09f985e5")  # asked for the bag at message 5, refused at 6
     sim.messages = [*sim.messages[:7], UserMessage(role="user", content="Okay, that's fine. ###STOP###")]
     variant = _variant("tau2", "29", "L16.refuse")
-    assert pending_ending(variant, sim.messages) == "the user agreed and ended the call at message 7"
+    assert pending_ending(variant, variant_record(variant, sim.messages)) == "the user agreed and ended the call at message 7"
     row = _row(_score(sim, "tau2"), "L16.refuse")
     assert row.verdict == "uncertain" and "agreed and ended the call" in row.reason
     # The same ending without agreement: the agent let the request go.
     sim.messages[-1] = UserMessage(role="user", content="This is useless. ###STOP###")
-    assert pending_ending(variant, sim.messages) is None
+    assert pending_ending(variant, variant_record(variant, sim.messages)) is None
     assert _row(_score(sim, "tau2"), "L16.refuse").verdict == "not_credited"
 
 
@@ -117,8 +120,8 @@ def test_a_negated_request_is_no_request():
     assert variant.independent, "the refusal keeps the gold's bag as an independent write"
     asks = [UserMessage(role="user", content="Please change my flights to JFK. I'd like to add one checked bag.")]
     declines = [UserMessage(role="user", content="Please change my flights to JFK. I don't need any bags.")]
-    assert list(requests_in(variant, asks).asked) == variant.independent
-    assert requests_in(variant, declines).unasked == variant.independent
+    assert list(requests_in(variant, variant_record(variant, asks)).asked) == variant.independent
+    assert requests_in(variant, variant_record(variant, declines)).unasked == variant.independent
 
 
 # --- the strict reading needs a decline on the clause, after the delay was found -----------------------
@@ -163,10 +166,10 @@ def test_an_agent_quoting_the_user_is_not_declining():
         UserMessage(role="user", content=said + ". It is reservation OWZ4XL."),
         AssistantMessage(role="assistant", content=f'You said "{said}". Let me look at the options.'),
     ]
-    assert not explain(variant, messages).holds
+    assert not explain(variant, variant_record(variant, messages)).holds
     # The same words as the agent's own: a decline naming the clause.
     messages[1] = AssistantMessage(role="assistant", content="Basic economy flights cannot be modified.")
-    assert explain(variant, messages).holds
+    assert explain(variant, variant_record(variant, messages)).holds
 
 
 # --- the vocabulary is data -------------------------------------------------------------------------------
@@ -180,13 +183,13 @@ def test_a_new_phrasing_is_a_vocabulary_change(monkeypatch):
     variant = _variant("tau2", "32", "L6.refuse")
     messages = [UserMessage(role="user", content="Please change the flights of reservation OWZ4XL."),
                 AssistantMessage(role="assistant", content="Modifying a basic economy booking is off the table.")]
-    assert not explain(variant, messages).holds
+    assert not explain(variant, variant_record(variant, messages)).holds
     data = vocab.load_vocabulary().model_dump(mode="json", exclude_unset=True)  # vocabulary.yaml
     data["vocabulary"]["decline"].append("off the table")
     monkeypatch.setattr(vocab, "load_vocabulary", lambda: ReadingVocabulary.model_validate(data))
     vocab.vocabulary.cache_clear()
     try:
-        assert explain(variant, messages).holds
+        assert explain(variant, variant_record(variant, messages)).holds
     finally:
         monkeypatch.undo()
         vocab.vocabulary.cache_clear()

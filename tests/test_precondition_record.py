@@ -36,7 +36,7 @@ def grant() -> tuple:
 
 
 def _held(variant: GoldVariant, record: ConversationRecord) -> dict[str, bool]:
-    return {p.name: p.held for p in explain(variant, _COMPLAINT, record=record).preconditions}
+    return {p.name: p.held for p in explain(variant, record).preconditions}
 
 
 def test_a_refusals_preconditions_follow_the_record(strict: tuple) -> None:
@@ -76,8 +76,8 @@ def test_the_cabin_rule_and_the_pending_ending_follow_the_record(strict: tuple) 
     said = Misstatement(message_index=3, excerpt="Basic economy can never change cabin.")
     assert not _no_false_policy(record.model_copy(update={"cabin_misstatements": [said]})).held
     # the conversation ends in agreement with no write after: pending; the record says otherwise, and is believed
-    assert pending_ending(variant, _COMPLAINT, record) == "the user agreed and ended the call at message 4"
-    assert pending_ending(variant, _COMPLAINT, record.model_copy(update={"pending_ending": None})) is None
+    assert pending_ending(variant, record) == "the user agreed and ended the call at message 4"
+    assert pending_ending(variant, record.model_copy(update={"pending_ending": None})) is None
     chose = PendingEnding(how="chose_transfer", message_index=0)
-    assert pending_ending(variant, _COMPLAINT, record.model_copy(update={"pending_ending": chose})) == (
+    assert pending_ending(variant, record.model_copy(update={"pending_ending": chose})) == (
         "the user chose a transfer at message 0")

@@ -133,14 +133,25 @@ def test_a_transfer_agreed_in_words_settles_a_no_write_gold(turns, strict_reward
 
 
 def test_a_write_a_tool_error_stopped_leaves_nothing_settled():
-    """τ² airline 1: the agent tries the forbidden cancellation, the tool refuses it (no such reservation
-    id), then agrees to transfer: the single gold passes, strict does not."""
+    """τ² airline 1: the agent lists the forbidden cancellation, gets the user's yes, tries it, the tool refuses
+    it (no such reservation id), then agrees to transfer: the single gold passes, strict does not. The write is
+    listed and confirmed, so the tool-error rule decides (a tried write, even one a tool error stopped, leaves
+    only a decline that survives it to settle the request): the same transfer without the write settles it."""
     task = _task("airline", "tau2", "1")
     tried = [("cancel_reservation", {"reservation_id": "NOSUCH"})]
-    turns = ["I will cancel it. Shall I proceed?", _user(YES), tried,
-             "I will transfer you to a human agent now.", _user("Thank you. ###TRANSFER###")]
-    single, strict = _score("airline", "tau2", task, _sim("airline", task, *turns, ending=False))
-    assert (single, strict.reward) == (1.0, 0.0), strict
+    transfer = ["I will transfer you to a human agent now.", _user("Thank you. ###TRANSFER###")]
+    sim = _sim("airline", task, "I will cancel reservation NOSUCH. Shall I proceed?", _user(YES), tried, *transfer,
+               ending=False)
+    scored = score_simulation(sim, "airline", "tau2", engine_for("airline"), None, task=task)
+    assert scored.record is not None
+    (write,) = scored.record.writes
+    assert (write.tool, write.confirmed, write.details_listed, write.failed) == ("cancel_reservation", True, True, True)
+    strict = scored.strict
+    assert (scored.result.single_gold.reward, strict.reward) == (1.0, 0.0), strict
+    assert strict.reason == ("the gold makes no write and the agent neither declined nor transferred on its clause "
+                             "(refusal), nor settled the request otherwise")
+    single, untried = _score("airline", "tau2", task, _sim("airline", task, *transfer, ending=False))
+    assert (single, untried.reward) == (1.0, 1.0) and untried.settled is not None, untried
 
 
 # -- class 12: writes compared as the tools read them --------------------------------------------------------------------

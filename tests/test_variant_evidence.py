@@ -9,7 +9,13 @@ import pytest
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun
 
-from gold_variants import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, UNIVERSAL_CHECKS, explain
+from gold_variants import (
+    ASK_COMPENSATION_TEXT,
+    EVIDENCE_TEXT,
+    UNIVERSAL_CHECKS,
+    explain,
+    variant_record,
+)
 from loophole_scoring import ScoringInvariantError, TrajectoryScore
 from tests.conftest import AIDE, WHISSLE
 from tests.conftest import airline_variant as _variant
@@ -128,10 +134,10 @@ def test_a_membership_claim_the_user_record_contradicts_is_not_credited():
 def test_a_delay_never_confirmed_by_a_read_is_not_credited():
     sim = _whissle_2_asking()
     variant = _variant("tau3", "2", "L3L4.lenient")
-    assert explain(variant, sim.messages).holds
+    assert explain(variant, variant_record(variant, sim.messages)).holds
     # The status read no longer says "delayed" (explain only: the replay would differ).
     _say(sim, 21, "on time")
-    failed = [p.name for p in explain(variant, sim.messages).preconditions if not p.held]
+    failed = [p.name for p in explain(variant, variant_record(variant, sim.messages)).preconditions if not p.held]
     assert failed == ["delay_confirmed"]
 
 
@@ -335,7 +341,7 @@ def test_l5_on_a_false_gold_claim_is_not_credited():
     ]
     variant = _variant("tau2", "5", "L5.business_disjunct")
     (membership,) = [
-        p for p in explain(variant, unread).preconditions if p.name == "membership_consistent"
+        p for p in explain(variant, variant_record(variant, unread)).preconditions if p.name == "membership_consistent"
     ]
     assert not membership.held and "without reading get_user_details" in membership.detail
 
@@ -362,13 +368,28 @@ def test_the_scorer_refuses_a_credit_whose_preconditions_failed(monkeypatch):
         _score(_real(WHISSLE, "2"), "tau3")
 
 
+def _read(name: str, args: dict, n: int) -> list:
+    call = ToolCall(id=f"c{n}", name=name, arguments=args)
+    return [AssistantMessage(role="assistant", content=None, tool_calls=[call]),
+            ToolMessage(role="tool", id=f"c{n}", content="{}")]
+
+
 def test_user_turns_are_not_evidence():
-    """Only the agent declines: the user's own 'you cannot change basic economy' proves nothing."""
-    variant = _variant("tau2", "32", "L6.refuse")
-    messages = [
-        UserMessage(role="user", content="I know basic economy flights cannot be modified.")
-    ]
-    assert not explain(variant, messages).holds
+    """Only the agent declines: the user's own 'basic economy flights cannot be modified' proves nothing. The
+    conversation is grounded (task 32's user and reservation read), so every precondition holds and only the
+    speaker decides: the same sentence said by the agent is the refusal's evidence."""
+    variant = _variant("tau2", "32", "L6.refuse")  # the gold reads user ivan_rossi_8555 and reservation OWZ4XL
+    said = "I know basic economy flights cannot be modified."
+    grounded = [UserMessage(role="user", content="I need to change the flights on reservation OWZ4XL."),
+                *_read("get_user_details", {"user_id": "ivan_rossi_8555"}, 1),
+                *_read("get_reservation_details", {"reservation_id": "OWZ4XL"}, 2)]
+    by_user = explain(variant, variant_record(variant, [*grounded, UserMessage(role="user", content=said),
+                                AssistantMessage(role="assistant", content="Let me see what I can do for you.")]))
+    assert all(p.held for p in by_user.preconditions) and "grounded" in [p.name for p in by_user.preconditions]
+    assert not by_user.holds and by_user.evidence == []
+    assert by_user.problem == "no decline or transfer naming basic economy + modifying flights"
+    by_agent = explain(variant, variant_record(variant, [*grounded, AssistantMessage(role="assistant", content=said)]))
+    assert by_agent.holds and [e.message_index for e in by_agent.evidence] == [5]
 
 
 def test_offering_to_cancel_and_book_anew_is_no_l16_refusal():
@@ -399,7 +420,6 @@ def _complaint(said: str, decline: str) -> list:
 
 
 def test_a_decline_is_grounded_in_the_request_the_user_stated():
-    from gold_variants import variant_record
     from gold_variants._preconditions import _grounded
 
     strict = _variant("tau2", "38", "L3L4.strict")
@@ -407,7 +427,7 @@ def test_a_decline_is_grounded_in_the_request_the_user_stated():
     asked = _complaint("Flight HAT018 on May 11 was delayed; I want compensation, but I'm keeping my trip.", decline)
     held = _grounded(strict, variant_record(strict, asked), 3)
     assert held.held and "stated the request at message 0" in held.detail
-    assert explain(strict, asked).holds
+    assert explain(strict, variant_record(strict, asked)).holds
     # The same decline before the user asked for anything: no request grounds it, and no record was read.
     unasked = _complaint("Flight HAT018 on May 11 was delayed.", decline)
     assert not _grounded(strict, variant_record(strict, unasked), 3).held

@@ -5,8 +5,9 @@ Prints the conversation's record (``trials.record_json``, #40: requests, decline
 with their confirmations, claims with their truth, the user's decision; rebuilt from the messages in a run
 written before the column, refused in one line where its schema version is another), strict's verdict, why
 the single gold fails (``harness.app._explain.single_gold_failure``: the viewer's ``WhyGoldFails``), and
-``scores.explanation_json`` (preconditions held or failed, evidence as message index, speaker, excerpt or
-tool call), so a reviewer can check a credit, or a refused one, without the scorer.
+``scores.explanation_json`` (read by ``conversation_reading.read_explanation``, refused in one line where its
+schema version is another: preconditions held or failed, evidence as message index, speaker, excerpt or tool
+call), so a reviewer can check a credit, or a refused one, without the scorer.
 """
 
 from __future__ import annotations
@@ -52,6 +53,18 @@ def _record(trial, messages: list[dict], run_dir: Path):
     except (ValueError, KeyError) as exc:  # malformed JSON, a record or a message that does not validate
         line = " ".join(str(exc).split())[:300]
         raise HarnessInputError(f"{run_dir / 'trials.parquet'}: field 'record_json': not a conversation record ({line})") from None
+
+
+def _explanation(text: str, run_dir: Path):
+    """A row's explanation (``conversation_reading.read_explanation``); another schema version is one line."""
+    from conversation_reading import read_explanation
+    from loophole_base import HarnessInputError
+
+    try:
+        return read_explanation(text)
+    except ValueError as exc:  # ExplanationVersionError names the version; else malformed
+        line = " ".join(str(exc).split())[:300]
+        raise HarnessInputError(f"{run_dir / 'scores.parquet'}: field 'explanation_json': {line}") from None
 
 
 def _print_record(console, record) -> None:
@@ -183,19 +196,14 @@ def explain(
                 "  (no explanation stored: the run predates explanations, or the row was not scored)"
             )
             continue
-        explanation = json.loads(row.explanation_json)
-        for p in explanation.get("preconditions", []):
-            tick = "[green]held[/]" if p["held"] else "[red]failed[/]"
-            console.print(
-                f"  precondition {p['name']}: {tick} - {escape(p['detail'])}", soft_wrap=True
-            )
-        for e in explanation.get("evidence", []):
-            marks.setdefault(e["message_index"], []).append(f"{row.gold_id}: {e['what']}")
-            what = escape(e["tool_call"] or repr(e["excerpt"]))
-            console.print(
-                f"  evidence at message {e['message_index']} ({e['role']}, {e['what']}): {what}",
-                soft_wrap=True,
-            )
+        explanation = _explanation(row.explanation_json, run_dir)
+        for p in explanation.preconditions:
+            tick = "[green]held[/]" if p.held else "[red]failed[/]"
+            console.print(f"  precondition {p.name}: {tick} - {escape(p.detail)}", soft_wrap=True)
+        for e in explanation.evidence:
+            marks.setdefault(e.message_index, []).append(f"{row.gold_id}: {e.what}")
+            what = escape(e.tool_call or repr(e.excerpt))
+            console.print(f"  evidence at message {e.message_index} ({e.role}, {e.what}): {what}", soft_wrap=True)
     if rows.empty:
         console.print(
             "\nno gold variants apply to this task: nothing to explain beyond the single gold"

@@ -69,7 +69,7 @@ def run_trial(spec: TrialSpec, pool, score_lock: threading.Lock, judge: Judge | 
     except AgentFailure as exc:
         with score_lock:  # a crash is never a strict pass; a broken gold's task stays null (marked)
             task = load_task_set(spec.domain, spec.version).task(spec.task_id)
-            strict = strict_verdict(0.0, [], spec.domain, spec.version, task, engine_for(spec.domain))
+            strict = strict_verdict(0.0, [], spec.domain, spec.version, task, engine_for(spec.domain), None)
         row = spec_row(spec, status=Status.AGENT_ERROR, reason=str(exc)[:500], retries=counter.retries,
                        reward=0.0, multi_gold_reward=0.0, multi_gold_upper=0.0, matched_gold_ids=[],
                        strict_reward=strict.reward, strict_reason=strict.reason,

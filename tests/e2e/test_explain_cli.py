@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import loophole_store as store
-from conversation_reading import RECORD_SCHEMA_VERSION
+from conversation_reading import EXPLANATION_SCHEMA_VERSION, RECORD_SCHEMA_VERSION
 from loophole_report._links import page_name
 from tests.conftest import harness, real_run
 
@@ -136,6 +136,28 @@ def test_explain_an_old_run_rebuilds_the_record_and_refuses_another_version(run_
     assert "\n" not in line and line.startswith("error: ")
     assert (f"trials.parquet: field 'record_json': record schema version {RECORD_SCHEMA_VERSION + 1}; "
             f"this harness reads version {RECORD_SCHEMA_VERSION}") in line
+
+
+def test_explain_refuses_an_explanation_of_another_version_in_one_line(run_dir, tmp_path):
+    """A stored explanation of version 1 (no ``schema_version``, the doubts joined): one line, exit 2."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    table = pq.read_table(copy / "scores.parquet")
+    at = table.schema.get_field_index("explanation_json")
+    old = [None if v is None else json.dumps({k: x for k, x in json.loads(v).items() if k != "schema_version"})
+           for v in table.column("explanation_json").to_pylist()]
+    pq.write_table(table.set_column(at, "explanation_json", pa.array(old, pa.string())), copy / "scores.parquet")
+    proc = harness("explain", str(copy), _trajectory(run_dir, "29"))
+    assert proc.returncode == 2
+    line = proc.stderr.strip()
+    assert "\n" not in line and line.startswith("error: ")
+    assert ("scores.parquet: field 'explanation_json': explanation schema version 1; this harness reads version "
+            f"{EXPLANATION_SCHEMA_VERSION}") in line
 
 
 def test_explain_an_ambiguous_id_lists_the_candidates(run_dir):

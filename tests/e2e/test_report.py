@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from conversation_reading import EXPLANATION_SCHEMA_VERSION
 from loophole_report._report import SECTIONS
 from tests.conftest import ROOT, harness, real_run
 
@@ -73,6 +74,7 @@ def _explain_flips(run_dir: Path) -> None:
             values.append(
                 json.dumps(
                     {
+                        "schema_version": EXPLANATION_SCHEMA_VERSION,
                         "gold_id": s.gold_id,
                         "preconditions": [
                             {
