@@ -34,7 +34,6 @@ from tau2.data_model.message import Message
 
 from conversation_reading._claims import (
     ACTED_ON,
-    _acted_on,
     _not_cancellable,
     checkers,
     claim_kinds,
@@ -56,6 +55,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._gate import holds, needs
+from conversation_reading._handling import taken_up
 from conversation_reading._no_write import (
     TRANSFER_MARK,
     Settled,
@@ -94,6 +94,7 @@ from conversation_reading._record import (
     Withdrawal,
     Write,
 )
+from conversation_reading._replies import acted_on
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._write_details import listed_by_call
 
@@ -177,6 +178,13 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
     return out
 
 
+def _other_option(unit: str) -> bool:
+    """``unit`` is about money back, not a certificate (#46 class 6: a refused cash refund is no refused
+    certificate)."""
+    v = vocabulary()
+    return bool(v.refund_option.search(unit)) and not v.certificate_option.search(unit)
+
+
 def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
     found = []
     spoken = [(t, split_sentences(t.text)) for t in r.turns if t.role == "assistant" and t.text]
@@ -193,8 +201,13 @@ def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
                 tied = [] if not offer.unless_conditioned_in_message else [
                     name for name in clauses
                     if any(conditions(vocabulary().kinds[name], u) for u in r.units.of(t.text))]
+                own = [name for name in clauses if any(conditions(vocabulary().kinds[name], u) and not _other_option(u)
+                                                       for u in r.units.of(t.text))]
+                excerpt, start, end = t.excerpt(said)
                 found.append(Offer(loophole_id=loophole_id, offer=place, what=offer.what, message_index=t.index,
-                                   excerpt=t.excerpt(said)[0], conditioned_on=tied))
+                                   excerpt=excerpt, conditioned_on=tied, own_condition=own, start=start, end=end,
+                                   conditional=any(vocabulary().hypothetical.fullmatch(w.strip(".,;:!?()*\"'").lower())
+                                                   for w in said.split())))
     return sorted(found, key=lambda o: (o.message_index, o.loophole_id))
 
 
@@ -219,14 +232,17 @@ def _writes(r: _Reading, requests: list[UserRequest]) -> list[Write]:
     return found
 
 
-def _clause_read(r: _Reading, name: str) -> ClauseRead:
-    """The clause's first contested write, and where the user first stated the request its decline answers."""
+def _clause_read(r: _Reading, name: str, offers: list[Offer]) -> ClauseRead:
+    """The clause's first contested write, where the user first stated the request its decline answers, and
+    where the agent took its workaround up after declining (``_handling``)."""
     kind = vocabulary().kinds[name]
     asks = kind.requested_by
     said = None if asks is None else next((t for t in r.turns if t.role == "user" and mentions(asks, t.text)), None)
+    taken = taken_up(r.turns, name, r.declines(name), offers)
     return ClauseRead(clause=name, contested_write_at=first_call_of(r.turns, kind.contested),
                       requested_at=None if said is None else said.index,
-                      request_excerpt="" if said is None else excerpt_of(said.text))
+                      request_excerpt="" if said is None else excerpt_of(said.text),
+                      taken_up_at=None if taken is None else taken[0], taken_up="" if taken is None else taken[1])
 
 
 def _cancellations(r: _Reading) -> list[Cancellation]:
@@ -271,7 +287,7 @@ def _claims(r: _Reading) -> list[Claim]:
                     break  # a kind's first false sentence of a message
             if first is None:
                 continue
-            how = ACTED_ON.get(kind.name, _acted_on)
+            how = ACTED_ON.get(kind.name, acted_on)
             key = (getattr(how, "__name__", kind.name), t.index)
             if key not in acted:
                 acted[key] = how(r.turns, t.index)
@@ -335,7 +351,8 @@ def conversation_record(
     answer = answer_in(r.turns, facts)
     transfers = _transfers(r, asked)
     names = [n for n in vocabulary().kinds if n in r._declines]  # asked, and read on the way
-    read = [_clause_read(r, n) for n in names]
+    offers = _offers_in(r, names)
+    read = [_clause_read(r, n, offers) for n in names]
     requests = _requests(r)
     declines = sorted((d for n in names for d in r.declines(n)), key=lambda d: (d.message_index, d.clause))
     return ConversationRecord(
@@ -343,7 +360,7 @@ def conversation_record(
         requests=requests,
         declines=declines,
         transfers=transfers,
-        offers=_offers_in(r, names),
+        offers=offers,
         writes=_writes(r, requests),
         cancellations=_cancellations(r),
         unasked_compensation=None if compensation is None else UnaskedCompensation(

@@ -62,6 +62,12 @@ class ClauseRead(_Part):
     # None: the clause names no such request, or the user never stated it) and its words
     requested_at: int | None = None
     request_excerpt: str = ""
+    # the final handling (#46 item 3): the first point after the clause's first decline where the agent takes up
+    # the clause's workaround (``_handling``): offers it in a sentence of its own (not tied to the clause's
+    # condition), or answers the user proposing it by agreeing, quoting its price or asking to go ahead; None:
+    # the decline is the agent's last word
+    taken_up_at: int | None = None
+    taken_up: str = ""
 
 
 class Transfer(_Part):
@@ -84,6 +90,13 @@ class Offer(_Part):
     # the clauses (of those read) whose condition the same message ties the offer to ("if you change or cancel,
     # I can offer ..."), for an offer the catalog says such a tie makes the clause itself
     conditioned_on: list[str] = []
+    # the clauses (of those read) whose condition the message states of this option (not in a sentence about
+    # another option: a refund's condition is not the certificate's), and whether the offer's own sentence is
+    # conditional ("cancel it (if eligible) and book a new one"): either way the offer is no taking-up (#46)
+    own_condition: list[str] = []
+    conditional: bool = False
+    start: int | None = None  # the offer's place in the message's original content
+    end: int | None = None
 
 
 class Write(_Part):
