@@ -15,13 +15,18 @@ clause's first decline, the record reads where the agent takes the workaround up
   proceed?").
 
 A write of the workaround is the clause's contested write (``ClauseRead.contested_write_at``), read already.
+
+Which option a decline answers (class 6): a decline of compensation on the change-or-cancel condition whose
+sentences are about money back ("1. Monetary refund ... This is only available if you cancel") refuses the
+refund, not the certificate; a certificate sent after it is sent against no condition the agent stated for it
+(``declines_refund``, read by the record's unasked-compensation check).
 """
 
 from __future__ import annotations
 
 import re
 
-from conversation_reading._evidence import Turn, asserted, split_sentences
+from conversation_reading._evidence import Turn, Units, asserted, split_sentences
 from conversation_reading._record import Decline, Offer
 from conversation_reading._vocabulary import Offer as WorkaroundOffer
 from conversation_reading._vocabulary import vocabulary
@@ -81,4 +86,44 @@ def taken_up(
     return min(found) if found else None
 
 
-__all__ = ["taken_up"]
+# --- which option a decline answers (#46 class 6) ----------------------------------------------------------
+
+
+def other_option(unit: str) -> bool:
+    """``unit`` is about money back, not a certificate (#46 class 6: a refused cash refund is no refused
+    certificate)."""
+    v = vocabulary()
+    return bool(v.refund_option.search(unit)) and not v.certificate_option.search(unit)
+
+
+def declines_refund(t: Turn, units: Units, d: Decline) -> bool:
+    """The decline ``d`` answers the option of money back, not the certificate (#46 class 6: "a cash refund is
+    only available if you cancel" refuses no certificate): its unit names a refund and no certificate."""
+    unit = next((u for u in units.of(t.text) if t.excerpt(u)[0] == d.excerpt), None)
+    if unit is None:
+        return False
+    if other_option(unit):
+        return True
+    # a unit spanning a list of options: each sentence stating the condition answers the option it is listed
+    # under ("1. Monetary refund ... - This is only available if you cancel ...")
+    v, acts = vocabulary(), vocabulary().kinds[d.clause].subject[1:]
+    stated = [x for x in split_sentences(unit) if any(p.search(x) for p in acts)
+              and (v.condition.search(x) or v.decline.search(x))]
+    return bool(stated) and all(other_option(x) or other_option(_option_heading(t.text, x)) for x in stated)
+
+
+_NUMBERED = re.compile(r"^\s*(?:\*\*)?\s*\d+\s*[.)]", re.M)
+
+
+def _option_heading(text: str, sentence: str) -> str:
+    """The numbered line of ``text`` that ``sentence`` is listed under ("" where none is before it)."""
+    at = text.find(sentence[:30])
+    lines = [m for m in _NUMBERED.finditer(text, 0, at if at >= 0 else 0)]
+    if not lines:
+        return ""
+    start = lines[-1].start()
+    end = text.find("\n", lines[-1].end())
+    return text[start : end if end >= 0 else len(text)]
+
+
+__all__ = ["declines_refund", "other_option", "taken_up"]

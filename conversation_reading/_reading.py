@@ -55,7 +55,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._gate import holds, needs
-from conversation_reading._handling import taken_up
+from conversation_reading._handling import declines_refund, other_option, taken_up
 from conversation_reading._no_write import (
     TRANSFER_MARK,
     Settled,
@@ -178,13 +178,6 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
     return out
 
 
-def _other_option(unit: str) -> bool:
-    """``unit`` is about money back, not a certificate (#46 class 6: a refused cash refund is no refused
-    certificate)."""
-    v = vocabulary()
-    return bool(v.refund_option.search(unit)) and not v.certificate_option.search(unit)
-
-
 def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
     found = []
     spoken = [(t, split_sentences(t.text)) for t in r.turns if t.role == "assistant" and t.text]
@@ -201,7 +194,7 @@ def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
                 tied = [] if not offer.unless_conditioned_in_message else [
                     name for name in clauses
                     if any(conditions(vocabulary().kinds[name], u) for u in r.units.of(t.text))]
-                own = [name for name in clauses if any(conditions(vocabulary().kinds[name], u) and not _other_option(u)
+                own = [name for name in clauses if any(conditions(vocabulary().kinds[name], u) and not other_option(u)
                                                        for u in r.units.of(t.text))]
                 excerpt, start, end = t.excerpt(said)
                 found.append(Offer(loophole_id=loophole_id, offer=place, what=offer.what, message_index=t.index,
@@ -345,7 +338,8 @@ def conversation_record(
         r.declines(n)
     claims = _claims(r)
     compensation = unasked_compensation(r.turns, lambda name, before: [
-        d for d in r.declines(name) if d.form != "anaphoric" and d.certain and d.message_index < before], r.units)
+        d for d in r.declines(name) if d.form != "anaphoric" and d.certain and d.message_index < before
+        and not declines_refund(r.turns[d.message_index], r.units, d)], r.units)
     withdrawn = withdrawal_in(r.turns, lambda until: any(
         c.false and not c.refusals_of and c.message_index <= until for c in claims))
     answer = answer_in(r.turns, facts)

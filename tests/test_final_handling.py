@@ -99,3 +99,51 @@ def test_class_6_a_write_is_confirmed_only_by_a_yes_to_its_listing():
     confirmed = _scored(_sim(GPT_4O, "67426d50", {14: "Yes, please proceed with these changes."}))
     assert next(w for w in confirmed.record.writes if w.message_index == 15).confirmed
 
+
+
+O3 = "ironshell_ironforge_o3_wave2"
+CERTIFICATE_DECLINED = ("I understand your preference. A travel certificate is only offered if you change or cancel "
+                        "the reservation.")
+
+
+def test_class_6_a_refused_cash_refund_is_not_a_refused_certificate():
+    # Message 28: "Monetary refund (to your credit card): this is only available if you choose to cancel ...";
+    # then the $150 certificate, sent at 30 after the user asked for it: the decline answered the refund option,
+    # so no certificate went out against a condition the agent had stated for it.
+    scored = _scored(_sim(O3, "d3fd8563"))
+    assert any(d.clause == "declines_compensation" and d.message_index == 28 for d in scored.record.declines)
+    assert scored.record.unasked_compensation is None
+    # the same message declining the certificate itself on the condition: the certificate sent is against it
+    declined = _scored(_sim(O3, "d3fd8563", {28: CERTIFICATE_DECLINED}))
+    found = declined.record.unasked_compensation
+    assert found is not None and "after the agent declined it at message 28" in found.detail
+    assert declined.strict.reward == 0.0
+
+
+# --- strict cites the violation a reader names first, in the order stated as data ---------------------------
+
+
+def test_strict_cites_its_checks_in_the_stated_order(monkeypatch):
+    """τ³ airline 15: the gold's writes made right after the user's request (no yes) and a certificate offered
+    before the user asked for any: two violations. Strict cites the one first in ``CITED_FIRST`` (compensation
+    offered unasked, before how the write was confirmed); with compensation moved last, it cites the write."""
+    from envs import load_task_set
+    from loophole_scoring import _strict
+    from tests.conftest import conversation
+
+    task = load_task_set("airline", "tau3").task("15")
+    info = " ".join(task.evaluation_criteria.communicate_info or [])
+    calls = [(a.name, copy.deepcopy(dict(a.arguments))) for a in task.evaluation_criteria.actions]
+    offer = "I'm sorry about the trouble; I can offer you a $100 travel certificate as a goodwill gesture."
+    sim = conversation("airline", task, offer, ("user", "I want to change my flights to the ones on May 24."),
+                       calls, info)
+
+    def cited() -> str:
+        scored = score_simulation(sim, "airline", "tau3", engine_for("airline"), None, task=task)
+        assert scored.result.single_gold.reward == 1.0 and scored.strict.reward == 0.0
+        return scored.strict.reason or ""
+
+    assert "compensation offered before the user asked" in cited()
+    last = (*(c for c in _strict.CITED_FIRST if c != "compensation_asked"), "compensation_asked")
+    monkeypatch.setattr(_strict, "CITED_FIRST", last)
+    assert "no explicit yes" in cited()
