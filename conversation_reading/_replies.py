@@ -118,12 +118,17 @@ def _values(arguments: Any) -> Iterator[str]:
         yield str(arguments).lower().lstrip("#")
 
 
-def lists(agent: Turn, arguments: dict[str, Any]) -> bool:
-    """The agent's message puts the write to the user: asks for confirmation, or names one of its values."""
-    if vocabulary().confirmation_request.search(agent.text):
+def lists(agent: Turn, arguments: dict[str, Any], tool: str = "") -> bool:
+    """The agent's message puts the write to the user: asks for confirmation, names one of its values, or asks
+    about its act ("Are you returning all units?": the catalog's ``requests`` words of ``tool`` in a question)."""
+    v = vocabulary()
+    if v.confirmation_request.search(agent.text):
         return True
     text = agent.text.lower()
-    return any(re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w]|\.\d)", text) for v in _values(arguments))
+    if any(re.search(r"(?<![\w.])" + re.escape(x) + r"(?![\w]|\.\d)", text) for x in _values(arguments)):
+        return True
+    act = v.requests.get(tool)
+    return act is not None and any(s.rstrip().endswith("?") and act.search(s) for s in split_sentences(agent.text))
 
 
 def says_yes(said: Turn, asked: Turn) -> bool:
@@ -139,18 +144,22 @@ def says_yes(said: Turn, asked: Turn) -> bool:
     return not mentions(v.withdrawal, said.text) and not said.text.rstrip().endswith("?")
 
 
-def confirmation_of(turns: list[Turn], index: int, arguments: dict[str, Any]) -> Turn | None:
-    """The user message confirming the write called at ``index`` (``arguments``: the call's), or None: the last
-    user message before it that answers the agent putting this write to them (``lists``) must say yes to it (``says_yes``); a user message answering anything else (a clarification) is passed over, and
-    the user's opening request, which answers no listing, confirms nothing."""
+def confirmation_of(turns: list[Turn], index: int, arguments: dict[str, Any], tool: str = "") -> Turn | None:
+    """The user message confirming the write ``tool`` called at ``index`` (``arguments``: the call's), or None:
+    the last user message before it answering the agent putting this write to them (``lists``) must say yes to it
+    (``says_yes``). A user message answering a question of the agent that puts nothing of the write (a
+    clarification: "could you rephrase that?") is passed over; one answering anything else, or the user's opening
+    request, which answers no listing, confirms nothing."""
     for said in reversed(turns[:index]):
         if said.role != "user" or not said.text.strip():
             continue
         asked = answered(turns, said)
         if asked is None:
             return None
-        if lists(asked, arguments):
+        if lists(asked, arguments, tool):
             return said if says_yes(said, asked) else None
+        if not any(s.rstrip().endswith("?") for s in split_sentences(asked.text)):
+            return None
     return None
 
 
