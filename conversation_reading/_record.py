@@ -14,7 +14,11 @@ the agent declined before it; offers' place in the catalog and the clauses whose
 writes' tool errors and whether the agent listed their details before the yes (``_write_details``); cancellations and what the rules said of each; compensation offered unasked; claims' places;
 the withdrawal after a quote; and what the variants' preconditions read: flight-status reads and their results,
 membership tiers read and stated, which writes follow a user request, the user's stated wants, misstatements of
-the cabin rule, the users and records the calls name, the agent's acts, and an ending that leaves a request pending.
+the cabin rule, the users and records the calls name, the agent's acts, and an ending that leaves a request pending. Since #46 (same version: the new fields have defaults) each clause also
+holds the agent's final handling (``ClauseRead.taken_up_at``: where it took the workaround up after declining,
+``_handling``), each offer the condition its own message states of it and whether its sentence is conditional,
+and a write's ``confirmed`` reads the user's yes as a reply to the agent putting that write to them
+(``_replies``).
 """
 
 from __future__ import annotations
