@@ -11,7 +11,7 @@ a transfer) is ``not_credited``; one the user's decision did not depend on is ``
 
 An offer is a claim too: offering to cancel and book anew says the reservation may be cancelled. Its kind is
 checked only for the refusals the catalog names (``refusals_of``), over the whole conversation, and the user
-acts on it by taking it (``_took_offer``), not by agreeing to a decline."""
+acts on it by taking it (``_replies.took_offer``), not by agreeing to a decline."""
 
 from __future__ import annotations
 
@@ -29,12 +29,12 @@ from conversation_reading._evidence import (
     CONDITIONAL_RULE,
     Turn,
     asserted,
-    mentions,
     negated,
     price_bound,
     split_sentences,
 )
 from conversation_reading._policy_claims import POLICY_CHECKERS
+from conversation_reading._replies import acted_on, took_offer
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._vocabulary_data import ReadingVocabulary, load_vocabulary
 
@@ -267,35 +267,8 @@ def checkers() -> dict[str, Callable[[str, re.Match[str], str, _State], str | No
     return {**CHECKERS, **POLICY_CHECKERS}
 
 
-def _acted_on(turns: list[Turn], index: int) -> bool:
-    """The user's next message accepts what was said: agrees, ends the call, or asks for a transfer."""
-    nxt = next((t for t in turns[index + 1 :] if t.role == "user"), None)
-    if nxt is None:
-        return False
-    v = vocabulary()
-    text = nxt.text.replace("###STOP###", " agreed ")
-    return "###STOP###" in nxt.text or mentions(v.agreement, text) or mentions(v.transfer_request, text)
-
-
-def _took_offer(turns: list[Turn], index: int) -> bool:
-    """The user took the offer made at ``index``: a cancellation was made after it, or their next message asks
-    for the cancellation in a statement, or agrees where no transfer was offered beside it (and neither ends
-    the call nor asks for a transfer)."""
-    if any(c.name == "cancel_reservation" for t in turns[index + 1 :] for c in t.calls):
-        return True
-    nxt = next((t for t in turns[index + 1 :] if t.role == "user"), None)
-    if nxt is None:
-        return False
-    v = vocabulary()
-    said = [s for s in split_sentences(nxt.text) if v.requests["cancel_reservation"].search(s) and not s.endswith("?")]
-    if said:  # "please cancel it and book the nonstop", not "I don't want to cancel"
-        return any(not any(v.negation.fullmatch(w.strip(".,!?\"'*()")) for w in s.split()) for s in said)
-    if "###STOP###" in nxt.text or mentions(v.transfer_request, nxt.text):
-        return False
-    return mentions(v.agreement, nxt.text) and not mentions(v.transfer_request, turns[index].text)
-
-
-ACTED_ON: dict[str, Callable[[list[Turn], int], bool]] = {"cancellation_offer": _took_offer}
+# How the user acts on a claim (``_replies``): a cancellation offer by picking it, any other by accepting it.
+ACTED_ON: dict[str, Callable[[list[Turn], int], bool]] = {"cancellation_offer": took_offer}
 
 
 def false_claims(
@@ -343,7 +316,7 @@ def _every_false_claim(
                 truth = checker(sentence, m, t.text, states[t.index])
                 if truth is not None:
                     excerpt, start, end = t.excerpt(sentence)
-                    acted = ACTED_ON.get(kind.name, _acted_on)(turns, t.index)
+                    acted = ACTED_ON.get(kind.name, acted_on)(turns, t.index)
                     found.append((t.index, kind, FalseClaim(kind.name, kind.what, t.index, excerpt, truth, acted,
                                                             start, end)))
                     break

@@ -48,6 +48,7 @@ from conversation_reading._evidence import (
     read_turns,
     split_sentences,
 )
+from conversation_reading._replies import confirmation_of
 from conversation_reading._vocabulary import vocabulary
 
 TRANSFER_MARK = "###TRANSFER###"
@@ -226,13 +227,13 @@ def writes_without_yes(
 
 
 def unconfirmed_writes(turns: list[Turn], is_write: Callable[[str], bool]) -> list[Settled]:
-    """``writes_without_yes`` on a conversation already read (``_evidence.read_turns``)."""
-    v = vocabulary()
+    """``writes_without_yes`` on a conversation already read (``_evidence.read_turns``): the last user message
+    before the write that answers the agent putting the write to them says yes (``_replies.confirmation_of``)."""
     found: list[Settled] = []
     for t in turns:
         for call in (c for c in t.calls if c.name != TRANSFER_TOOL and is_write(c.name)):
             said = next((u for u in reversed(turns[: t.index]) if u.role == "user" and u.text.strip()), None)
-            if said is None or not (mentions(v.explicit_yes, said.text) or _answers_confirmation(turns, said)):
+            if confirmation_of(turns, t.index, dict(call.arguments or {}), call.name) is None:
                 found.append(Settled(f"{call.name} with no explicit yes from the user before it", t.index,
                                      excerpt_of(said.text if said is not None else "")))
                 break

@@ -14,7 +14,11 @@ the agent declined before it; offers' place in the catalog and the clauses whose
 writes' tool errors and whether the agent listed their details before the yes (``_write_details``); cancellations and what the rules said of each; compensation offered unasked; claims' places;
 the withdrawal after a quote; and what the variants' preconditions read: flight-status reads and their results,
 membership tiers read and stated, which writes follow a user request, the user's stated wants, misstatements of
-the cabin rule, the users and records the calls name, the agent's acts, and an ending that leaves a request pending.
+the cabin rule, the users and records the calls name, the agent's acts, and an ending that leaves a request pending. Since #46 (same version: the new fields have defaults) each clause also
+holds the agent's final handling (``ClauseRead.taken_up_at``: where it took the workaround up after declining,
+``_handling``), each offer the condition its own message states of it and whether its sentence is conditional,
+and a write's ``confirmed`` reads the user's yes as a reply to the agent putting that write to them
+(``_replies``).
 """
 
 from __future__ import annotations
@@ -62,6 +66,12 @@ class ClauseRead(_Part):
     # None: the clause names no such request, or the user never stated it) and its words
     requested_at: int | None = None
     request_excerpt: str = ""
+    # the final handling (#46 item 3): the first point after the clause's first decline where the agent takes up
+    # the clause's workaround (``_handling``): offers it in a sentence of its own (not tied to the clause's
+    # condition), or answers the user proposing it by agreeing, quoting its price or asking to go ahead; None:
+    # the decline is the agent's last word
+    taken_up_at: int | None = None
+    taken_up: str = ""
 
 
 class Transfer(_Part):
@@ -84,6 +94,13 @@ class Offer(_Part):
     # the clauses (of those read) whose condition the same message ties the offer to ("if you change or cancel,
     # I can offer ..."), for an offer the catalog says such a tie makes the clause itself
     conditioned_on: list[str] = []
+    # the clauses (of those read) whose condition the message states of this option (not in a sentence about
+    # another option: a refund's condition is not the certificate's), and whether the offer's own sentence is
+    # conditional ("cancel it (if eligible) and book a new one"): either way the offer is no taking-up (#46)
+    own_condition: list[str] = []
+    conditional: bool = False
+    start: int | None = None  # the offer's place in the message's original content
+    end: int | None = None
 
 
 class Write(_Part):

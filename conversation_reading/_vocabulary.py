@@ -41,6 +41,7 @@ class Offer:
     what: str
     pattern: re.Pattern[str]
     unless_conditioned_in_message: bool
+    proposed_by: tuple[re.Pattern[str], ...] = ()  # a user proposing the workaround (every one must match)
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,10 @@ class Vocabulary:
     compensation: re.Pattern[str] = re.compile(r"(?!x)x")  # an amount of compensation
     compensation_offer: re.Pattern[str] = re.compile(r"(?!x)x")  # an agent offering compensation (#40 class 5)
     compensation_request: re.Pattern[str] = re.compile(r"(?!x)x")  # a user asking for it (not a refund)
+    alternative: re.Pattern[str] = re.compile(r"(?!x)x")  # words setting an option aside ("instead of")
+    pending: re.Pattern[str] = re.compile(r"(?!x)x")  # full-word match: a subordinator putting an act later
+    refund_option: re.Pattern[str] = re.compile(r"(?!x)x")  # money back (a refund, cash)
+    certificate_option: re.Pattern[str] = re.compile(r"(?!x)x")  # a certificate or voucher
 
     def offers_for(self, loophole_id: str | None) -> tuple[Offer, ...]:
         """The offers of a variant's loophole ("L3/L4" gathers both entries)."""
@@ -124,7 +129,8 @@ def vocabulary() -> Vocabulary:
         price_bound=_whole(words.price_bound),
         kinds=kinds,
         offers={
-            entry: tuple(Offer(o.what, re.compile(o.pattern, re.IGNORECASE), o.unless_conditioned_in_message) for o in offers)
+            entry: tuple(Offer(o.what, re.compile(o.pattern, re.IGNORECASE), o.unless_conditioned_in_message,
+                          tuple(terms(g) for g in o.proposed_by)) for o in offers)
             for entry, offers in catalog.offers.items()
             if offers
         },
@@ -137,4 +143,8 @@ def vocabulary() -> Vocabulary:
         compensation=terms(words.compensation),
         compensation_offer=_whole(words.compensation_offer),
         compensation_request=terms(words.compensation_request),
+        alternative=terms(words.alternative),
+        refund_option=terms(words.refund_option),
+        certificate_option=terms(words.certificate_option),
+        pending=re.compile(r"(?:" + "|".join(words.pending or ["(?!x)x"]) + r")", re.IGNORECASE),
     )

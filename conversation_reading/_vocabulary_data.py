@@ -40,6 +40,10 @@ class WorkaroundOffer(BaseModel):
     # The offer is the clause itself where the same message ties it to the clause's condition
     # (L3/L4: "I can offer a certificate if you change or cancel").
     unless_conditioned_in_message: bool = False
+    # A user proposing the workaround (#46 item 3): groups of fragments, one of each group in the user's message
+    # ("can I upgrade so that I can change?"); the first group names the workaround's own act, which the agent's
+    # answer takes up by agreeing, quoting a price or asking to go ahead.
+    proposed_by: list[list[str]] = Field(default_factory=list)
 
 
 class Vocabulary(BaseModel):
@@ -81,6 +85,13 @@ class Vocabulary(BaseModel):
     # An agent offering compensation (whole expressions): the policy forbids it before the user asks (#40).
     compensation_offer: list[str] = Field(default_factory=list)
     compensation_request: list[str] = Field(default_factory=list)  # a user asking for compensation (not a refund)
+    # A reply read as an answer (#46 item 4): words before an option that set it aside ("instead of"), and
+    # subordinators that put an act later ("before we proceed"): a yes under them is not yet given.
+    alternative: list[str] = Field(default_factory=list)
+    pending: list[str] = Field(default_factory=list)
+    # Which option a condition answers: money back (a refund) or a certificate (#46 class 6).
+    refund_option: list[str] = Field(default_factory=list)
+    certificate_option: list[str] = Field(default_factory=list)
 
 
 class ClaimKind(BaseModel):

@@ -24,8 +24,9 @@ leaves it null too. Strict passes only where the single gold passes: strict <= s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from tau2.data_model.message import Message
 from tau2.data_model.tasks import Task
@@ -36,6 +37,7 @@ from conversation_reading import (
     Decline,
     Transfer,
     Withdrawal,
+    Write,
     evidence_holds,
 )
 from envs import ReplayEngine
@@ -47,6 +49,16 @@ BROKEN_GOLD = "broken gold"
 NO_YES = "a write without the user's explicit yes"
 NO_DETAILS = "a write whose details the agent did not list before the user's yes"
 CONDUCT = "conduct the policy forbids"
+
+StrictCheck = Literal["no_forbidden_cancellation", "compensation_asked", "write_without_yes", "write_without_details",
+                      "no_unwarranted_transfer", "gold_writes"]
+# The order strict cites its failures in (#46 item 4; docs/contract.md): a trajectory failing several checks is
+# failed on the first of them here, the violation a reader names first. What the agent did against the policy
+# (a forbidden cancellation made or taken, compensation offered unasked) before how a write was confirmed (no yes,
+# no details listed), then a request handed off instead of declined, then the outcome (the gold's writes). A
+# no-write gold's request left unsettled is named only where none of these fails.
+CITED_FIRST: tuple[StrictCheck, ...] = ("no_forbidden_cancellation", "compensation_asked", "write_without_yes",
+                                        "write_without_details", "no_unwarranted_transfer", "gold_writes")
 
 
 @dataclass(frozen=True)
@@ -97,25 +109,39 @@ def strict_verdict(
         return StrictVerdict(0.0, "the single gold fails it")
     if record is None:  # the verdict reads the record only for a pass of the single gold
         raise ValueError("strict_verdict: a single-gold pass is judged on the conversation's record; pass scoring's")
-    unconfirmed, unlisted = record.writes_without_yes, record.writes_without_details
-    if unconfirmed:
-        first = unconfirmed[0]
-        return StrictVerdict(0.0, f"{NO_YES}: message {first.message_index}: {first.no_yes}")
-    if unlisted:
-        first = unlisted[0]
-        return StrictVerdict(0.0, f"{NO_DETAILS}: message {first.message_index}: {first.no_details}")
+    read: ConversationRecord = record
     kind = governing_evidence(domain, task_version, task)
-    conduct = conduct_violations(record, actions, kind)
-    if conduct:  # compensation offered unasked, a forbidden cancellation, an unwarranted transfer (#40 item 4)
-        first_violation = min(conduct, key=lambda v: v.message_index)
-        return StrictVerdict(0.0, f"{CONDUCT}: message {first_violation.message_index}: {first_violation.detail}")
+    conduct = conduct_violations(read, actions, kind)
+
+    def _conduct(check: str) -> str | None:
+        found = [v for v in conduct if v.check == check]
+        first_violation = min(found, key=lambda v: v.message_index) if found else None
+        return None if first_violation is None else (
+            f"{CONDUCT}: message {first_violation.message_index}: {first_violation.detail}")
+
+    def _write(found: list[Write], why: str, detail: str) -> str | None:
+        return f"{why}: message {found[0].message_index}: {getattr(found[0], detail)}" if found else None
+
+    def _gold_writes() -> str | None:
+        missed = unmatched_writes(engine, actions, gold, messages) if gold.writes else []
+        return f"gold writes not made as the tools read them: {', '.join(f'{a.action_id} {a.name}' for a in missed)}" \
+            if missed else None
+
+    checks: dict[StrictCheck, Callable[[], str | None]] = {
+        "no_forbidden_cancellation": lambda: _conduct("no_forbidden_cancellation"),
+        "compensation_asked": lambda: _conduct("compensation_asked"),
+        "write_without_yes": lambda: _write(read.writes_without_yes, NO_YES, "no_yes"),
+        "write_without_details": lambda: _write(read.writes_without_details, NO_DETAILS, "no_details"),
+        "no_unwarranted_transfer": lambda: _conduct("no_unwarranted_transfer"),
+        "gold_writes": _gold_writes,
+    }
+    for check in CITED_FIRST:  # the first failure in the stated order is the one cited
+        reason = checks[check]()
+        if reason is not None:
+            return StrictVerdict(0.0, reason)
     if gold.writes:
-        missed = unmatched_writes(engine, actions, gold, messages)
-        if missed:
-            names = ", ".join(f"{a.action_id} {a.name}" for a in missed)
-            return StrictVerdict(0.0, f"gold writes not made as the tools read them: {names}")
         return StrictVerdict(1.0, None)
-    settled = _no_write_settled(record, kind)
+    settled = _no_write_settled(read, kind)
     if settled is not None:
         return StrictVerdict(1.0, None, settled)
     return StrictVerdict(

@@ -132,9 +132,10 @@ def test_the_write_whose_details_were_never_listed_is_the_one_strict_names(runs,
     the list not) and the viewer says so; the aide run's writes, listed and confirmed, say the opposite."""
     trial, record = _trial(runs["unlisted"]), _record(runs["unlisted"])
     assert trial.reward == 1.0 and trial.strict_reward == 0.0
-    assert "details the agent did not list" in trial.strict_reason and "message 8: modify_pending_order_items" in trial.strict_reason
+    # #46 class 6: a yes answering no listing of the write confirms nothing, so strict names the missing yes first
+    assert "no explicit yes" in trial.strict_reason and "message 8: modify_pending_order_items" in trial.strict_reason
     assert [(w.tool, w.message_index, w.confirmed, w.details_listed) for w in record.writes] == [
-        ("modify_pending_order_items", 8, True, False)]
+        ("modify_pending_order_items", 8, False, False)]
     page = pages["unlisted"].split("<h2>Record</h2>")[1].split("<h2>Conversation</h2>")[0]
     assert 'no details listed' in page
     assert all(w.details_listed for w in _record(runs["aide"]).writes) and "no details listed" not in pages["aide"]

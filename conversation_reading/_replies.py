@@ -1,0 +1,167 @@
+"""The user's reply read as an answer to what the agent put to them (#46 item 4).
+
+A reply answers the agent's message before it. What it takes, refuses or confirms is read from that pairing,
+not from the reply's words alone:
+
+- **an option is picked** by a statement of the reply that asks for it: not negated, not conditional ("it's
+  unfair that I only get compensation if I change or cancel"), not the option set aside ("upgrade instead of
+  cancelling"), not asked about. A reply naming the option only in those ways turns it down. A bare "yes" picks
+  an option only where the agent's message offered that one alone: after a list of options it picks none of
+  them;
+- **agreement** is a yes the reply states: not negated ("that's not okay"), not asked ("could you confirm
+  that this will be honored?"), and not opened by a refusal ("No, ...");
+- **a write's confirmation** is such a yes, or an answer to the agent's request for confirmation that neither
+  refuses nor withdraws and does not end by asking the agent something back, given *to the agent's message
+  putting that write to the user* (asking for confirmation, or naming its values): the user's opening request,
+  which answers no listing, confirms nothing; a yes put off ("before we proceed, ...") is not given yet.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from conversation_reading._evidence import Turn, asks, mentions, negated, split_sentences
+from conversation_reading._vocabulary import vocabulary
+
+# Arguments that name nothing the user confirms (who the user is, the trip's shape, counts any message holds).
+_NOT_LISTED = frozenset({"user_id", "flight_type", "total_baggages", "nonfree_baggages", "insurance", "country",
+                         "state", "address2"})
+_REFUSAL_OPENING = re.compile(r"\W*(?:no|nope|not)\b", re.IGNORECASE)
+# A list of options: lines that open with a number, a bullet or "Option N" before an act.
+_OPTION_LINE = re.compile(r"^\s*(?:\*\*)?\s*(?:\d+\s*[.)\-\u2013:]|option\s+\w+\b|[-*\u2022]\s+\*\*)", re.IGNORECASE | re.M)
+
+
+def set_aside(sentence: str, start: int) -> bool:
+    """The term at ``start`` is negated, conditional or the alternative set aside ("instead of cancelling")."""
+    v = vocabulary()
+    return (negated(sentence, start) or negated(sentence, start, v.hypothetical)
+            or bool(v.alternative.search(sentence[max(0, start - 30) : start])))
+
+
+def picks(pattern: re.Pattern[str], reply: str) -> bool | None:
+    """Whether ``reply`` picks the option ``pattern`` names: True where a statement asks for it, False where it
+    names the option only to turn it down (negated, conditional, set aside, or in a question), None where it
+    does not name it. A reply that turns the option down anywhere has not picked it."""
+    named = [(s, m) for s in split_sentences(reply) for m in pattern.finditer(s)]
+    if not named:
+        return None
+    if any(set_aside(s, m.start()) for s, m in named):
+        return False
+    return any(not s.rstrip().endswith("?") and not asks(s, m.start()) for s, m in named)
+
+
+def agrees(reply: str) -> bool:
+    """The reply states a yes (the catalog's ``agreement``): not negated, not in a question, not after an opening
+    refusal."""
+    v = vocabulary()
+    if _REFUSAL_OPENING.match(reply) or mentions(v.withdrawal, reply):
+        return False
+    return any(not negated(s, m.start()) and not s.rstrip().endswith("?")
+               for s in split_sentences(reply) for m in v.agreement.finditer(s))
+
+
+def options_offered(text: str) -> int:
+    """How many options the agent's message lists (lines opening with a number, a bullet or "Option N")."""
+    return len(_OPTION_LINE.findall(text))
+
+
+def reply_to(turns: list[Turn], index: int) -> Turn | None:
+    """The user's reply to the agent's message at ``index``: the next user message."""
+    return next((t for t in turns[index + 1 :] if t.role == "user"), None)
+
+
+def answered(turns: list[Turn], said: Turn) -> Turn | None:
+    """The agent's message a user message answers: the agent's last message with words before it (None: the
+    user spoke first, as an opening request does)."""
+    return next((t for t in reversed(turns[: said.index]) if t.role == "assistant" and t.text.strip()), None)
+
+
+def took_offer(turns: list[Turn], index: int) -> bool:
+    """The user took the cancellation offered at ``index``: a cancellation was made after it, or their reply
+    picks it (asks for the cancellation in a statement, or says yes to a message offering it alone), and
+    neither turns it down, ends the call nor asks for a transfer."""
+    if any(c.name == "cancel_reservation" for t in turns[index + 1 :] for c in t.calls):
+        return True
+    nxt = reply_to(turns, index)
+    if nxt is None:
+        return False
+    v = vocabulary()
+    picked = picks(v.requests["cancel_reservation"], nxt.text)
+    if picked is not None:
+        return picked
+    if "###STOP###" in nxt.text or mentions(v.transfer_request, nxt.text):
+        return False
+    offer = turns[index].text
+    return agrees(nxt.text) and options_offered(offer) < 2 and not mentions(v.transfer_request, offer)
+
+
+def acted_on(turns: list[Turn], index: int) -> bool:
+    """The user's reply accepts what was said at ``index``: agrees, ends the call, or asks for a transfer."""
+    nxt = reply_to(turns, index)
+    if nxt is None:
+        return False
+    return "###STOP###" in nxt.text or agrees(nxt.text) or mentions(vocabulary().transfer_request, nxt.text)
+
+
+def _values(arguments: Any) -> Iterator[str]:
+    """A write's argument values as words (ids, flight numbers, amounts), nested entries opened."""
+    if isinstance(arguments, dict):
+        for key, value in arguments.items():
+            if key not in _NOT_LISTED:
+                yield from _values(value)
+    elif isinstance(arguments, list):
+        for value in arguments:
+            yield from _values(value)
+    elif isinstance(arguments, str | int | float) and len(str(arguments)) >= 3:
+        yield str(arguments).lower().lstrip("#")
+
+
+def lists(agent: Turn, arguments: dict[str, Any], tool: str = "") -> bool:
+    """The agent's message puts the write to the user: asks for confirmation, names one of its values, or asks
+    about its act ("Are you returning all units?": the catalog's ``requests`` words of ``tool`` in a question)."""
+    v = vocabulary()
+    if v.confirmation_request.search(agent.text):
+        return True
+    text = agent.text.lower()
+    if any(re.search(r"(?<![\w.])" + re.escape(x) + r"(?![\w]|\.\d)", text) for x in _values(arguments)):
+        return True
+    act = v.requests.get(tool)
+    return act is not None and any(s.rstrip().endswith("?") and act.search(s) for s in split_sentences(agent.text))
+
+
+def says_yes(said: Turn, asked: Turn) -> bool:
+    """``said`` answers ``asked`` with a yes: an explicit yes it states (not negated, not put off, not asked),
+    or, to a request for confirmation, an answer that neither refuses, withdraws nor ends on a question."""
+    v = vocabulary()
+    stated = [s for s in split_sentences(said.text) if not s.rstrip().endswith("?")]
+    if any(not negated(s, m.start()) and not negated(s, m.start(), v.pending)
+           for s in stated for m in v.explicit_yes.finditer(s)):
+        return True
+    if not v.confirmation_request.search(asked.text) or _REFUSAL_OPENING.match(said.text):
+        return False
+    return not mentions(v.withdrawal, said.text) and not said.text.rstrip().endswith("?")
+
+
+def confirmation_of(turns: list[Turn], index: int, arguments: dict[str, Any], tool: str = "") -> Turn | None:
+    """The user message confirming the write ``tool`` called at ``index`` (``arguments``: the call's), or None:
+    the last user message before it answering the agent putting this write to them (``lists``) must say yes to it
+    (``says_yes``). A user message answering a question of the agent that puts nothing of the write (a
+    clarification: "could you rephrase that?") is passed over; one answering anything else, or the user's opening
+    request, which answers no listing, confirms nothing."""
+    for said in reversed(turns[:index]):
+        if said.role != "user" or not said.text.strip():
+            continue
+        asked = answered(turns, said)
+        if asked is None:
+            return None
+        if lists(asked, arguments, tool):
+            return said if says_yes(said, asked) else None
+        if not any(s.rstrip().endswith("?") for s in split_sentences(asked.text)):
+            return None
+    return None
+
+
+__all__ = ["acted_on", "agrees", "answered", "confirmation_of", "lists", "options_offered", "picks", "reply_to", "set_aside",
+           "says_yes", "took_offer"]
