@@ -2,6 +2,7 @@
 and the figures (fares, refunds, compensation, bags, price differences) tau2's tools compute."""
 
 from ._airline import (
+    FIXED_FLIGHT_CABINS,
     INSURANCE_REASONS,
     PAYMENT_LIMITS,
     AirlinePolicy,
@@ -9,6 +10,7 @@ from ._airline import (
 from ._airline_money import (
     BAG_ALLOWANCE,
     COMPENSATION_PER_PASSENGER,
+    ELIGIBLE_TIERS,
     EXTRA_BAG_FEE,
     INSURANCE_PER_PASSENGER,
     Cause,
@@ -81,7 +83,9 @@ __all__ = [
     "COMPENSATION_TOOL",
     "db_flight_status",
     "domain_now",
+    "ELIGIBLE_TIERS",
     "EXTRA_BAG_FEE",
+    "FIXED_FLIGHT_CABINS",
     "FareDifference",
     "FLIGHT_CHANGE_TOOL",
     "Forbidden",

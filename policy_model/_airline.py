@@ -18,6 +18,7 @@ from policy_model._time import booking_age, within_booking_window
 from policy_model._verdicts import Allowed, Forbidden, PolicyVerdict, Undecided
 
 INSURANCE_REASONS = frozenset({"health", "weather"})  # what the travel insurance covers
+FIXED_FLIGHT_CABINS = frozenset({"basic_economy"})  # "Basic economy flights cannot be modified."
 PAYMENT_LIMITS = {"certificate": 1, "credit_card": 1, "gift_card": 3}  # per reservation
 
 
@@ -86,7 +87,7 @@ class AirlinePolicy(AirlineMoney):
         rid = get(res, "reservation_id")
         if get(res, "status") == "cancelled":
             return Forbidden(_c("cancel.already_cancelled"), f"{rid} is cancelled")
-        if get(res, "cabin") == "basic_economy":
+        if get(res, "cabin") in FIXED_FLIGHT_CABINS:
             return Forbidden(_c("change.basic_economy"), f"{rid} is basic economy")
         if get(res, "cabin") is None:
             return Undecided(_c("change.basic_economy"), f"the cabin of {rid}")
