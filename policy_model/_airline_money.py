@@ -15,6 +15,7 @@ from policy_model._verdicts import (
     Allowed,
     BagAllowance,
     BagChange,
+    BookingPrice,
     Compensation,
     FareDifference,
     Forbidden,
@@ -81,6 +82,26 @@ class AirlineMoney(AirlineRecords):
         if verdict:
             verdict = Allowed(verdict.clause, f"new {sum(prices):g} − paid {paid_total:g} per passenger, × {passengers}")
         return FareDifference(verdict, per_passenger * passengers, per_passenger, passengers, tuple(prices), tuple(kept))
+
+    def booking_price(self, cabin: str, flights: Sequence[tuple[str, str]], passengers: int, insurance: str,
+                      nonfree_baggages: int) -> BookingPrice:
+        """What booking ``flights`` in ``cabin`` for ``passengers`` costs at today's prices, with the insurance
+        (``"yes"``/``"no"``) and ``nonfree_baggages`` paid bags."""
+        known = table(self.db, "flights")
+        verdict: PolicyVerdict = Allowed(_c("bags.extra_fee"), "")
+        fare = 0.0
+        for leg in flights:
+            data = get(get(known.get(leg[0]), "dates") or {}, leg[1]) if leg[0] in known else None
+            price = number(get(get(data, "prices") or {}, cabin)) if data is not None else None
+            if data is None or get(data, "status") != "available" or price is None:
+                verdict = Forbidden(_c("tau2:flight.available"), f"{leg[0]} is not available on {leg[1]}")
+                continue
+            fare += price * passengers
+        covered = float(INSURANCE_PER_PASSENGER * passengers) if insurance == "yes" else 0.0
+        bags = float(EXTRA_BAG_FEE * nonfree_baggages)
+        if verdict:
+            verdict = Allowed(_c("bags.extra_fee"), f"fares {fare:g} + insurance {covered:g} + bags {bags:g}")
+        return BookingPrice(verdict, fare + covered + bags, fare, covered, bags)
 
     def cancellation_refund(self, reservation: str | Any) -> Refund:
         """What cancelling refunds, and to which methods: every payment of the reservation back to the method it

@@ -80,6 +80,18 @@ class FareDifference:
 
 
 @dataclass(frozen=True, slots=True)
+class BookingPrice:
+    """What a new reservation costs (tau2's ``book_reservation``): every flight's price in the cabin × the
+    passengers, $30 insurance per passenger, $50 per non-free bag; ``total`` is what the payments must add up to."""
+
+    verdict: PolicyVerdict
+    total: float
+    fare: float
+    insurance: float
+    bags: float
+
+
+@dataclass(frozen=True, slots=True)
 class Refund:
     """Money returned, and where it goes: ``transfers`` (negative amounts, one per payment method), ``total``
     (positive), and, for an airline cancellation, the parts of it that paid the fares and the insurance."""
