@@ -1,5 +1,5 @@
 """An independent oracle for the policy model's figures (#46 item 1): every write of the shared runs and the dev
-corpus is replayed with tau2's real tools on the replay engine's database, in order. Before each write the
+corpus is replayed with tau2's real tools on the replay engine's database, in order (``replay_writes``). Before each write the
 policy model computes its figure from the database as it stands and the write's arguments; after it, the oracle
 reads what tau2's tool wrote (the payments appended, the certificate added, the exchange's difference, the gift
 card's balance). Two code paths: the model never sees the write's result, the oracle never asks the model.
@@ -13,12 +13,12 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from tau2.data_model.message import ToolCall, ToolMessage
 
 from envs import engine_for
 from policy_model import AirlinePolicy, RetailPolicy
@@ -163,11 +163,16 @@ def _retail(db: Any, name: str, args: dict[str, Any]) -> Predictions:
     return []
 
 
-def _calls(sim: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
-    """(tool, arguments, recorded output) of every tool call, in order."""
-    out_by_id = {m.get("id"): str(m.get("content") or "") for m in sim.get("messages") or [] if m.get("role") == "tool"}
-    return [(tc["name"], tc.get("arguments") or {}, out_by_id.get(tc.get("id"), ""))
-            for m in sim.get("messages") or [] if m.get("role") == "assistant" for tc in m.get("tool_calls") or []]
+def _calls(sim: dict[str, Any]) -> list[tuple[ToolCall, ToolMessage]]:
+    """Every tool call with its recorded answer, in order."""
+    answers = {m.get("id"): m for m in sim.get("messages") or [] if m.get("role") == "tool"}
+    out = []
+    for tc in (tc for m in sim.get("messages") or [] if m.get("role") == "assistant" for tc in m.get("tool_calls") or []):
+        answer = answers.get(tc.get("id")) or {}
+        out.append((ToolCall(id=str(tc.get("id") or ""), name=tc["name"], arguments=tc.get("arguments") or {}),
+                    ToolMessage(id=str(tc.get("id") or ""), role="tool", content=str(answer.get("content") or ""),
+                                error=bool(answer.get("error")))))
+    return out
 
 
 def _certificate_tasks(data: dict[str, Any]) -> dict[str, set[int]]:
@@ -178,33 +183,36 @@ def _certificate_tasks(data: dict[str, Any]) -> dict[str, set[int]]:
     return out
 
 
+def _around(found: list[tuple[str, Case]], domain: str, where: str, certificates: set[int]):
+    """Before a write: the model's figures from the database as it stands; after it: what the tool wrote."""
+
+    def around(index: int, call: ToolCall, db: Any):
+        args = copy.deepcopy(call.arguments)
+        predictions = _airline(db, call.name, args, certificates) if domain == "airline" else _retail(db, call.name, args)
+
+        def after(error: bool) -> None:
+            if not error:  # a write that failed on replay wrote nothing to compare
+                found.extend((kind, Case(f"{where} call {index} {call.name}", model, observe()))
+                             for kind, model, observe in predictions)
+
+        return after
+
+    return around
+
+
 @functools.cache
 def _cases() -> dict[str, list[Case]]:
     """Every write of every file replayed once; the cases by rule kind."""
-    found: dict[str, list[Case]] = defaultdict(list)
+    found: list[tuple[str, Case]] = []
     for path in FILES:
         data = json.loads(path.read_text())
         domain = str(((data.get("info") or {}).get("environment_info") or {}).get("domain_name"))
-        engine = engine_for(domain)
         certificates = _certificate_tasks(data)
         for number, sim in enumerate(data.get("simulations") or []):
             rewarded = ((sim.get("reward_info") or {}).get("reward") or 0) == 1
-            try:
-                for index, (name, args, recorded) in enumerate(_calls(sim)):
-                    if engine.tool_kind(name) != "write" or recorded.startswith("Error"):
-                        continue  # a read changes nothing; a write the run saw fail is not replayed (lenient)
-                    db = engine.env.tools.db
-                    wanted = certificates.get(str(sim.get("task_id")), set()) if rewarded else set()
-                    predictions = _airline(db, name, args, wanted) if domain == "airline" else _retail(db, name, args)
-                    try:
-                        engine.env.make_tool_call(name, **copy.deepcopy(args))
-                    except Exception:  # noqa: BLE001 - failed on replay: nothing written to compare
-                        continue
-                    for kind, model, observe in predictions:
-                        found[kind].append(Case(f"{path.name} simulation {number} call {index} {name}", model, observe()))
-            finally:
-                engine.respond([])  # puts the shared database back (the engine's restore)
-    return found
+            wanted = certificates.get(str(sim.get("task_id")), set()) if rewarded else set()
+            engine_for(domain).replay_writes(_calls(sim), _around(found, domain, f"{path.name} simulation {number}", wanted))
+    return {kind: [case for k, case in found if k == kind] for kind in KINDS}
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -219,7 +227,15 @@ def _same(a: Any, b: Any) -> bool:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_model_figure_is_what_tau2_wrote(kind):
-    cases = _cases()[kind]
+    cases = _cases().get(kind, [])
     assert cases, f"no write of kind {kind} in the shared runs and the dev corpus"
     wrong = [c for c in cases if not _same(c.model, c.wrote)]
     assert not wrong, f"{len(wrong)} of {len(cases)} {kind} figures differ; first: {wrong[:3]}"
+
+
+def test_the_replayed_writes_leave_the_shared_database_as_it_was():
+    """``replay_writes`` puts the shared database back: after every write of the corpus, nothing is touched."""
+    counts = {kind: len(cases) for kind, cases in _cases().items()}
+    assert sum(counts.values()) > 1000, counts
+    for domain in ("airline", "retail"):
+        assert engine_for(domain).replay_actions([]).state == {}
