@@ -17,7 +17,7 @@ from collections.abc import Callable
 from conversation_reading._conversation_state import _reservation_age, _State
 from conversation_reading._evidence import _CLAUSE_BREAK, asks, negated
 from conversation_reading._vocabulary import vocabulary
-from policy_model import BAG_ALLOWANCE, PAYMENT_LIMITS, within_booking_window
+from policy_model import BAG_ALLOWANCE, INSURANCE_REASONS, PAYMENT_LIMITS, within_booking_window
 
 Checker = Callable[[str, re.Match[str], str, _State], str | None]
 
@@ -47,7 +47,7 @@ def _stated(sentence: str, m: re.Match[str], *, whole: bool = False) -> bool:
 def _insurance(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
     if not _stated(sentence, m, whole=True):
         return None
-    return ("the policy's travel insurance gives a full refund when the user cancels for health or weather "
+    return (f"the policy's travel insurance gives a full refund when the user cancels for {' or '.join(sorted(INSURANCE_REASONS))} "
             "reasons; it waives no change fee or fare difference and covers no other reason")
 
 
