@@ -22,11 +22,13 @@ import re
 import pandas as pd
 
 from gold_variants import load_catalog, variants_for
+from policy_model import BOOK_TOOL, CANCEL_TOOL, COMPENSATION_TOOL, FLIGHT_CHANGE_TOOL
 
 _STOP = {"the", "and", "can", "be", "of", "to", "a", "is", "if", "or", "in", "for", "with", "are", "without",
          "being", "their", "any", "after", "that", "this", "will", "not", "all", "other", "user", "agent"}
-_CLAUSE_TOOLS = {"L3/L4": {"send_certificate"}, "L5": {"send_certificate"},
-                 "L6": {"update_reservation_flights"}, "L16": {"cancel_reservation", "book_reservation"}}
+# the tools each clause governs, by what they do in the policy's terms (the policy model's)
+_CLAUSE_TOOLS = {"L3/L4": {COMPENSATION_TOOL}, "L5": {COMPENSATION_TOOL}, "L6": {FLIGHT_CHANGE_TOOL},
+                 "L16": {CANCEL_TOOL, BOOK_TOOL}}
 
 
 def _words(text: str) -> set[str]:

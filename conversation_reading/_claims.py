@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -37,6 +36,7 @@ from conversation_reading._policy_claims import POLICY_CHECKERS
 from conversation_reading._replies import acted_on, took_offer
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._vocabulary_data import ReadingVocabulary, load_vocabulary
+from policy_model import NOW, PAYMENT_LIMITS, AirlinePolicy, within_booking_window
 
 
 @dataclass
@@ -79,7 +79,7 @@ def compile_kinds(catalog: ReadingVocabulary) -> tuple[tuple[_Kind, ...], dict[s
               tuple(c.refusals_of))
         for name, c in catalog.claims.kinds.items()
     )
-    return kinds, dict(catalog.claims.now)
+    return kinds, {domain: now.isoformat() for domain, now in NOW.items()}
 
 
 # --- checkers: (sentence, match, message text, state) -> what the database says, or None ------------------
@@ -92,7 +92,7 @@ def _booking_window(sentence: str, m: re.Match[str], text: str, state: _State) -
     if booked is None:
         return None
     res, age, now = booked
-    if timedelta(0) <= age < timedelta(hours=24):
+    if within_booking_window(age):
         hours, rest = divmod(int(age.total_seconds()) // 60, 60)
         return (f"reservation {res.get('reservation_id')} was created at {res['created_at']}, {hours} h {rest} min "
                 f"before the domain's current time {now.isoformat(sep=' ')}: within 24 hours")
@@ -110,7 +110,7 @@ def _certificates(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         ids |= {k for k in certs if k in text}
     if _ALTERNATIVES.search(text):
         return None  # certificates offered as alternatives ("certificate_1 or certificate_2"), not one plan
-    if len(ids) > 1:
+    if len(ids) > PAYMENT_LIMITS["certificate"]:
         return f"the plan uses {len(ids)} travel certificates ({', '.join(sorted(ids))}); the policy allows one per reservation"
     return None
 
@@ -133,8 +133,8 @@ def _cabin_rule(sentence: str, m: re.Match[str], text: str, state: _State) -> st
     res = _reservation(sentence, state)
     if res is None or state.now is None:
         return None
-    flown = [f for f in res.get("flights") or [] if isinstance(f, dict) and str(f.get("date", "9")) < state.now.date().isoformat()]
-    if flown:
+    # flown by its date (no status: a claim is judged on the dates the reservation lists)
+    if not AirlinePolicy({}, state.now, lambda _n, _d: None).may_change_cabin(res):
         return None  # a flight was flown: the cabin may indeed not change
     return (f"every flight of {res.get('reservation_id')} is still ahead, and the policy lets any reservation change "
             "cabin unless a flight has been flown")
@@ -215,32 +215,15 @@ def _offered(sentence: str, text: str, state: _State) -> dict[str, Any] | None:
 
 
 def _not_cancellable(res: dict[str, Any], state: _State) -> str | None:
-    """Why the policy's cancellation rules forbid cancelling ``res`` now; None where they allow it or what was
-    read cannot tell (insurance: a covered reason may apply; a flight whose status is unknown)."""
+    """Why the policy's cancellation rules (the policy model's) forbid cancelling ``res`` now, as the
+    conversation had read it; None where they allow it or what was read cannot tell (insurance: a covered reason
+    may apply; a flight whose status is unknown), or it was cancelled already."""
     assert state.now is not None
-    rid = res.get("reservation_id")
     flights = [f for f in res.get("flights") or [] if isinstance(f, dict)]
-    if not flights or res.get("status") == "cancelled":
+    verdict = AirlinePolicy({}, state.now, lambda n, d: _status(state, n, d)).may_cancel({**res, "flights": flights})
+    if verdict.outcome != "forbidden" or verdict.clause.id == "cancel.already_cancelled":
         return None
-    today = state.now.date().isoformat()
-    statuses = {(str(f.get("flight_number")), str(f.get("date"))): _status(state, str(f.get("flight_number")),
-                                                                          str(f.get("date"))) for f in flights}
-    flown = [n for (n, d), st in statuses.items() if d < today or st in ("landed", "flying")]
-    if flown:
-        return f"{', '.join(flown)} of {rid} already flown: the policy allows no cancellation (a transfer is needed)"
-    try:
-        age = state.now - datetime.fromisoformat(str(res.get("created_at")))
-    except ValueError:
-        return None
-    if age <= timedelta(hours=24) or res.get("cabin") == "business" or res.get("insurance") != "no":
-        return None  # within 24 hours (inclusive, L9), business, or insured (or the record does not say)
-    if any(st is None or st == "cancelled" for st in statuses.values()):
-        return None  # cancelled by the airline, or a status nobody can tell
-    hours = int(age.total_seconds()) // 3600
-    shown = ", ".join(f"{n} {d} {st}" for (n, d), st in statuses.items())
-    return (f"{rid} was booked at {res.get('created_at')}, {hours // 24} d {hours % 24} h before the current time "
-            f"{state.now.isoformat(sep=' ')}; its cabin is {res.get('cabin')}, it has no travel insurance and no "
-            f"flight of it was cancelled by the airline ({shown}): the policy allows no cancellation")
+    return verdict.why
 
 
 def _cancellation_offer(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:

@@ -11,9 +11,9 @@ from conversation_reading._evidence import Turn, asserted, excerpt_of, mentions,
 from conversation_reading._record import Decline
 from conversation_reading._units import Units
 from conversation_reading._vocabulary import vocabulary
+from policy_model import CHANGE_OR_CANCEL, COMPENSATION_TOOL
 
 Check = Literal["writes_confirmed", "compensation_asked", "no_forbidden_cancellation", "no_unwarranted_transfer"]
-_CHANGES = frozenset({"cancel_reservation", "update_reservation_flights"})
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ def unasked_compensation(
     for t in turns:
         if asked is not None and t.index >= asked:
             break
-        if any(c.name == "send_certificate" for c in t.calls):
+        if any(c.name == COMPENSATION_TOOL for c in t.calls):
             return Violation("compensation_asked", t.index, "a certificate sent before the user asked for compensation")
         if t.role != "assistant" or not units.may_say((v.compensation_offer,), t.text):
             continue
@@ -46,9 +46,9 @@ def unasked_compensation(
             if m is not None and asserted(s, m.start()) and not v.decline.search(s):
                 return Violation("compensation_asked", t.index, f"compensation offered before the user asked for "
                                  f"any: {excerpt_of(s, 120)!r}")
-    sent = next((t.index for t in turns if any(c.name == "send_certificate" for c in t.calls)), None)
+    sent = next((t.index for t in turns if any(c.name == COMPENSATION_TOOL for c in t.calls)), None)
     # the condition the agent stated is unmet where nothing was changed or cancelled
-    met = any(c.name in _CHANGES for t in turns for c in t.calls)
+    met = any(c.name in CHANGE_OR_CANCEL for t in turns for c in t.calls)
     if sent is not None and not met and "declines_compensation" in v.kinds:
         said = declined_before("declines_compensation", sent)
         if said:

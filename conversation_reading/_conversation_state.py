@@ -1,6 +1,6 @@
 """The database as a conversation had read it before each message (#36 item 4): the records its tool results
-returned, the user, the flights searched and their statuses, the domain's current time (the catalog's
-``claims.now``) and what was said. Claim checkers (``_claims``, ``_policy_claims``) judge a sentence against the
+returned, the user, the flights searched and their statuses, the domain's current time (the policy model's
+``domain_now``) and what was said. Claim checkers (``_claims``, ``_policy_claims``) judge a sentence against the
 state before its message: what the agent could know when it spoke."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from tau2.data_model.message import Message, ToolMessage
 
 from conversation_reading._evidence import Turn
-from conversation_reading._vocabulary_data import load_vocabulary
+from policy_model import booking_age, domain_now
 
 
 @dataclass
@@ -40,8 +40,7 @@ def _json(text: str | None) -> Any:
 
 def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list[_State]:
     """The state before each message."""
-    now_text = load_vocabulary().claims.now.get(domain)
-    now = datetime.fromisoformat(now_text) if now_text else None
+    now = domain_now(domain)
     calls: dict[str, Any] = {}
     state = _State({}, None, None, {}, now, {}, domain)
     out = []
@@ -84,9 +83,7 @@ def _reservation_age(sentence: str, state: _State) -> tuple[dict[str, Any], time
     """The reservation ``sentence`` is about, how long before the conversation's "now" it was booked, and that
     "now" (None: no reservation, no "now", or no readable booking time)."""
     res = _reservation(sentence, state)
-    if res is None or state.now is None or not isinstance(res.get("created_at"), str):
+    if res is None or state.now is None:
         return None
-    try:
-        return res, state.now - datetime.fromisoformat(res["created_at"]), state.now
-    except ValueError:
-        return None
+    age = booking_age(res, state.now)
+    return None if age is None else (res, age, state.now)

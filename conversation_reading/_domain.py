@@ -8,6 +8,7 @@ from typing import Any
 from tau2.environment.toolkit import ToolType
 
 from envs import environment_constructor, locked_cache
+from policy_model import db_flight_status
 
 
 @locked_cache(maxsize=2)
@@ -30,6 +31,4 @@ def domain_db(domain: str) -> Any:
 
 
 def flight_status(db: Any, flight_number: str, date: str) -> str | None:
-    flight = db.flights.get(flight_number)
-    data = flight.dates.get(date) if flight else None
-    return getattr(data, "status", None)
+    return db_flight_status(db)(flight_number, date)

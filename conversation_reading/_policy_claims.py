@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import timedelta
 
 from conversation_reading._conversation_state import _reservation_age, _State
 from conversation_reading._evidence import _CLAUSE_BREAK, asks, negated
 from conversation_reading._vocabulary import vocabulary
+from policy_model import BAG_ALLOWANCE, INSURANCE_REASONS, PAYMENT_LIMITS, within_booking_window
 
 Checker = Callable[[str, re.Match[str], str, _State], str | None]
 
@@ -47,7 +47,7 @@ def _stated(sentence: str, m: re.Match[str], *, whole: bool = False) -> bool:
 def _insurance(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
     if not _stated(sentence, m, whole=True):
         return None
-    return ("the policy's travel insurance gives a full refund when the user cancels for health or weather "
+    return (f"the policy's travel insurance gives a full refund when the user cancels for {' or '.join(sorted(INSURANCE_REASONS))} "
             "reasons; it waives no change fee or fare difference and covers no other reason")
 
 
@@ -59,7 +59,7 @@ def _one_cabin(sentence: str, m: re.Match[str], text: str, state: _State) -> str
 
 
 _ALTERNATIVES = re.compile(r"\b(?:or|either|which|choose|prefer|one of)\b", re.IGNORECASE)
-_LIMITS = {"gift_card": 3, "credit_card": 1}  # at most three gift cards and one credit card per reservation
+_LIMITS = {source: PAYMENT_LIMITS[source] for source in ("gift_card", "credit_card")}  # certificates: _claims
 
 
 def _payment_limits(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
@@ -78,11 +78,7 @@ _CABINS = (("basic_economy", re.compile(r"\bbasic[\s-]*economy\b", re.I)),
            ("business", re.compile(r"\bbusiness\b", re.I)),
            ("economy", re.compile(r"(?<!basic )(?<!basic-)\beconomy\b", re.I)))
 _TIERS = re.compile(r"\b(regular|silver|gold)\b", re.IGNORECASE)
-_ALLOWANCE = {  # free checked bags per passenger, by the booking user's tier and the cabin
-    "regular": {"basic_economy": 0, "economy": 1, "business": 2},
-    "silver": {"basic_economy": 1, "economy": 2, "business": 3},
-    "gold": {"basic_economy": 2, "economy": 3, "business": 4},
-}
+_ALLOWANCE = BAG_ALLOWANCE  # free checked bags per passenger, by the booking user's tier and the cabin
 # what is left of it, extra bags, or the allowance after an upgrade (L10 leaves open whether it follows the
 # new cabin) are not the allowance the policy's table states
 _NOT_ALLOWANCE = re.compile(r"\b(?:remaining|left|used|already|extra|additional|more|upgrad\w*|would)\b", re.IGNORECASE)
@@ -122,7 +118,7 @@ def _booked_recently(sentence: str, m: re.Match[str], text: str, state: _State) 
     if booked is None:
         return None
     res, age, now = booked
-    if age <= timedelta(hours=24):
+    if within_booking_window(age):
         return None  # within the window (inclusive, L9)
     hours = int(age.total_seconds()) // 3600
     return (f"reservation {res.get('reservation_id')} was created at {res['created_at']}, {hours // 24} d {hours % 24} h "

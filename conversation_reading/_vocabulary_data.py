@@ -109,7 +109,6 @@ class Claims(BaseModel):
     """Claims of fact checked against the database (``conversation_reading._claims`` holds each kind's checker)."""
 
     model_config = ConfigDict(extra="forbid")
-    now: dict[str, str] = Field(default_factory=dict)  # domain -> its current time (the policy's), ISO
     kinds: dict[str, ClaimKind] = Field(default_factory=dict)
 
 

@@ -19,7 +19,7 @@ import copy
 import json
 import re
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +48,7 @@ def _record_json(value: Any) -> str | None:
 
 
 State = dict[tuple[str, str], str | None]
+After = Callable[[bool], None]  # called after a replayed write, with whether the tool failed
 
 
 @dataclass
@@ -257,6 +258,25 @@ class ReplayEngine:
         finally:
             result.state = self._collect_and_restore()
         return result
+
+    def replay_writes(
+        self, pairs: Iterable[tuple[ToolCall, ToolMessage]], around: Callable[[int, ToolCall, Any], After | None]
+    ) -> None:
+        """The database at each write of a trajectory: its writes replayed in order on the shared database (a
+        read changes nothing and is skipped; a write the run recorded as failed is skipped, as lenient replay
+        does), ``around(index, call, db)`` called before each (``db``: the database as it stands, the write
+        not made yet; ``index``: the call's among ``pairs``) and what it returns, if anything, after the write,
+        with whether the tool failed. The database is put back afterwards."""
+        try:
+            for index, (tc, expected) in enumerate(pairs):
+                if self.tool_kind(tc.name) != "write" or recorded_failure(expected):
+                    continue
+                after = around(index, tc, self.db)
+                _content, error = self._respond(tc)
+                if after is not None:
+                    after(error)
+        finally:
+            self._collect_and_restore()
 
     def respond(self, tool_calls: Sequence[ToolCall]) -> list[ToolMessage]:
         """Run tool calls as tau2's environment would answer them live, then restore the database."""

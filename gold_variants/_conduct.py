@@ -12,7 +12,7 @@ conversation, after the decision and after the write too, and any one that fails
   user asked for it, and no certificate sent after the agent itself declined it on the change-or-cancel
   condition (the policy: do not proactively offer compensation);
 - ``no_forbidden_cancellation``: no reservation cancelled that the cancellation rules forbid
-  (``_claims._not_cancellable``: booked over 24 hours ago, not business, no insurance, no flight cancelled
+  (``policy_model.AirlinePolicy.may_cancel``, as the conversation had read it: booked over 24 hours ago, not business, no insurance, no flight cancelled
   by the airline, or a flight already flown), unless the reading itself cancels it; an offer of such a
   cancellation that the user took is a false claim (``cancellation_offer``) acted on;
 - ``no_unwarranted_transfer``: where a loophole's clause says to decline the request (a refusal reading; for
@@ -39,6 +39,7 @@ from conversation_reading import (
     excerpt_of,
 )
 from gold_variants._model import GoldVariant, ReadingKind
+from policy_model import CANCEL_TOOL
 
 # Which universal checks each kind of variant applies; a string says why a kind does not use one. A refusal
 # keeps the gold's independent writes (a bag) and may cancel or transfer on the way; a reading that acts, and a
@@ -94,7 +95,7 @@ def _unlisted(record: ConversationRecord) -> Violation | None:
 
 
 def _cancelled_by(actions: Sequence[Action]) -> set[str]:
-    return {str(a.arguments.get("reservation_id")) for a in actions if a.name == "cancel_reservation"}
+    return {str(a.arguments.get("reservation_id")) for a in actions if a.name == CANCEL_TOOL}
 
 
 def _gold_actions(variant: GoldVariant) -> list[Action]:

@@ -22,17 +22,11 @@ from conversation_reading import (
     vocabulary,
 )
 from gold_variants._conduct import universal_checks
+from policy_model import RESERVATION_CHANGES
 
 if TYPE_CHECKING:
     from gold_variants._model import GoldVariant
 
-_CHANGE_TOOLS = {
-    "cancel_reservation",
-    "update_reservation_flights",
-    "update_reservation_baggages",
-    "update_reservation_passengers",
-    "book_reservation",
-}
 
 
 def _user_asked_compensation(record: ConversationRecord) -> PreconditionResult:
@@ -108,7 +102,7 @@ def _membership_consistent(record: ConversationRecord) -> PreconditionResult:
 
 def _changes_requested(record: ConversationRecord) -> PreconditionResult:
     for w in record.writes:
-        if w.tool in _CHANGE_TOOLS and w.requested_at is None:
+        if w.tool in RESERVATION_CHANGES and w.requested_at is None:
             return PreconditionResult(
                 "changes_requested",
                 False,

@@ -88,6 +88,21 @@ def test_catalog_sha256_covers_the_reading_vocabulary(tmp_path):
     assert words.read_text() != text and catalog_sha256(reading_root=copy) != catalog_sha256()
 
 
+def test_a_changed_policy_rule_is_a_different_catalog(tmp_path):
+    """The policy model's rules (``policy_model``) decide verdicts too: a changed table is a different catalog."""
+    import shutil
+
+    import policy_model
+
+    copy = tmp_path / "policy_model"
+    shutil.copytree(Path(policy_model.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert catalog_sha256(policy_root=copy) == catalog_sha256()
+    money = copy / "_airline_money.py"
+    text = money.read_text()
+    money.write_text(text.replace("EXTRA_BAG_FEE = 50", "EXTRA_BAG_FEE = 60", 1))
+    assert money.read_text() != text and catalog_sha256(policy_root=copy) != catalog_sha256()
+
+
 def test_the_cluster_check_refuses_a_node_whose_rules_differ(tmp_path, monkeypatch, no_handed_over_data):
     """A worker node with the same catalog.yaml but another reading rule refuses the driver's payload."""
     import gold_variants._catalog_hash as catalog_hash

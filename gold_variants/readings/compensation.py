@@ -10,9 +10,10 @@ from tau2.data_model.tasks import Action
 from conversation_reading import flight_status
 from gold_variants._model import CertificatePredicate, GoldVariant
 from gold_variants.readings._base import TaskContext, new_action, rule
+from policy_model import COMPENSATION_PER_PASSENGER, ELIGIBLE_TIERS
 
 _DELAY = re.compile(r"\bdelay", re.IGNORECASE)
-PER_PASSENGER = 50  # "$50 times the number of passengers"
+PER_PASSENGER = COMPENSATION_PER_PASSENGER["delayed"]  # "$50 times the number of passengers"
 
 
 def _delay_case(ctx: TaskContext) -> tuple[Any, Any, int] | None:
@@ -83,7 +84,7 @@ def compensation_prerequisite(ctx: TaskContext) -> list[GoldVariant]:
                 preconditions=["request_known", "delay_confirmed"],
             )
         ]
-    if user.membership not in ("silver", "gold") and reservation.insurance != "yes":
+    if user.membership not in ELIGIBLE_TIERS and reservation.insurance != "yes":
         return []  # not eligible through membership or insurance (business-only eligibility is L5)
     return [
         ctx.variant(
@@ -105,7 +106,7 @@ def disjunctive_eligibility(ctx: TaskContext) -> list[GoldVariant]:
         return []
     user, reservation, amount = case
     eligible_only_by_cabin = (
-        user.membership == "regular" and reservation.insurance != "yes" and reservation.cabin == "business"
+        user.membership not in ELIGIBLE_TIERS and reservation.insurance != "yes" and reservation.cabin == "business"
     )
     if not eligible_only_by_cabin:
         return []

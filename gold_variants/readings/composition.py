@@ -13,6 +13,7 @@ from gold_variants.readings._itinerary import (
     target_reservation,
     updates_of,
 )
+from policy_model import FIXED_FLIGHT_CABINS
 
 _WANTS_CHANGE = re.compile(r"\bchange (?:the|your|my)?\s*flight", re.IGNORECASE)
 
@@ -22,7 +23,7 @@ def upgrade_then_modify(ctx: TaskContext) -> list[GoldVariant]:
     if ctx.domain != "airline":
         return []
     reservation = target_reservation(ctx)
-    if reservation is None or reservation.cabin != "basic_economy":
+    if reservation is None or reservation.cabin not in FIXED_FLIGHT_CABINS:
         return []
     if new_airports(ctx, reservation):
         return []  # a change of origin or destination is forbidden whatever the cabin: that is L16

@@ -14,6 +14,7 @@ from gold_variants.readings._itinerary import (
     target_reservation,
     updates_of,
 )
+from policy_model import FIXED_FLIGHT_CABINS
 
 
 def _payable(book: dict) -> list[str]:
@@ -66,7 +67,7 @@ def cancel_and_rebook(ctx: TaskContext) -> list[GoldVariant]:
     if reservation is None:
         return []
     rid, user_id = reservation.reservation_id, reservation.user_id
-    restricted = reservation.cabin == "basic_economy" or bool(new_airports(ctx, reservation))
+    restricted = reservation.cabin in FIXED_FLIGHT_CABINS or bool(new_airports(ctx, reservation))
     cancels = [a for a in ctx.gold if a.name == "cancel_reservation" and a.arguments.get("reservation_id") == rid]
     same_party = [p.model_dump() for p in reservation.passengers]
     books = [

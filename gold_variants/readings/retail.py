@@ -10,8 +10,9 @@ from collections import Counter
 
 from gold_variants._model import GoldVariant
 from gold_variants.readings._base import TaskContext, rule
+from policy_model import ONCE_PER_ORDER
 
-_ONCE_TOOLS = ("exchange_delivered_order_items", "modify_pending_order_items")
+_ONCE_TOOLS = tuple(sorted(ONCE_PER_ORDER))  # "Exchange or modify order tools can only be called once per order."
 
 
 @rule("R1")

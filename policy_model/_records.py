@@ -1,0 +1,30 @@
+"""Records read alike from tau2's database models and from their dict form (a tool result as a conversation
+read it, a ``model_dump``): the model computes over either without converting a whole database."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def get(record: Any, name: str, default: Any = None) -> Any:
+    """Field ``name`` of a record, a dict or a pydantic model."""
+    if isinstance(record, Mapping):
+        return record.get(name, default)
+    return getattr(record, name, default)
+
+
+def table(db: Any, name: str) -> Mapping[str, Any]:
+    """Table ``name`` (``reservations``, ``users``, ``orders``, ...) of a database, a dict or a tau2 DB."""
+    found = get(db, name)
+    return found if isinstance(found, Mapping) else {}
+
+
+def items(record: Any, name: str) -> list[Any]:
+    """A list field of a record (its flights, passengers, payments); missing or malformed: empty."""
+    found = get(record, name)
+    return list(found) if isinstance(found, list | tuple) else []
+
+
+def number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
