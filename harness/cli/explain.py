@@ -21,39 +21,6 @@ def register(app: typer.Typer) -> None:
     app.command("explain")(explain)
 
 
-def _messages(trial, run_dir: Path) -> list[dict]:
-    from loophole_base import HarnessInputError
-
-    try:
-        messages = json.loads(trial.messages_json or "[]")
-    except json.JSONDecodeError as exc:
-        raise HarnessInputError(
-            f"{run_dir / 'trials.parquet'}: field 'messages_json': not JSON ({exc})"
-        ) from None
-    if not isinstance(messages, list):
-        raise HarnessInputError(
-            f"{run_dir / 'trials.parquet'}: field 'messages_json': not a list of messages"
-        )
-    return [m if isinstance(m, dict) else {} for m in messages]
-
-
-def _record(trial, messages: list[dict], run_dir: Path):
-    """The trial's record: stored, or rebuilt from its messages; another schema version is one line."""
-    from conversation_reading import RecordVersionError
-    from loophole_base import HarnessInputError
-    from loophole_scoring import stored_record
-
-    stored = getattr(trial, "record_json", None)
-    try:
-        return stored_record(stored if isinstance(stored, str) else None, messages, str(trial.domain),
-                             str(trial.task_version), str(trial.task_id))
-    except RecordVersionError as exc:
-        raise HarnessInputError(f"{run_dir / 'trials.parquet'}: field 'record_json': {exc}") from None
-    except (ValueError, KeyError) as exc:  # malformed JSON, a record or a message that does not validate
-        line = " ".join(str(exc).split())[:300]
-        raise HarnessInputError(f"{run_dir / 'trials.parquet'}: field 'record_json': not a conversation record ({line})") from None
-
-
 def _print_record(console, record) -> None:
     from rich.markup import escape
 
@@ -150,28 +117,24 @@ def explain(
     variant's preconditions and evidence marked. An id several trajectories share is refused with them listed."""
     from rich.markup import escape
 
-    import loophole_store as store
-    from harness.app._analyze import load_trials
-    from harness.app._explain import find_trial, single_gold_failure
+    from harness import explain as explain_trajectory
     from harness.cli._console import output_console
 
     console = output_console(160)
-    trial = find_trial(load_trials(run_dir), trajectory_id, run_dir)
-    scores = store.read_table(run_dir, "scores")
-    rows = scores[(scores.trajectory_id == trial.trajectory_id) & (scores.gold_id != "gold")]
+    result = explain_trajectory(run_dir, trajectory_id)
+    trial, messages, rows = result.trial, result.messages, result.variants
     console.print(
         f"[bold]{escape(str(trial.trajectory_id))}[/]  {trial.domain} {trial.task_version} task {trial.task_id}  "
         f"single-gold {trial.reward}  multi-gold {trial.multi_gold_reward}  "
         f"matched: {', '.join(trial.matched_gold_ids) if trial.matched_gold_ids is not None else '-'}",
         soft_wrap=True,
     )
-    messages = _messages(trial, run_dir)
     strict = getattr(trial, "strict_reward", None)
     if strict is not None and strict == strict:
         reason = getattr(trial, "strict_reason", None)
         console.print(f"strict {strict}" + (f": {escape(str(reason))}" if isinstance(reason, str) else ""), soft_wrap=True)
-    _print_single_gold_failure(console, single_gold_failure(trial, messages, scores), trial.reward)
-    _print_record(console, _record(trial, messages, run_dir))
+    _print_single_gold_failure(console, result.single_gold_failure, trial.reward)
+    _print_record(console, result.record)
     marks: dict[int, list[str]] = {}
     for row in rows.itertuples(index=False):
         verdict = "[green]credits[/]" if row.reward == 1.0 else "[red]does not credit[/]"
