@@ -9,7 +9,7 @@ import pytest
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun
 
-from gold_variants import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, UNIVERSAL_CHECKS, explain
+from gold_variants import ASK_COMPENSATION_TEXT, EVIDENCE_TEXT, UNIVERSAL_CHECKS, explain_variant
 from loophole_scoring import ScoringInvariantError, TrajectoryScore
 from tests.conftest import AIDE, WHISSLE
 from tests.conftest import airline_variant as _variant
@@ -128,10 +128,10 @@ def test_a_membership_claim_the_user_record_contradicts_is_not_credited():
 def test_a_delay_never_confirmed_by_a_read_is_not_credited():
     sim = _whissle_2_asking()
     variant = _variant("tau3", "2", "L3L4.lenient")
-    assert explain(variant, sim.messages).holds
+    assert explain_variant(variant, sim.messages).holds
     # The status read no longer says "delayed" (explain only: the replay would differ).
     _say(sim, 21, "on time")
-    failed = [p.name for p in explain(variant, sim.messages).preconditions if not p.held]
+    failed = [p.name for p in explain_variant(variant, sim.messages).preconditions if not p.held]
     assert failed == ["delay_confirmed"]
 
 
@@ -335,7 +335,7 @@ def test_l5_on_a_false_gold_claim_is_not_credited():
     ]
     variant = _variant("tau2", "5", "L5.business_disjunct")
     (membership,) = [
-        p for p in explain(variant, unread).preconditions if p.name == "membership_consistent"
+        p for p in explain_variant(variant, unread).preconditions if p.name == "membership_consistent"
     ]
     assert not membership.held and "without reading get_user_details" in membership.detail
 
@@ -368,7 +368,7 @@ def test_user_turns_are_not_evidence():
     messages = [
         UserMessage(role="user", content="I know basic economy flights cannot be modified.")
     ]
-    assert not explain(variant, messages).holds
+    assert not explain_variant(variant, messages).holds
 
 
 def test_offering_to_cancel_and_book_anew_is_no_l16_refusal():
@@ -407,7 +407,7 @@ def test_a_decline_is_grounded_in_the_request_the_user_stated():
     asked = _complaint("Flight HAT018 on May 11 was delayed; I want compensation, but I'm keeping my trip.", decline)
     held = _grounded(strict, variant_record(strict, asked), 3)
     assert held.held and "stated the request at message 0" in held.detail
-    assert explain(strict, asked).holds
+    assert explain_variant(strict, asked).holds
     # The same decline before the user asked for anything: no request grounds it, and no record was read.
     unasked = _complaint("Flight HAT018 on May 11 was delayed.", decline)
     assert not _grounded(strict, variant_record(strict, unasked), 3).held

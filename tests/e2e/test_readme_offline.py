@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, harness
 
 README = (ROOT / "README.md").read_text()
 WITHOUT = re.compile(r"#.*?(error: [^`]*?)\s*…\s*$")  # "# without it: error: … is not available: …"
@@ -73,9 +73,7 @@ def test_the_readme_from_a_fresh_clone_offline(tmp_path_factory):
     commands = readme_commands()
     assert commands[0] == ("harness sweep configs/offline-demo.yaml", None)  # the set-up block's main job first
     for command, said in commands:
-        args = command.split()[1:]
-        proc = subprocess.run([sys.executable, "-m", "harness.cli.main", *args], cwd=clone, env=env,
-                              capture_output=True, text=True, timeout=900)
+        proc = harness(*command.split()[1:], cwd=clone, env=env)  # ``python -m``: the copy's source runs
         shown = f"{command}: exit {proc.returncode}\n{proc.stderr[-3000:]}"
         if said is None:
             assert proc.returncode == 0, shown
@@ -96,8 +94,6 @@ def test_the_readme_from_a_fresh_clone_offline(tmp_path_factory):
 
 def test_harness_version_prints_the_version():
     from importlib.metadata import version
-
-    from tests.conftest import harness
 
     proc = harness("--version")
     assert proc.returncode == 0 and proc.stdout.startswith(f"harness {version('tau-loophole-harness')}"), proc
