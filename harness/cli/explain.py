@@ -22,10 +22,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _print_record(console, record) -> None:
-    from rich.markup import escape
-
-    def say(text: str) -> None:
-        console.print(escape(text), soft_wrap=True, highlight=False)
+    def say(text: str) -> None:  # the record's text is data: printed as it is, never read as markup
+        console.print(text, soft_wrap=True, markup=False, highlight=False)
 
     console.print(f"\n[bold]record[/] (schema version {record.schema_version})")
     say("  requests: " + ("; ".join(f"{r.tool} at message {r.message_index}" for r in record.requests) or "none"))
@@ -115,7 +113,7 @@ def explain(
     """Print the conversation's record (requests, declines, writes with their confirmations, claims with their
     truth), strict's verdict, why the single gold fails (as the viewer shows it), and the conversation with every
     variant's preconditions and evidence marked. An id several trajectories share is refused with them listed."""
-    from rich.markup import escape
+    from rich.text import Text
 
     from harness import explain as explain_trajectory
     from harness.cli._console import output_console
@@ -123,24 +121,27 @@ def explain(
     console = output_console(160)
     result = explain_trajectory(run_dir, trajectory_id)
     trial, messages, rows = result.trial, result.messages, result.variants
-    console.print(
-        f"[bold]{escape(str(trial.trajectory_id))}[/]  {trial.domain} {trial.task_version} task {trial.task_id}  "
+    # every value is data (a file's ids, a model's words): styled as rich Text, never parsed as markup
+    console.print(Text.assemble(
+        (str(trial.trajectory_id), "bold"),
+        f"  {trial.domain} {trial.task_version} task {trial.task_id}  "
         f"single-gold {trial.reward}  multi-gold {trial.multi_gold_reward}  "
         f"matched: {', '.join(trial.matched_gold_ids) if trial.matched_gold_ids is not None else '-'}",
-        soft_wrap=True,
-    )
+    ), soft_wrap=True)
     strict = getattr(trial, "strict_reward", None)
     if strict is not None and strict == strict:
         reason = getattr(trial, "strict_reason", None)
-        console.print(f"strict {strict}" + (f": {escape(str(reason))}" if isinstance(reason, str) else ""), soft_wrap=True)
+        console.print(f"strict {strict}" + (f": {reason}" if isinstance(reason, str) else ""), soft_wrap=True,
+                      markup=False)
     _print_single_gold_failure(console, result.single_gold_failure, trial.reward)
     _print_record(console, result.record)
     marks: dict[int, list[str]] = {}
     for row in rows.itertuples(index=False):
-        verdict = "[green]credits[/]" if row.reward == 1.0 else "[red]does not credit[/]"
-        console.print(f"\n[bold]{row.gold_id}[/] {verdict} (reward {row.reward})", soft_wrap=True)
+        verdict = ("credits", "green") if row.reward == 1.0 else ("does not credit", "red")
+        console.print(Text.assemble("\n", (str(row.gold_id), "bold"), " ", verdict, f" (reward {row.reward})"),
+                      soft_wrap=True)
         if isinstance(row.reason, str) and row.reason:
-            console.print(f"  reason: {escape(str(row.reason))}", soft_wrap=True)
+            console.print(f"  reason: {row.reason}", soft_wrap=True, markup=False)
         if not row.explanation_json:
             console.print(
                 "  (no explanation stored: the run predates explanations, or the row was not scored)"
@@ -148,16 +149,16 @@ def explain(
             continue
         explanation = json.loads(row.explanation_json)
         for p in explanation.get("preconditions", []):
-            tick = "[green]held[/]" if p["held"] else "[red]failed[/]"
+            tick = ("held", "green") if p["held"] else ("failed", "red")
             console.print(
-                f"  precondition {p['name']}: {tick} - {escape(p['detail'])}", soft_wrap=True
+                Text.assemble(f"  precondition {p['name']}: ", tick, f" - {p['detail']}"), soft_wrap=True
             )
         for e in explanation.get("evidence", []):
             marks.setdefault(e["message_index"], []).append(f"{row.gold_id}: {e['what']}")
-            what = escape(e["tool_call"] or repr(e["excerpt"]))
+            what = e["tool_call"] or repr(e["excerpt"])
             console.print(
                 f"  evidence at message {e['message_index']} ({e['role']}, {e['what']}): {what}",
-                soft_wrap=True,
+                soft_wrap=True, markup=False,
             )
     if rows.empty:
         console.print(
@@ -178,7 +179,7 @@ def explain(
             p for p in (text[:limit] + ("…" if len(text) > limit else ""), call_text) if p
         )
         prefix = "▶" if mark else " "
-        line = f"{prefix} {i:>3} {str(m.get('role', '?')):<9} {escape(body)}"
-        console.print(f"[bold yellow]{line}[/]" if mark else line, soft_wrap=True, highlight=False)
+        line = f"{prefix} {i:>3} {str(m.get('role', '?')):<9} {body}"
+        console.print(Text(line, style="bold yellow" if mark else ""), soft_wrap=True, highlight=False)
         for label in marks.get(i, []):
-            console.print(f"        [yellow]↳ {escape(label)}[/]", soft_wrap=True)
+            console.print(Text(f"        ↳ {label}", style="yellow"), soft_wrap=True)
