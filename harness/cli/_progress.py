@@ -66,7 +66,7 @@ class PhaseProgress(Progress):
     PIPED_EVERY_S = 5.0
     _piped: tuple[str, float] = ("", 0.0)  # the phase and time of the last line printed when piped
 
-    def update(self, task_id: Any, **fields: Any) -> None:  # type: ignore[override]  # rich's keywords, passed on
+    def update(self, task_id: Any, **fields: Any) -> None:  # rich's keywords, passed on whole
         super().update(task_id, **fields)
         if self.console.is_terminal:
             return

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from envs import Domain, TaskVersion
 
 app = typer.Typer(help="The paper's two-stage audit.", no_args_is_help=True)
 
@@ -180,12 +185,14 @@ def golds(
                       soft_wrap=True, markup=False, highlight=False)
 
 
-def _versions_present(domains: list[str], versions: tuple[str, ...]) -> tuple[list[str], dict[str, str]]:
+def _versions_present(domains: Sequence[Domain], versions: Sequence[TaskVersion]
+                      ) -> tuple[list[TaskVersion], dict[str, str]]:
     """The versions whose task data every domain asked for has here (τ² always: the package ships it), and
     for each other version how to supply its data."""
     from envs import TauDataError, load_task_set
 
-    present, absent = [], {}
+    present: list[TaskVersion] = []
+    absent: dict[str, str] = {}
     for version in versions:
         try:
             for d in domains:
