@@ -46,3 +46,4 @@ def test_the_sweep_writes_tau2_results_files_whose_rescore_gives_its_rewards(off
         assert (rescored[column] == sweep[column].reindex(rescored.index)).all(), column
     assert (rescored.recorded_reward == rescored.reward).all()  # the file's reward_info is the sweep's reward
     assert set(rescored.agent_name) == {"conservative", "creative", "inconsistent"}
+    assert not (tmp_path / "rescored" / ".lock").exists()  # a finished rescore keeps no lock file either

@@ -40,6 +40,7 @@ def test_the_leaderboard_ranks_the_tau2_file_and_lists_the_tau3_file_with_its_da
         "cache once (online, HARNESS_OFFLINE unset)"
     ], proc.stdout[-3000:]
     assert TAU3_AIRLINE in (tmp_path / "board" / "leaderboard.md").read_text()  # listed beside the table too
+    assert not (tmp_path / "board" / ".lock").exists()  # a finished board keeps no lock file
 
 
 def test_rescore_of_the_tau3_file_alone_says_the_same_in_one_line(tmp_path, offline):
