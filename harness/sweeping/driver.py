@@ -130,6 +130,7 @@ def run_sweep(
 
 
 def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on_note):
+    store.claim_sweep_output(out, sweep_id, config.redacted())  # a folder refused here is left as it is
     try:
         out, progress = _run_trials(config, out, sweep_id, on_progress, workers, on_note)
         write_tau2_results(out, config)  # the finished trials as tau2 results files (README's examples)
@@ -139,7 +140,6 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
 
 
 def _run_trials(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on_note):
-    store.claim_sweep_output(out, sweep_id, config.redacted())
     pairs = {(d, v) for d in config.domains for v in config.task_versions}
     settings = {a.name: a.public() for a in config.agents} | {"user_simulator": config.user_simulator.public()}
     info = store.run_info("sweep", pairs, config.judge.public() if config.judge else None, sweep_id=sweep_id,
