@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tau2.data_model.tasks import Task
 
-from envs._data import TauDataError
+from envs._data import ENV_DATA_DIR, ENV_OFFLINE, TauDataError
 from envs._pinned import CUSTOM, DOMAINS, TASK_VERSIONS
 from envs._tasks import load_task_set
 from loophole_base import HarnessInputError, shown
@@ -177,8 +177,14 @@ def _detect(
             full[0],
             f"embedded tasks match {' and '.join(full)} ({summary}); golds identical, {full[0]} chosen",
         )
-    for version in TASK_VERSIONS[1:]:
-        load_task_set(domain, version)  # if a version's data is missing, say that rather than "custom"
+    missing = [v for v in TASK_VERSIONS if available[(domain, v)] is None]
+    if missing:  # the file may be one of these versions: said, never guessed (nor called custom)
+        files = " and ".join(f"DIR/{v}/{domain}/tasks.json" for v in missing)
+        raise TauDataError(
+            f"{shown(path)}: its task version cannot be told here ({summary}): "
+            f"set {ENV_DATA_DIR}=DIR holding {files} (with their policy.md), or let the harness download "
+            f"them into its cache once (online, {ENV_OFFLINE} unset)"
+        )
     return (
         CUSTOM,
         f"custom: embedded tasks match no pinned version ({summary}); scored against them",

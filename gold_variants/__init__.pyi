@@ -26,7 +26,7 @@ from ._model import (
     load_catalog,
 )
 from ._preconditions import (
-    explain,
+    explain_variant,
     variant_clauses,
     variant_record,
     variant_record_ids,
@@ -71,7 +71,7 @@ __all__ = [
     "confirmation_text",
     "conduct_violations",
     "EVIDENCE_TEXT",
-    "explain",
+    "explain_variant",
     "fixed_policy",
     "gold_reading",
     "GoldVariant",

@@ -1,6 +1,6 @@
 """Preconditions: what the agent must have done to take a variant's reading while keeping the rest of the
 policy (the user asked for compensation before any was offered, the delay was confirmed by a read, ...),
-and ``explain``, which checks them and the evidence (``_evidence``) on one conversation. Every fact they read is
+and ``explain_variant``, which checks them and the evidence (``_evidence``) on one conversation. Every fact they read is
 the conversation's record's (``conversation_reading.ConversationRecord``): none reads the text again."""
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ def _gold_records(variant: GoldVariant) -> tuple[set[str], set[str]]:
 
 
 def variant_record_ids(variant: GoldVariant) -> set[str]:
-    """The record ids whose naming ``explain`` reads from the record for ``variant`` (a refusal's grounding)."""
+    """The record ids whose naming ``explain_variant`` reads from the record for ``variant`` (a refusal's grounding)."""
     return _gold_records(variant)[1] if variant.evidence is not None else set()
 
 
@@ -238,7 +238,7 @@ def _check_claims(variant: GoldVariant, record: ConversationRecord, out: Explana
 
 
 def variant_clauses(variant: GoldVariant) -> set[str]:
-    """The clauses whose declines ``explain`` reads from the record for ``variant``."""
+    """The clauses whose declines ``explain_variant`` reads from the record for ``variant``."""
     return {c for c in (variant.evidence, variant.decline_subject) if c is not None}
 
 
@@ -254,7 +254,7 @@ def variant_record(variant: GoldVariant, messages: Sequence[Message]) -> Convers
                                record_ids=variant_record_ids(variant))
 
 
-def explain(variant: GoldVariant, record: ConversationRecord) -> Explanation:
+def explain_variant(variant: GoldVariant, record: ConversationRecord) -> Explanation:
     """Check ``variant``'s preconditions and evidence on a conversation's record (scoring's, read once for every
     verdict), which gives every fact they read: the declines, claims, writes and conduct, and the preconditions'
     facts; the result says what held and where."""

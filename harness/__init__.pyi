@@ -3,6 +3,11 @@ from .app._analyze import (
     AnalysisResult,
     analyze,
 )
+from .app._explain import (
+    AmbiguousTrajectory,
+    ExplainResult,
+    explain,
+)
 from .app._leaderboard import (
     LeaderboardResult,
     leaderboard,
@@ -25,6 +30,9 @@ from .app._sweep import (
 __all__ = [
     "AnalysisResult",
     "analyze",
+    "AmbiguousTrajectory",
+    "ExplainResult",
+    "explain",
     "LeaderboardResult",
     "leaderboard",
     "ReportResult",

@@ -34,6 +34,25 @@ def quiet_ray() -> None:
     if not _verbose[0]:
         for name in ("ray", "ray._private", "ray.util"):
             logging.getLogger(name).setLevel(logging.ERROR)
+        _drop_raylet_lines()
+
+
+def _drop_raylet_lines() -> None:
+    """Ray's driver prints the cluster's error messages as ``(raylet) …`` lines on stdout from a thread of
+    its own (``log_to_driver=False`` does not stop it): the retries of tasks on workers the sweep kills once
+    it stops, for one. The sweep says what happened in its own line and rows; they show with ``-v``."""
+    from ray._private import worker
+
+    shown = worker.print_to_stdstream
+    if getattr(shown, "harness_quiet", False):
+        return
+
+    def without_raylet(data: dict, ignore_prefix: bool) -> None:
+        if data.get("pid") != "raylet":
+            shown(data, ignore_prefix)
+
+    without_raylet.harness_quiet = True  # type: ignore[attr-defined]
+    worker.print_to_stdstream = without_raylet
 
 
 def is_verbose() -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import loophole_store as store
-from envs import CUSTOM, ReplayMode
+from envs import CUSTOM, ReplayMode, TauDataError
 from harness._rescore_chunks import UnreadableRun, rescore_chunks, score_items
 from loophole_base import HarnessInputError, natural_key, shown
 from loophole_ingest import ImportedRun, find_sources, import_results_file
@@ -70,7 +70,7 @@ def import_sources(
     for path in found.sources:
         try:
             run = import_results_file(path, task_version, skip_bad, domain, verify_identity=False)
-        except HarnessInputError as exc:
+        except (HarnessInputError, TauDataError) as exc:  # unreadable, or its version's data is absent here
             if skipped is None:
                 raise
             skipped.append(str(exc))

@@ -82,6 +82,8 @@ class Stream:
         self.eof = False
         self.bytes_read = 0
         self.hasher = hashlib.sha256()
+        self.lines_before = 0  # newlines in the text already dropped from ``buf``…
+        self.column_before = 0  # …and the characters after the last of them: an error's line and column
 
     def close(self) -> None:
         self.fh.close()
@@ -100,6 +102,10 @@ class Stream:
             raise self.error(f"not valid UTF-8 at byte {self.bytes_read + exc.start}") from None
         self.bytes_read += len(data)
         self.eof = not data
+        dropped = self.buf[: self.pos]
+        newlines = dropped.count("\n")
+        self.lines_before += newlines
+        self.column_before = len(dropped) - dropped.rfind("\n") - 1 if newlines else self.column_before + len(dropped)
         self.buf = self.buf[self.pos :] + text
         self.pos = 0
         return bool(data)
@@ -134,11 +140,10 @@ class Stream:
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.buf, self.pos)
-            except json.JSONDecodeError as exc:
+            except json.JSONDecodeError:
                 if self._more():
                     continue
-                hint = " (truncated file?)" if exc.pos >= len(self.buf.rstrip()) - 1 else ""
-                raise self.error(f"not valid JSON{hint}: {exc.msg} in {where}") from None
+                raise self.error(self._decode_error(where)) from None
             except _Refused as exc:
                 raise self.error(f"not valid JSON: {exc} in {where}") from None
             except RecursionError:
@@ -151,6 +156,25 @@ class Stream:
                     raise self.error(f"not valid JSON: lone surrogate escape {lone!r} in {where}")
             self.pos = end
             return value
+
+    def _decode_error(self, where: str) -> str:
+        """``truncated JSON: unterminated string starting at line L column C in field 'tasks'`` (the file
+        ends inside a value), else ``not valid JSON: …``: json's message with the file's line and column.
+        Decoded again: the last ``_more()`` moved the buffer under the first error's position."""
+        try:
+            _DECODER.raw_decode(self.buf, self.pos)
+        except json.JSONDecodeError as error:
+            exc = error
+        else:  # pragma: no cover - the same text decoded once more fails the same way
+            return "not valid JSON"
+        head = self.buf[: exc.pos]
+        newlines = head.count("\n")
+        line = self.lines_before + newlines + 1
+        column = exc.pos - head.rfind("\n") if newlines else self.column_before + exc.pos + 1
+        truncated = exc.msg.startswith("Unterminated string") or exc.pos >= len(self.buf.rstrip()) - 1
+        msg = exc.msg[:1].lower() + exc.msg[1:]
+        at = "" if msg.endswith(" at") else " at"
+        return f"{'truncated' if truncated else 'not valid'} JSON: {msg}{at} line {line} column {column} in {where}"
 
     def finish(self) -> str:
         """Refuses text after the top-level value; the file's sha256."""

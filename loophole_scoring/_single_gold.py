@@ -47,7 +47,7 @@ class GoldScore:
     nl_assertion: float | None = None
     env_assertion: float | None = None
     replay_normalised: int = 0
-    explanation_json: str | None = None  # a variant's preconditions and evidence (``gold_variants.explain``)
+    explanation_json: str | None = None  # a variant's preconditions and evidence (``gold_variants.explain_variant``)
     verdict: Verdict | None = None  # None where the reward is null
 
     def __post_init__(self) -> None:
@@ -98,7 +98,7 @@ def score_against_gold(
     """Score ``sim`` against ``task``'s gold, or against a variant.
 
     A variant gives either ``gold_actions`` (its database outcome is their replay) or ``outcome_check``
-    (a predicate over the touched records, replacing the database comparison); ``explain`` checks what
+    (a predicate over the touched records, replacing the database comparison); ``explain_variant`` checks what
     the conversation's record must show for the variant to credit it (preconditions, evidence of a refusal), and
     ``communicate_info`` replaces the task's where the reading tells the user something else.
     """

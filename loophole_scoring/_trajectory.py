@@ -15,7 +15,7 @@ from tau2.data_model.tasks import Task
 
 from conversation_reading import ConversationRecord, read_explanation
 from envs import ReplayEngine, ReplayMode
-from gold_variants import GoldVariant, explain, pending_ending, predicate_holds, requests_in
+from gold_variants import GoldVariant, explain_variant, pending_ending, predicate_holds, requests_in
 from loophole_scoring._judge import Judge
 from loophole_scoring._single_gold import (
     GOLD_ID,
@@ -142,7 +142,7 @@ def _score_variant(
             gold_actions=actions,
             judge=judge,
             outcome_check=outcome,
-            explain=functools.partial(explain, variant, record),
+            explain=functools.partial(explain_variant, variant, record),
             communicate_info=variant.communicate_info,
         )
 

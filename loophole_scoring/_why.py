@@ -53,7 +53,7 @@ def tau2_messages(messages: list[dict]) -> list[Any]:
 
 
 class WhyGoldFails:
-    """``explain`` per trajectory, on the process's replay engines (``envs._replay.engine_for``: gold
+    """``explain_variant`` per trajectory, on the process's replay engines (``envs._replay.engine_for``: gold
     replays are cached there)."""
 
     def _engine(self, domain: str) -> Any:

@@ -7,6 +7,7 @@ reader never sees a half-written file. Analysis reads runs only through this pac
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -352,6 +353,19 @@ def compact(run_dir: Path) -> None:
         # its trials were never recorded, so the resume runs them again
         for f in files:
             f.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # an empty parts/ is no part of a finished run (a writer remakes it)
+            parts.rmdir()
+
+
+def release_run(run_dir: Path) -> None:
+    """A finished command's run keeps no ``.lock``: removed while held, so no writer of this process is
+    inside. (A writer of another process that waits on the same run at this moment takes the removed
+    file's lock; two commands writing one run at once is refused nowhere else either.)"""
+    lock = Path(run_dir).resolve() / ".lock"
+    if not lock.exists():
+        return
+    with run_lock(run_dir):
+        lock.unlink(missing_ok=True)
 
 
 def finished_keys(run_dir: Path, retry_statuses: Iterable[str] = RETRIED_ON_RESUME) -> set[str]:

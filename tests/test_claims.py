@@ -12,7 +12,7 @@ from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, Use
 from conversation_reading import read_explanation
 from conversation_reading._claims import false_claims
 from conversation_reading._evidence import read_turns
-from gold_variants import explain, variant_record, variants_for
+from gold_variants import explain_variant, variant_record, variants_for
 from loophole_report._viewer import _gold
 
 NOW = "2024-05-15T15:00:00"  # the airline policy's current time
@@ -96,9 +96,9 @@ def _refusal(reply: str) -> list:
 
 def test_a_false_claim_the_user_acted_on_voids_the_credit_otherwise_it_is_uncertain():
     variant = next(v for v in variants_for("airline", "tau2", "32") if v.gold_id == "L6.refuse")
-    acted = explain(variant, variant_record(variant, _refusal("Okay, that works for me.")))
+    acted = explain_variant(variant, variant_record(variant, _refusal("Okay, that works for me.")))
     assert not acted.holds and "claims_true failed" in (acted.failure() or "")
-    ignored = explain(variant, variant_record(variant, _refusal("No, I really need this reservation changed.")))
+    ignored = explain_variant(variant, variant_record(variant, _refusal("No, I really need this reservation changed.")))
     assert ignored.holds and ignored.uncertain and "certificates" in (ignored.doubt() or "")
     shown = _gold(SimpleNamespace(gold_id="L6.refuse", reading="refuse", verdict="not_credited", reward=0.0,
                                   db_match=True, action=None, communicate=None, nl_assertion=None, status="ok",
@@ -146,13 +146,13 @@ def _l6_refuse():
 
 
 def test_an_offer_to_cancel_and_book_anew_that_no_cancellation_rule_allows_voids_or_weakens_the_refusal():
-    taken = explain(_l6_refuse(), variant_record(_l6_refuse(), _offer("Yes, please cancel it and book the nonstop.")))
+    taken = explain_variant(_l6_refuse(), variant_record(_l6_refuse(), _offer("Yes, please cancel it and book the nonstop.")))
     assert not taken.holds and "claims_true failed" in (taken.failure() or "")
     assert "may be cancelled" in (taken.failure() or "") and "no travel insurance" in (taken.failure() or "")
-    ignored = explain(_l6_refuse(), variant_record(_l6_refuse(), _offer("No, I don't want to cancel. I just want the nonstop.")))
+    ignored = explain_variant(_l6_refuse(), variant_record(_l6_refuse(), _offer("No, I don't want to cancel. I just want the nonstop.")))
     assert ignored.holds and ignored.uncertain and "may be cancelled" in (ignored.doubt() or "")
     # a flown flight forbids a cancellation even within 24 hours
-    flown = explain(_l6_refuse(), variant_record(_l6_refuse(), _offer("No, thanks.", created_at="2024-05-15T09:00:00",
+    flown = explain_variant(_l6_refuse(), variant_record(_l6_refuse(), _offer("No, thanks.", created_at="2024-05-15T09:00:00",
                                          flights=[{"flight_number": "HAT202", "date": "2024-05-14", "price": 94}])))
     assert flown.uncertain and "already flown" in (flown.doubt() or "")
     # the viewer lists the offer beside the evidence, as every false claim
@@ -170,13 +170,13 @@ def test_an_offer_to_cancel_and_book_anew_within_the_cancellation_rules_keeps_th
     reply = "Yes, please cancel it and book the nonstop."
     # booked 6 hours before the current time, or insured (a covered reason may apply): the offer is sound
     for facts in ({"created_at": "2024-05-15T09:00:00"}, {"insurance": "yes"}):
-        sound = explain(_l6_refuse(), variant_record(_l6_refuse(), _offer(reply, **facts)))
+        sound = explain_variant(_l6_refuse(), variant_record(_l6_refuse(), _offer(reply, **facts)))
         assert sound.holds and not sound.uncertain and sound.false_claims == [], facts
     # the rule itself, or the workaround declined too, is no offer
     for said in ("You could cancel it and book a new one if it meets the cancellation rules, which it does not.",
                  "I cannot cancel this reservation and book a new one either.",
                  "Cancelling and rebooking is not possible either, since it was booked more than 24 hours ago."):
-        stated = explain(_l6_refuse(), variant_record(_l6_refuse(), _offer("Okay, I understand.", offer=said)))
+        stated = explain_variant(_l6_refuse(), variant_record(_l6_refuse(), _offer("Okay, I understand.", offer=said)))
         assert stated.holds and not stated.uncertain and stated.false_claims == [], said
 
 

@@ -14,9 +14,12 @@ from loophole_base import HarnessInputError
 from tests.conftest import harness as run_cli
 from tests.conftest import real_run
 
-VERBS = ["rescore", "leaderboard", "analyze", "report", "view", "sweep"]
+VERBS = ["rescore", "leaderboard", "analyze", "report", "view", "sweep", "explain"]
 # Parameters one side has for a reason of its own, named here so that nothing else can differ:
-CLI_ONLY = {"view": {"serve", "port"}}  # serving a site blocks until Ctrl-C: a terminal's use, not a library's
+CLI_ONLY = {
+    "view": {"serve", "port"},  # serving a site blocks until Ctrl-C: a terminal's use, not a library's
+    "explain": {"width"},  # how much of each message the terminal prints; the API returns them whole
+}
 API_ONLY = {"on_note", "on_progress", "config"}  # callbacks the CLI prints through; a config already loaded
 
 
@@ -49,6 +52,7 @@ def test_every_cli_option_is_an_api_parameter_with_the_same_default(verb):
 def test_the_api_is_what_the_verbs_call():
     """Each verb's module calls the API function by name, so the two cannot drift apart in behaviour."""
     import harness.cli.analyze
+    import harness.cli.explain
     import harness.cli.leaderboard
     import harness.cli.report
     import harness.cli.rescore

@@ -1,5 +1,5 @@
 """#40's universal checks for every non-gold credit (classes 1, 2, 5, 6) and strict's conduct, each on a
-hand-written conversation whose tool results hold the facts (``explain`` reads the messages only: no replay)."""
+hand-written conversation whose tool results hold the facts (``explain_variant`` reads the messages only: no replay)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, Use
 from tau2.data_model.tasks import Action
 
 from conversation_reading import conversation_record
-from gold_variants import UNIVERSAL_CHECKS, conduct_violations, explain, variant_record
+from gold_variants import UNIVERSAL_CHECKS, conduct_violations, explain_variant, variant_record
 from tests.conftest import airline_variant
 
 USER = {"user_id": "aarav_ahmed_6699", "membership": "silver", "payment_methods": {}}
@@ -46,7 +46,7 @@ def _record(messages: list):
 
 
 def _held(variant, messages) -> dict[str, bool]:
-    return {p.name: p.held for p in explain(variant, variant_record(variant, messages)).preconditions}
+    return {p.name: p.held for p in explain_variant(variant, variant_record(variant, messages)).preconditions}
 
 
 def _booked(*, yes: bool = True, after: str = "Your booking is complete.") -> list:

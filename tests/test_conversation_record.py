@@ -196,7 +196,7 @@ def test_strict_and_the_credits_read_the_record_not_the_text(runs):
     lacks the user's yes fails both on that write, though the messages hold the yes; a record without the
     decline leaves the variant no evidence, though the messages hold it."""
     from envs import engine_for, load_task_set
-    from gold_variants import explain, variants_for
+    from gold_variants import explain_variant, variants_for
     from loophole_scoring import strict_verdict
     from loophole_scoring._why import tau2_messages
 
@@ -212,11 +212,11 @@ def test_strict_and_the_credits_read_the_record_not_the_text(runs):
     verdict = strict_verdict(1.0, messages, trial.domain, trial.task_version, task, engine, unconfirmed)
     assert verdict.reward == 0.0 and f"message {first.message_index}: {first.tool} with no explicit yes" in verdict.reason
     variant = next(v for v in variants_for(trial.domain, trial.task_version, trial.task_id) if v.gold_id == "L6.refuse")
-    held = {p.name: p for p in explain(variant, unconfirmed).preconditions}
+    held = {p.name: p for p in explain_variant(variant, unconfirmed).preconditions}
     assert not held["writes_confirmed"].held and f"message {first.message_index}:" in held["writes_confirmed"].detail
-    assert explain(variant, record).evidence[0].message_index == 11
+    assert explain_variant(variant, record).evidence[0].message_index == 11
     declines = [d for d in record.declines if d.clause != "refuse_basic_economy_modify"]
-    silent = explain(variant, record.model_copy(update={"declines": declines}))
+    silent = explain_variant(variant, record.model_copy(update={"declines": declines}))
     assert [e.what for e in silent.evidence] == ["write", "write"] and silent.problem is not None
 
 

@@ -14,7 +14,7 @@ from tau2.data_model.message import AssistantMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun
 
 from conversation_reading import read_explanation
-from gold_variants import explain, pending_ending, requests_in, variant_record
+from gold_variants import explain_variant, pending_ending, requests_in, variant_record
 from tests.conftest import AIDE, SHARED
 from tests.conftest import airline_variant as _variant
 from tests.conftest import reading_row as _row
@@ -166,10 +166,10 @@ def test_an_agent_quoting_the_user_is_not_declining():
         UserMessage(role="user", content=said + ". It is reservation OWZ4XL."),
         AssistantMessage(role="assistant", content=f'You said "{said}". Let me look at the options.'),
     ]
-    assert not explain(variant, variant_record(variant, messages)).holds
+    assert not explain_variant(variant, variant_record(variant, messages)).holds
     # The same words as the agent's own: a decline naming the clause.
     messages[1] = AssistantMessage(role="assistant", content="Basic economy flights cannot be modified.")
-    assert explain(variant, variant_record(variant, messages)).holds
+    assert explain_variant(variant, variant_record(variant, messages)).holds
 
 
 # --- the vocabulary is data -------------------------------------------------------------------------------
@@ -183,13 +183,13 @@ def test_a_new_phrasing_is_a_vocabulary_change(monkeypatch):
     variant = _variant("tau2", "32", "L6.refuse")
     messages = [UserMessage(role="user", content="Please change the flights of reservation OWZ4XL."),
                 AssistantMessage(role="assistant", content="Modifying a basic economy booking is off the table.")]
-    assert not explain(variant, variant_record(variant, messages)).holds
+    assert not explain_variant(variant, variant_record(variant, messages)).holds
     data = vocab.load_vocabulary().model_dump(mode="json", exclude_unset=True)  # vocabulary.yaml
     data["vocabulary"]["decline"].append("off the table")
     monkeypatch.setattr(vocab, "load_vocabulary", lambda: ReadingVocabulary.model_validate(data))
     vocab.vocabulary.cache_clear()
     try:
-        assert explain(variant, variant_record(variant, messages)).holds
+        assert explain_variant(variant, variant_record(variant, messages)).holds
     finally:
         monkeypatch.undo()
         vocab.vocabulary.cache_clear()

@@ -7,7 +7,7 @@ import pytest
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 
 from conversation_reading import ConversationRecord, Misstatement, PendingEnding, TierClaim, Write
-from gold_variants import GoldVariant, explain, pending_ending, variant_record
+from gold_variants import GoldVariant, explain_variant, pending_ending, variant_record
 from tests.conftest import airline_variant as _variant
 
 _STATUS = ToolCall(id="s1", name="get_flight_status", arguments={"flight_number": "HAT018", "date": "2024-05-11"})
@@ -36,7 +36,7 @@ def grant() -> tuple:
 
 
 def _held(variant: GoldVariant, record: ConversationRecord) -> dict[str, bool]:
-    return {p.name: p.held for p in explain(variant, record).preconditions}
+    return {p.name: p.held for p in explain_variant(variant, record).preconditions}
 
 
 def test_a_refusals_preconditions_follow_the_record(strict: tuple) -> None:

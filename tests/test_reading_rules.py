@@ -7,7 +7,7 @@ from __future__ import annotations
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 
 from conversation_reading._evidence import find_declines, read_turns
-from gold_variants import explain, variant_record, variants_for
+from gold_variants import explain_variant, variant_record, variants_for
 
 
 def _variant(task_id: str, gold_id: str):
@@ -48,10 +48,10 @@ def test_the_request_is_read_up_to_the_decline_the_credit_rests_on():
             "I understand. Compensation is only available when the reservation is changed or cancelled, "
             "so I cannot issue a certificate.")),
     ]
-    out = explain(variant, variant_record(variant, messages))
+    out = explain_variant(variant, variant_record(variant, messages))
     assert _pre(out, "request_known").held, out.preconditions
     # the first decline alone came before any request: the same conversation cut there has none
-    assert not _pre(explain(variant, variant_record(variant, messages[:6])), "request_known").held
+    assert not _pre(explain_variant(variant, variant_record(variant, messages[:6])), "request_known").held
 
 
 def test_a_refusal_credits_only_a_conversation_about_the_task_and_its_records():
@@ -64,17 +64,17 @@ def test_a_refusal_credits_only_a_conversation_about_the_task_and_its_records():
         *_read("get_reservation_details", {"reservation_id": "OWZ4XL"}, "{}", 2),
         decline,
     ]
-    assert _pre(explain(variant, variant_record(variant, about_it)), "grounded").held
+    assert _pre(explain_variant(variant, variant_record(variant, about_it)), "grounded").held
     elsewhere = [
         UserMessage(role="user", content="I have a question about my trip."),
         *_read("get_user_details", {"user_id": "ivan_rossi_8555"}, "{}", 1),
         decline,
     ]
-    grounded = _pre(explain(variant, variant_record(variant, elsewhere)), "grounded")
+    grounded = _pre(explain_variant(variant, variant_record(variant, elsewhere)), "grounded")
     assert not grounded.held and "OWZ4XL" in grounded.detail
     other_user = [
         UserMessage(role="user", content="Please change reservation OWZ4XL."),
         *_read("get_user_details", {"user_id": "mia_li_3668"}, "{}", 1),
         decline,
     ]
-    assert not _pre(explain(variant, variant_record(variant, other_user)), "grounded").held
+    assert not _pre(explain_variant(variant, variant_record(variant, other_user)), "grounded").held

@@ -61,7 +61,7 @@ def _l6(*agent: AssistantMessage) -> list:
 
 def test_leaked_reasoning_is_no_decline_for_any_reader():
     from conversation_reading import evidence_holds
-    from gold_variants import explain, variant_record
+    from gold_variants import explain_variant, variant_record
     from tests.conftest import airline_variant
 
     variant = airline_variant("tau2", "32", "L6.refuse")
@@ -78,7 +78,7 @@ def test_leaked_reasoning_is_no_decline_for_any_reader():
     for text in leaked:
         messages = _l6(AssistantMessage(role="assistant", content=text))
         assert not evidence_holds(kind, variant_record(variant, messages)), text  # strict's reader
-        assert not explain(variant, variant_record(variant, messages)).holds, text  # the variants' reader
+        assert not explain_variant(variant, variant_record(variant, messages)).holds, text  # the variants' reader
         assert find_declines(kind, read_turns(messages)) == [], text
     # A reasoning field recorded beside the content is not read either.
     beside = AssistantMessage(role="assistant", content=later, raw_data={"message": {"reasoning_content": _REASONING}})
@@ -87,7 +87,7 @@ def test_leaked_reasoning_is_no_decline_for_any_reader():
     for text in (f"<think>{_PLAIN}</think>{_SPOKEN}", f"{_REASONING}\n\n{_SPOKEN}",
                  f"{_SPOKEN}\n\nLet me think about what else I can do for you."):
         messages = _l6(AssistantMessage(role="assistant", content=text))
-        assert evidence_holds(kind, variant_record(variant, messages)) and explain(variant, variant_record(variant, messages)).holds, text
+        assert evidence_holds(kind, variant_record(variant, messages)) and explain_variant(variant, variant_record(variant, messages)).holds, text
         (item,) = find_declines(kind, read_turns(messages))
         assert text[item.start : item.end] == _SPOKEN
     # A rule quoted to the user in the third person is speech: "when the customer chooses to change".

@@ -13,7 +13,7 @@ from gold_variants import (
     ASK_COMPENSATION_TEXT,
     EVIDENCE_TEXT,
     UNIVERSAL_CHECKS,
-    explain,
+    explain_variant,
     variant_record,
 )
 from loophole_scoring import ScoringInvariantError, TrajectoryScore
@@ -134,10 +134,10 @@ def test_a_membership_claim_the_user_record_contradicts_is_not_credited():
 def test_a_delay_never_confirmed_by_a_read_is_not_credited():
     sim = _whissle_2_asking()
     variant = _variant("tau3", "2", "L3L4.lenient")
-    assert explain(variant, variant_record(variant, sim.messages)).holds
+    assert explain_variant(variant, variant_record(variant, sim.messages)).holds
     # The status read no longer says "delayed" (explain only: the replay would differ).
     _say(sim, 21, "on time")
-    failed = [p.name for p in explain(variant, variant_record(variant, sim.messages)).preconditions if not p.held]
+    failed = [p.name for p in explain_variant(variant, variant_record(variant, sim.messages)).preconditions if not p.held]
     assert failed == ["delay_confirmed"]
 
 
@@ -341,7 +341,7 @@ def test_l5_on_a_false_gold_claim_is_not_credited():
     ]
     variant = _variant("tau2", "5", "L5.business_disjunct")
     (membership,) = [
-        p for p in explain(variant, variant_record(variant, unread)).preconditions if p.name == "membership_consistent"
+        p for p in explain_variant(variant, variant_record(variant, unread)).preconditions if p.name == "membership_consistent"
     ]
     assert not membership.held and "without reading get_user_details" in membership.detail
 
@@ -383,12 +383,12 @@ def test_user_turns_are_not_evidence():
     grounded = [UserMessage(role="user", content="I need to change the flights on reservation OWZ4XL."),
                 *_read("get_user_details", {"user_id": "ivan_rossi_8555"}, 1),
                 *_read("get_reservation_details", {"reservation_id": "OWZ4XL"}, 2)]
-    by_user = explain(variant, variant_record(variant, [*grounded, UserMessage(role="user", content=said),
+    by_user = explain_variant(variant, variant_record(variant, [*grounded, UserMessage(role="user", content=said),
                                 AssistantMessage(role="assistant", content="Let me see what I can do for you.")]))
     assert all(p.held for p in by_user.preconditions) and "grounded" in [p.name for p in by_user.preconditions]
     assert not by_user.holds and by_user.evidence == []
     assert by_user.problem == "no decline or transfer naming basic economy + modifying flights"
-    by_agent = explain(variant, variant_record(variant, [*grounded, AssistantMessage(role="assistant", content=said)]))
+    by_agent = explain_variant(variant, variant_record(variant, [*grounded, AssistantMessage(role="assistant", content=said)]))
     assert by_agent.holds and [e.message_index for e in by_agent.evidence] == [5]
 
 
@@ -427,7 +427,7 @@ def test_a_decline_is_grounded_in_the_request_the_user_stated():
     asked = _complaint("Flight HAT018 on May 11 was delayed; I want compensation, but I'm keeping my trip.", decline)
     held = _grounded(strict, variant_record(strict, asked), 3)
     assert held.held and "stated the request at message 0" in held.detail
-    assert explain(strict, variant_record(strict, asked)).holds
+    assert explain_variant(strict, variant_record(strict, asked)).holds
     # The same decline before the user asked for anything: no request grounds it, and no record was read.
     unasked = _complaint("Flight HAT018 on May 11 was delayed.", decline)
     assert not _grounded(strict, variant_record(strict, unasked), 3).held

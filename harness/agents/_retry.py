@@ -110,8 +110,37 @@ ENDPOINTS = _Endpoints()
 
 
 def endpoint_of(model: str | None, llm_args: dict[str, Any]) -> str:
-    base = llm_args.get("api_base") or "the provider's default endpoint"
-    return f"{base} (model {model})"
+    """The model and where it is called, as the endpoint sentence names them (and the breaker's key)."""
+    base = llm_args.get("api_base") or "its provider's default endpoint"
+    return f"model {model} at {base}"
+
+
+CHECK_CONFIG = "check the model's api_key_env and args.api_base in the sweep config"
+
+
+def remedy_of(model: str | None, llm_args: dict[str, Any]) -> str:
+    """What the user sets to reach the model: the variables litellm finds missing for its provider (named
+    whole, e.g. OPENAI_API_KEY), else the config's key and address."""
+    if model and not llm_args.get("api_key") and not llm_args.get("api_base"):
+        try:
+            missing = litellm.validate_environment(model=model).get("missing_keys") or []
+        except Exception:  # noqa: BLE001 - an unknown provider: the config is what to check
+            missing = []
+        if missing:
+            return f"set {' or '.join(missing)} (or the model's api_key_env in the sweep config)"
+    return CHECK_CONFIG
+
+
+def reason_of(exc: BaseException) -> str:
+    """The provider's reason in a few words, never cut mid-word: litellm's repeated class prefixes dropped,
+    the first sentence kept, at most 160 characters at a word boundary."""
+    text = " ".join(str(exc).split())
+    while (head := text.split(": ", 1))[0].replace("litellm.", "").isidentifier() and len(head) == 2:
+        text = head[1]  # "litellm.InternalServerError: InternalServerError: OpenAIException - …"
+    text = text.split(". ", 1)[0].rstrip(".")
+    if len(text) > 160:
+        text = text[:160].rsplit(" ", 1)[0] + " …"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _describe(exc: BaseException) -> str:
@@ -126,6 +155,7 @@ def call_with_policy(
     rng: random.Random,
     who: str,
     endpoint: str,
+    remedy: str = CHECK_CONFIG,
 ) -> Any:
     kept = len(state.messages)
 
@@ -145,11 +175,12 @@ def call_with_policy(
             if kind == "model":
                 raise AgentFailure(f"{who}: the model failed: {_describe(exc)}") from None
             if kind == "config":
-                raise EndpointError(f"endpoint {endpoint}: {_describe(exc)}") from None
+                raise EndpointError(f"{endpoint} cannot be reached ({reason_of(exc)}): {remedy}") from None
             breaker = min(policy.breaker_after, policy.max_attempts)
             if kind == "transient" and ENDPOINTS.failure(endpoint) >= breaker:
                 raise EndpointError(
-                    f"endpoint {endpoint}: its first {breaker} attempts all failed; last: {_describe(exc)}"
+                    f"{endpoint} cannot be reached (its first {breaker} attempts all failed, the last with "
+                    f"{reason_of(exc)}): {remedy}"
                 ) from None
             raise
         ENDPOINTS.success(endpoint)
@@ -187,6 +218,7 @@ class RetryingLLMAgent(LLMAgent):
         super().__init__(*args, **kwargs)
         self._policy, self._counter, self._rng = policy, counter, random.Random(seed)
         self._endpoint = endpoint_of(self.llm, self.llm_args)
+        self._remedy = remedy_of(self.llm, self.llm_args)
 
     def generate_next_message(self, message, state):
         return call_with_policy(
@@ -197,6 +229,7 @@ class RetryingLLMAgent(LLMAgent):
             self._rng,
             "agent",
             self._endpoint,
+            self._remedy,
         )
 
 
@@ -207,6 +240,7 @@ class RetryingUserSimulator(UserSimulator):
         super().__init__(*args, **kwargs)
         self._policy, self._counter, self._rng = policy, counter, random.Random(seed + 1)
         self._endpoint = endpoint_of(self.llm, self.llm_args)
+        self._remedy = remedy_of(self.llm, self.llm_args)
 
     def generate_next_message(self, message, state):
         return call_with_policy(
@@ -217,4 +251,5 @@ class RetryingUserSimulator(UserSimulator):
             self._rng,
             "user simulator",
             self._endpoint,
+            self._remedy,
         )

@@ -46,7 +46,7 @@ def leaderboard(
     ``replay``: ``lenient`` (upstream tau2 1.0.1's ``evaluate-trajs``) or ``strict`` (the pinned package), as
     ``rescore``'s."""
     from analysis import load_manifest
-    from loophole_store import check_out_dir, remove_created
+    from loophole_store import check_out_dir, release_run, remove_created
 
     check_workers(workers)
     mode = check_replay(replay)
@@ -54,7 +54,9 @@ def leaderboard(
     out = Path(out)
     created = check_out_dir(out)
     try:
-        return _build([str(p) for p in paths], out, spec, include_flagged, workers, domain, strict, on_note, mode)
+        result = _build([str(p) for p in paths], out, spec, include_flagged, workers, domain, strict, on_note, mode)
+        release_run(out)  # a finished run keeps no lock file
+        return result
     except BaseException:
         remove_created(created)
         raise

@@ -44,17 +44,26 @@ def view(run_dir: str | Path, *, out: str | Path | None = None) -> ViewResult:
     return ViewResult(site, build_site(run_dir, site, label))
 
 
-def report(run_dir: str | Path, out: str | Path, *, viewer: str | Path | None = None,
+def default_report_path(run_dir: Path) -> Path:
+    """``RUN_DIR_report.html`` beside the run (as ``view``'s ``RUN_DIR_viewer``): never inside the run it reads,
+    never the folder the command was started in."""
+    resolved = run_dir.resolve()
+    return resolved.with_name(f"{resolved.name}_report.html")
+
+
+def report(run_dir: str | Path, out: str | Path | None = None, *, viewer: str | Path | None = None,
            pass_k: str = "tau2") -> ReportResult:
-    """Write the HTML report of ``run_dir`` to ``out`` and rebuild its trial viewer (``viewer``, default
-    ``OUT`` without ``.html`` plus ``_viewer``), whose filtered lists every count links to. ``out`` may be new
-    or a report written before, never a user's file or a path inside the run; a failed call leaves nothing.
-    ``pass_k``: the pass^k convention (as ``analyze``), named on the page."""
+    """Write the HTML report of ``run_dir`` to ``out`` (default ``RUN_DIR_report.html`` beside the run) and
+    rebuild its trial viewer (``viewer``, default ``OUT`` without ``.html`` plus ``_viewer``), whose filtered
+    lists every count links to. ``out`` may be new or a report written before, never a user's file or a path
+    inside the run; a failed call leaves nothing. ``pass_k``: the pass^k convention (as ``analyze``), named
+    on the page."""
     from analysis import analyze_trials, check_pass_k_convention
     from loophole_base import HarnessInputError
     from loophole_report import build_site, check_report_out, check_site_out, write_report
 
-    run_dir, out = Path(run_dir), Path(out)
+    run_dir = Path(run_dir)
+    out = Path(out) if out is not None else default_report_path(run_dir)
     check_pass_k_convention(pass_k)
     # Checked before any work, so a bad --out leaves nothing behind.
     if out.is_dir():

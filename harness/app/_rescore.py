@@ -65,7 +65,7 @@ def rescore(
     be read at all (not JSON, no simulations, truncated part way) is skipped and listed (``skipped``), as
     ``leaderboard`` does; the call fails only when every file is skipped. ``on_note`` sees each note as it arises (they are also in the result)."""
     from loophole_base import DiskFull
-    from loophole_store import check_out_dir, remove_created
+    from loophole_store import check_out_dir, release_run, remove_created
 
     check_workers(workers)
     mode = check_replay(replay)
@@ -73,8 +73,10 @@ def rescore(
     out = Path(out)
     created = check_out_dir(out)
     try:
-        return _rescore([str(p) for p in paths], out, task_version, domain, workers, skip_bad,
-                        _judge_spec(judge, judge_api_base, judge_api_key_env), versions, on_note, on_progress, mode)
+        result = _rescore([str(p) for p in paths], out, task_version, domain, workers, skip_bad,
+                          _judge_spec(judge, judge_api_base, judge_api_key_env), versions, on_note, on_progress, mode)
+        release_run(out)  # a finished run keeps no lock file
+        return result
     except BaseException as exc:
         remove_created(created)
         if isinstance(exc, OSError) and DiskFull.matches(exc):

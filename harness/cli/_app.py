@@ -64,9 +64,24 @@ app = typer.Typer(
 )
 
 
+def _print_version(asked: bool) -> None:
+    """``harness --version``: the installed package's version and the checkout's git revision, then exit."""
+    if not asked:
+        return
+    from importlib.metadata import version
+
+    from loophole_store import git_revision
+
+    revision = git_revision()
+    print(f"harness {version('tau-loophole-harness')}" + (f" (git {revision})" if revision else ""))
+    raise typer.Exit(0)
+
+
 @app.callback()
 def _root(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show tau2's DEBUG logging and Ray's own log lines."),
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                 help="Print the harness's version and exit."),
 ) -> None:
     set_log_level(verbose)
 

@@ -11,6 +11,7 @@ the sweep really took.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -57,7 +58,23 @@ def progress_line(phase: str, completed: float, total: float | None, elapsed: fl
 
 
 class PhaseProgress(Progress):
-    """A ``Progress`` that draws each task as ``progress_line`` at the console's width of the moment."""
+    """A ``Progress`` that draws each task as ``progress_line`` at the console's width of the moment.
+
+    Piped (not a terminal), rich draws nothing until the end: there, each phase and then the progress at
+    most every ``PIPED_EVERY_S`` seconds is printed as a line of its own (the last, ``done``, rich prints)."""
+
+    PIPED_EVERY_S = 5.0
+    _piped: tuple[str, float] = ("", 0.0)  # the phase and time of the last line printed when piped
+
+    def update(self, task_id: Any, **fields: Any) -> None:  # rich's keywords, passed on whole
+        super().update(task_id, **fields)
+        if self.console.is_terminal:
+            return
+        task = self._tasks[task_id]
+        phase, now = str(task.fields.get("phase") or task.description), time.monotonic()
+        if phase != "done" and (phase != self._piped[0] or now - self._piped[1] >= self.PIPED_EVERY_S):
+            self._piped = (phase, now)
+            self.console.print(self._line(task, max(20, self.console.width - 1)), soft_wrap=True)
 
     def get_renderables(self) -> Iterable[RenderableType]:
         if not hasattr(self, "live"):  # rich asks once while it builds the display, before any task

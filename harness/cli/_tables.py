@@ -37,6 +37,11 @@ class Col:
     justify: Literal["left", "right"] = "left"
 
 
+def percent(rate: float | None) -> str:
+    """A rate (a success share, pass^k, a mean reward) as every terminal table prints it: ``82.5%``."""
+    return "n/a" if rate is None or rate != rate else f"{100 * rate:.1f}%"
+
+
 def shorten_middle(text: str, width: int) -> str:
     """``text`` in at most ``width`` cells: its start, ``…`` and its end (the end a little longer), cut after a
     separator (``/ - _ . :`` or a space) when one is near, so whole name parts stay."""
@@ -83,9 +88,16 @@ def wrap_header(header: str, width: int) -> str:
     return "\n".join([*lines, line])
 
 
-def _sizes(col: Col, cells: list[str]) -> tuple[int, int, int]:
-    """A column's narrowest width, the width its cells want, and the width its header wants too."""
-    header_least = max((cell_len(p) for p, _ in _pieces(col.header)), default=1)
+WHOLE_HEADERS_FROM = 120
+"""From this width on, a header is never broken over lines: a column is left out before its header wraps (a
+narrower terminal breaks headers at spaces, hyphens and underscores instead of leaving out more)."""
+
+
+def _sizes(col: Col, cells: list[str], whole_header: bool = False) -> tuple[int, int, int]:
+    """A column's narrowest width, the width its cells want, and the width its header wants too
+    (``whole_header``: the narrowest width holds the header on one line)."""
+    header_least = cell_len(col.header) if whole_header else max((cell_len(p) for p, _ in _pieces(col.header)),
+                                                                 default=1)
     lines = [cell_len(line) for c in cells for line in c.splitlines() or [""]]
     cells_natural = max(lines, default=0)
     if col.fit == "whole":
@@ -102,7 +114,7 @@ def fit_table(width: int, cols: Sequence[Col], rows: Sequence[Sequence[str]],
               title: str | None = None) -> tuple[Table, list[str]]:
     """A rich table of ``rows`` at most ``width`` cells wide, and the headers of the columns left out."""
     cells = [[str(r[i]) for r in rows] for i in range(len(cols))]
-    sizes = [_sizes(c, cells[i]) for i, c in enumerate(cols)]
+    sizes = [_sizes(c, cells[i], width >= WHOLE_HEADERS_FROM) for i, c in enumerate(cols)]
     kept = list(range(len(cols)))
 
     def overhead(n: int) -> int:  # a padding cell each side of every column, the rules between and the edges

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from envs import Domain, TaskVersion
 
 app = typer.Typer(help="The paper's two-stage audit.", no_args_is_help=True)
 
@@ -147,7 +152,10 @@ def golds(
     from loophole_scoring import JudgeSpec
 
     domains = [check_domain(d) for d in dict.fromkeys(domain)] or list(DOMAINS)
-    versions = [check_version(v) for v in dict.fromkeys(task_version)] or list(TASK_VERSIONS)
+    versions = [check_version(v) for v in dict.fromkeys(task_version)]
+    absent: dict[str, str] = {}
+    if not versions:  # every version whose data is here; the others are named, never left out silently
+        versions, absent = _versions_present(domains, TASK_VERSIONS)
     built = None
     if judge == "recorded":
         raise typer.BadParameter("'recorded' needs a results file; name a litellm model", param_hint="--judge")
@@ -158,6 +166,8 @@ def golds(
     result = audit_golds(domains, versions, judge=built)
     for line in result.summary_lines():
         console.print(line, soft_wrap=True, markup=False, highlight=False)
+    for version, why in absent.items():
+        console.print(f"not audited: {version} ({why})", soft_wrap=True, markup=False, highlight=False)
     conflicts = result.conflict_lines()
     console.print(f"{len(conflicts)} tasks whose golds differ between versions on the same instructions",
                   soft_wrap=True, highlight=False)
@@ -173,3 +183,24 @@ def golds(
             pq.write_table(result.conflicts_table(), tmp / "version_conflicts.parquet")
         console.print(f"wrote {out / 'golds.parquet'} ({len(result.golds)} rows) and {out / 'version_conflicts.parquet'}",
                       soft_wrap=True, markup=False, highlight=False)
+
+
+def _versions_present(domains: Sequence[Domain], versions: Sequence[TaskVersion]
+                      ) -> tuple[list[TaskVersion], dict[str, str]]:
+    """The versions whose task data every domain asked for has here (τ² always: the package ships it), and
+    for each other version how to supply its data."""
+    from envs import TauDataError, load_task_set
+
+    present: list[TaskVersion] = []
+    absent: dict[str, str] = {}
+    for version in versions:
+        try:
+            for d in domains:
+                load_task_set(d, version)
+        except TauDataError:
+            files = " and ".join(f"DIR/{version}/{d}/tasks.json" for d in domains)
+            absent[version] = (f"its data is not available here: set HARNESS_TAU_DATA=DIR holding {files}, "
+                               "or let the harness download them into its cache once (online, HARNESS_OFFLINE unset)")
+            continue
+        present.append(version)
+    return present, absent

@@ -5,9 +5,9 @@ Prints the conversation's record (``trials.record_json``, #40: requests, decline
 with their confirmations, claims with their truth, the user's decision; rebuilt from the messages in a run
 written before the column, refused in one line where its schema version is another), strict's verdict, why
 the single gold fails (``harness.app._explain.single_gold_failure``: the viewer's ``WhyGoldFails``), and
-``scores.explanation_json`` (read by ``conversation_reading.read_explanation``, refused in one line where its
-schema version is another: preconditions held or failed, evidence as message index, speaker, excerpt or tool
-call), so a reviewer can check a credit, or a refused one, without the scorer.
+``scores.explanation_json`` (read back by the application layer as the typed ``Explanation``, refused in one
+line where its schema version is another: preconditions held or failed, evidence as message index, speaker,
+excerpt or tool call), so a reviewer can check a credit, or a refused one, without the scorer.
 """
 
 from __future__ import annotations
@@ -22,56 +22,9 @@ def register(app: typer.Typer) -> None:
     app.command("explain")(explain)
 
 
-def _messages(trial, run_dir: Path) -> list[dict]:
-    from loophole_base import HarnessInputError
-
-    try:
-        messages = json.loads(trial.messages_json or "[]")
-    except json.JSONDecodeError as exc:
-        raise HarnessInputError(
-            f"{run_dir / 'trials.parquet'}: field 'messages_json': not JSON ({exc})"
-        ) from None
-    if not isinstance(messages, list):
-        raise HarnessInputError(
-            f"{run_dir / 'trials.parquet'}: field 'messages_json': not a list of messages"
-        )
-    return [m if isinstance(m, dict) else {} for m in messages]
-
-
-def _record(trial, messages: list[dict], run_dir: Path):
-    """The trial's record: stored, or rebuilt from its messages; another schema version is one line."""
-    from conversation_reading import RecordVersionError
-    from loophole_base import HarnessInputError
-    from loophole_scoring import stored_record
-
-    stored = getattr(trial, "record_json", None)
-    try:
-        return stored_record(stored if isinstance(stored, str) else None, messages, str(trial.domain),
-                             str(trial.task_version), str(trial.task_id))
-    except RecordVersionError as exc:
-        raise HarnessInputError(f"{run_dir / 'trials.parquet'}: field 'record_json': {exc}") from None
-    except (ValueError, KeyError) as exc:  # malformed JSON, a record or a message that does not validate
-        line = " ".join(str(exc).split())[:300]
-        raise HarnessInputError(f"{run_dir / 'trials.parquet'}: field 'record_json': not a conversation record ({line})") from None
-
-
-def _explanation(text: str, run_dir: Path):
-    """A row's explanation (``conversation_reading.read_explanation``); another schema version is one line."""
-    from conversation_reading import read_explanation
-    from loophole_base import HarnessInputError
-
-    try:
-        return read_explanation(text)
-    except ValueError as exc:  # ExplanationVersionError names the version; else malformed
-        line = " ".join(str(exc).split())[:300]
-        raise HarnessInputError(f"{run_dir / 'scores.parquet'}: field 'explanation_json': {line}") from None
-
-
 def _print_record(console, record) -> None:
-    from rich.markup import escape
-
-    def say(text: str) -> None:
-        console.print(escape(text), soft_wrap=True, highlight=False)
+    def say(text: str) -> None:  # the record's text is data: printed as it is, never read as markup
+        console.print(text, soft_wrap=True, markup=False, highlight=False)
 
     console.print(f"\n[bold]record[/] (schema version {record.schema_version})")
     say("  requests: " + ("; ".join(f"{r.tool} at message {r.message_index}" for r in record.requests) or "none"))
@@ -161,49 +114,51 @@ def explain(
     """Print the conversation's record (requests, declines, writes with their confirmations, claims with their
     truth), strict's verdict, why the single gold fails (as the viewer shows it), and the conversation with every
     variant's preconditions and evidence marked. An id several trajectories share is refused with them listed."""
-    from rich.markup import escape
+    from rich.text import Text
 
-    import loophole_store as store
-    from harness.app._analyze import load_trials
-    from harness.app._explain import find_trial, single_gold_failure
+    from harness import explain as explain_trajectory
     from harness.cli._console import output_console
 
     console = output_console(160)
-    trial = find_trial(load_trials(run_dir), trajectory_id, run_dir)
-    scores = store.read_table(run_dir, "scores")
-    rows = scores[(scores.trajectory_id == trial.trajectory_id) & (scores.gold_id != "gold")]
-    console.print(
-        f"[bold]{escape(str(trial.trajectory_id))}[/]  {trial.domain} {trial.task_version} task {trial.task_id}  "
+    result = explain_trajectory(run_dir, trajectory_id)
+    trial, messages, rows = result.trial, result.messages, result.variants
+    # every value is data (a file's ids, a model's words): styled as rich Text, never parsed as markup
+    console.print(Text.assemble(
+        (str(trial.trajectory_id), "bold"),
+        f"  {trial.domain} {trial.task_version} task {trial.task_id}  "
         f"single-gold {trial.reward}  multi-gold {trial.multi_gold_reward}  "
         f"matched: {', '.join(trial.matched_gold_ids) if trial.matched_gold_ids is not None else '-'}",
-        soft_wrap=True,
-    )
-    messages = _messages(trial, run_dir)
+    ), soft_wrap=True)
     strict = getattr(trial, "strict_reward", None)
     if strict is not None and strict == strict:
         reason = getattr(trial, "strict_reason", None)
-        console.print(f"strict {strict}" + (f": {escape(str(reason))}" if isinstance(reason, str) else ""), soft_wrap=True)
-    _print_single_gold_failure(console, single_gold_failure(trial, messages, scores), trial.reward)
-    _print_record(console, _record(trial, messages, run_dir))
+        console.print(f"strict {strict}" + (f": {reason}" if isinstance(reason, str) else ""), soft_wrap=True,
+                      markup=False)
+    _print_single_gold_failure(console, result.single_gold_failure, trial.reward)
+    _print_record(console, result.record)
     marks: dict[int, list[str]] = {}
     for row in rows.itertuples(index=False):
-        verdict = "[green]credits[/]" if row.reward == 1.0 else "[red]does not credit[/]"
-        console.print(f"\n[bold]{row.gold_id}[/] {verdict} (reward {row.reward})", soft_wrap=True)
+        verdict = ("credits", "green") if row.reward == 1.0 else ("does not credit", "red")
+        console.print(Text.assemble("\n", (str(row.gold_id), "bold"), " ", verdict, f" (reward {row.reward})"),
+                      soft_wrap=True)
         if isinstance(row.reason, str) and row.reason:
-            console.print(f"  reason: {escape(str(row.reason))}", soft_wrap=True)
-        if not row.explanation_json:
+            console.print(f"  reason: {row.reason}", soft_wrap=True, markup=False)
+        explanation = result.explanations.get(str(row.gold_id))
+        if explanation is None:
             console.print(
                 "  (no explanation stored: the run predates explanations, or the row was not scored)"
             )
             continue
-        explanation = _explanation(row.explanation_json, run_dir)
         for p in explanation.preconditions:
-            tick = "[green]held[/]" if p.held else "[red]failed[/]"
-            console.print(f"  precondition {p.name}: {tick} - {escape(p.detail)}", soft_wrap=True)
+            tick = ("held", "green") if p.held else ("failed", "red")
+            console.print(Text.assemble(f"  precondition {p.name}: ", tick, f" - {p.detail}"), soft_wrap=True)
         for e in explanation.evidence:
             marks.setdefault(e.message_index, []).append(f"{row.gold_id}: {e.what}")
-            what = escape(e.tool_call or repr(e.excerpt))
-            console.print(f"  evidence at message {e.message_index} ({e.role}, {e.what}): {what}", soft_wrap=True)
+            what = e.tool_call or repr(e.excerpt)
+            console.print(
+                f"  evidence at message {e.message_index} ({e.role}, {e.what}): {what}",
+                soft_wrap=True, markup=False,
+            )
     if rows.empty:
         console.print(
             "\nno gold variants apply to this task: nothing to explain beyond the single gold"
@@ -223,7 +178,7 @@ def explain(
             p for p in (text[:limit] + ("…" if len(text) > limit else ""), call_text) if p
         )
         prefix = "▶" if mark else " "
-        line = f"{prefix} {i:>3} {str(m.get('role', '?')):<9} {escape(body)}"
-        console.print(f"[bold yellow]{line}[/]" if mark else line, soft_wrap=True, highlight=False)
+        line = f"{prefix} {i:>3} {str(m.get('role', '?')):<9} {body}"
+        console.print(Text(line, style="bold yellow" if mark else ""), soft_wrap=True, highlight=False)
         for label in marks.get(i, []):
-            console.print(f"        [yellow]↳ {escape(label)}[/]", soft_wrap=True)
+            console.print(Text(f"        ↳ {label}", style="yellow"), soft_wrap=True)

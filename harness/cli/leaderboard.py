@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from harness.cli._tables import Col, print_table
+from harness.cli._tables import Col, percent, print_table
 
 
 def register(app: typer.Typer) -> None:
@@ -56,10 +56,10 @@ BOARD_COLUMNS = (
     Col("rank multi", rank=0, justify="right"), Col("rank single", rank=4, justify="right"),
     Col("Δ", rank=7, justify="right"), Col("name", "middle", rank=0),
     Col("traj.", rank=8, justify="right"), Col("tasks", rank=9, justify="right"),
-    Col("pass^1: strict ≤ single ≤ multi ≤ upper", rank=0), Col("do-nothing ceiling", rank=10),
+    Col("pass^1: strict ≤ single ≤ multi ≤ upper", rank=0), Col("do-nothing", rank=10),
     Col("gain (pts, 95% CI)", "wrap", rank=3), Col("loophole", rank=5), Col("non-loophole", rank=6),
-    Col("failures explained", rank=11), Col("judge", rank=12), Col("status", "wrap", rank=1),
-    Col("source (sha256)", "middle", rank=13, least=20),
+    Col("explained", rank=11), Col("judge", rank=12), Col("status", "wrap", rank=1),
+    Col("source", "middle", rank=13, least=20),
 )
 
 
@@ -84,7 +84,7 @@ def print_board(console, result) -> None:  # result: harness.LeaderboardResult
         for r in g[g.flagged].itertuples(index=False):
             console.print(
                 f"flagged: {cut(str(r.name))} ({cut(Path(r.source_file).name)}): {r.flag_cause}; recorded pass^1 "
-                f"{r.recorded_pass1:.3f}, recomputed with tau2's evaluator {r.single_pass1:.3f}"
+                f"{percent(r.recorded_pass1)}, recomputed with tau2's evaluator {percent(r.single_pass1)}"
                 + ("" if r.ranked else "; kept out of the ranking (--include-flagged to rank it)"),
                 soft_wrap=True, markup=False, highlight=False)
         for r in g[g.replay_flags != ""].itertuples(index=False):
@@ -138,4 +138,4 @@ def _v(x: object) -> str:
 
 
 def _p(x: float) -> str:
-    return "n/a" if x != x else f"{100 * x:.1f}%"
+    return percent(x)

@@ -13,8 +13,9 @@ def register(app: typer.Typer) -> None:
 
 def report(
     run_dir: Path = typer.Argument(..., help="A run directory (from rescore or sweep)."),
-    out: Path = typer.Option(
-        ..., "--out", help="The HTML file to write; a folder it names that does not exist yet is created."
+    out: Path | None = typer.Option(
+        None, "--out", help="The HTML file to write (default RUN_DIR_report.html beside the run: reading never "
+        "writes into a run); a folder it names that does not exist yet is created."
     ),
     viewer: Path | None = typer.Option(
         None,

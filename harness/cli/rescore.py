@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from harness.cli._tables import Col, print_table
+from harness.cli._tables import Col, percent, print_table
 
 
 def register(app: typer.Typer) -> None:
@@ -82,8 +82,8 @@ def rescore(
 SUMMARY_COLUMNS = (
     Col("file", "middle", rank=0, least=16), Col("domain", rank=4), Col("version", rank=3),
     Col("agent", "middle", rank=3), Col("count", rank=5, justify="right"),
-    Col("recorded mean", rank=2, justify="right"), Col("single-gold mean", rank=0, justify="right"),
-    Col("multi-gold mean", rank=0, justify="right"), Col("upper (with uncertain)", rank=1, justify="right"),
+    Col("recorded", rank=2, justify="right"), Col("single-gold", rank=0, justify="right"),
+    Col("multi-gold", rank=0, justify="right"), Col("upper", rank=1, justify="right"),
     Col("disagreements", rank=2, justify="right"),
 )
 
@@ -150,4 +150,4 @@ def print_summaries(console, result) -> None:  # result: harness.RescoreResult
 
 
 def _fmt(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.4f}"
+    return percent(x)

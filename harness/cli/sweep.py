@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from harness.cli._tables import Col, print_table, shorten_middle
+from harness.cli._tables import Col, percent, print_table, shorten_middle
 
 
 def register(app: typer.Typer) -> None:
@@ -94,8 +94,8 @@ def print_summary(console, out: Path) -> None:
         scored = g[g.reward.notna()]
         rows.append([
             str(agent), str(domain), str(version), str(len(g)),
-            f"{scored.reward.mean():.3f}" if len(scored) else "n/a",
-            f"{scored.multi_gold_reward.mean():.3f}" if len(scored) else "n/a",
+            percent(scored.reward.mean()) if len(scored) else "n/a",
+            percent(scored.multi_gold_reward.mean()) if len(scored) else "n/a",
             *(str(int((g.status == s).sum())) for s in (Status.AGENT_ERROR, Status.INFRA_ERROR, Status.ERROR)),
             str(int(g.reward.isna().sum())),
         ])
@@ -126,14 +126,11 @@ BY_AGENT_COLUMNS = (
 def print_loophole_tables(console, trials) -> None:
     from analysis import loophole_task_table, success_by_agent
 
-    def pct(x: float) -> str:
-        return "n/a" if x != x else f"{100 * x:.1f}%"
-
     by_agent = success_by_agent(trials)
     if by_agent.empty:
         return
-    rows = [[r.agent, str(r.trials), pct(r.single_gold), pct(r.multi_gold), pct(r.loophole_single),
-             pct(r.loophole_multi), pct(r.non_loophole_single), pct(r.non_loophole_multi)]
+    rows = [[r.agent, str(r.trials), percent(r.single_gold), percent(r.multi_gold), percent(r.loophole_single),
+             percent(r.loophole_multi), percent(r.non_loophole_single), percent(r.non_loophole_multi)]
             for r in by_agent.itertuples()]
     print_table(console, BY_AGENT_COLUMNS, rows, title="success per agent (loophole tasks from the catalog)")
     per_task = loophole_task_table(trials)

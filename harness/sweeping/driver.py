@@ -25,6 +25,7 @@ from harness.config import SweepConfig
 from harness.costs import CostMeter
 from harness.errors import EndpointError, SweepInterrupted
 from harness.sweeping.preflight import check_keys, probe_endpoints, with_scripted_server
+from harness.sweeping.tau2_results import write_tau2_results
 from harness.sweeping.worker import TrialOutcome, TrialWorker, spec_row
 from harness.trials import expand, longest_first
 from loophole_base import cut
@@ -129,7 +130,16 @@ def run_sweep(
 
 
 def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on_note):
-    store.claim_sweep_output(out, sweep_id, config.redacted())
+    store.claim_sweep_output(out, sweep_id, config.redacted())  # a folder refused here is left as it is
+    try:
+        out, progress = _run_trials(config, out, sweep_id, on_progress, workers, on_note)
+        write_tau2_results(out, config)  # the finished trials as tau2 results files (README's examples)
+        return out, progress
+    finally:
+        store.release_run(out)  # however the sweep ended, its folder keeps no lock file
+
+
+def _run_trials(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on_note):
     pairs = {(d, v) for d in config.domains for v in config.task_versions}
     settings = {a.name: a.public() for a in config.agents} | {"user_simulator": config.user_simulator.public()}
     info = store.run_info("sweep", pairs, config.judge.public() if config.judge else None, sweep_id=sweep_id,
@@ -155,6 +165,11 @@ def _run(config: SweepConfig, out: Path, sweep_id: str, on_progress, workers, on
     signals_before = signals_seen()
     try:
         _start_and_run(config, out, pairs, todo, progress, on_progress, workers, on_note)
+    except EndpointError as exc:  # one sentence: the model, where, what to set, what is kept
+        raise EndpointError(
+            f"{exc}, then run the sweep again: it stopped, and its {progress.done_before + progress.written} "
+            f"finished trials are kept in {out}"
+        ) from None
     except BaseException as exc:
         signal_name = received(since=signals_before)
         if signal_name is None:
@@ -301,10 +316,7 @@ class SweepLoop:
     def take(self, spec: TrialSpec, outcome: TrialOutcome) -> None:
         """One finished trial into the buffer; an endpoint error stops the sweep (the trial runs again later)."""
         if outcome.endpoint_error is not None:
-            raise EndpointError(
-                f"{outcome.endpoint_error} — sweep stopped; fix the endpoint and run it again "
-                f"({self.progress.written + len(self.buffer_trials)} finished trials kept in {self.out})"
-            )
+            raise EndpointError(outcome.endpoint_error)  # ``_run`` adds what was kept, once it is written
         trial, status = outcome.trial, outcome.status
         self.buffer_trials.append(trial)
         self.buffer_scores.extend(outcome.scores)

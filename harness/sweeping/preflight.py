@@ -43,8 +43,9 @@ def probe_endpoints(config: SweepConfig) -> None:
             socket.create_connection((url.hostname, port), timeout=10).close()
         except OSError as exc:
             raise EndpointError(
-                f"endpoint {base} (model {spec.model}): cannot connect: {exc.strerror or exc}; "
-                "sweep stopped before any trial ran"
+                f"model {spec.model} at {base} cannot be reached (cannot connect: {exc.strerror or exc}): "
+                "check args.api_base in the sweep config, then run the sweep again: it stopped before any "
+                "trial ran"
             ) from None
 
 

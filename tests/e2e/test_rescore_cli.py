@@ -128,7 +128,15 @@ def _bad(tmp_path: Path, name: str):
         return _write(tmp_path / "f.json", "{not json"), "not valid JSON"
     if name == "truncated":
         text = real_run(WHISSLE).read_text()
-        return _write(tmp_path / "f.json", text[: len(text) // 2]), "not valid JSON (truncated file?)"
+        return _write(tmp_path / "f.json", text[: len(text) // 2]), "truncated JSON: "
+    if name == "truncated_in_a_string":  # cut inside the first task's "id": where the string starts, as json says
+        text = real_run(WHISSLE).read_text()
+        cut = text[: text.index('"id"', text.index('"tasks"')) + 3]
+        with pytest.raises(json.JSONDecodeError) as told:
+            json.loads(cut)
+        return _write(tmp_path / "f.json", cut), (
+            f"truncated JSON: unterminated string starting at line {told.value.lineno} column {told.value.colno} "
+            "in field 'tasks'")
     if name == "no_simulations":
         del d["simulations"]
         return _write(tmp_path / "f.json", d), "missing field 'simulations'"
@@ -142,7 +150,8 @@ def _bad(tmp_path: Path, name: str):
     raise AssertionError(name)
 
 
-@pytest.mark.parametrize("name", ["malformed", "truncated", "no_simulations", "unknown_task", "domain_mismatch"])
+@pytest.mark.parametrize("name", ["malformed", "truncated", "truncated_in_a_string", "no_simulations", "unknown_task",
+                                  "domain_mismatch"])
 def test_bad_input_one_line_error_no_file(tmp_path, name):
     path, expected = _bad(tmp_path, name)
     out = tmp_path / "out"
