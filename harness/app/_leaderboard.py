@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,9 @@ def leaderboard(
         return result
     except BaseException:
         remove_created(created)
+        if out.is_dir():  # an existing run the failed command left as it was keeps no lock file of its either
+            with contextlib.suppress(OSError):  # a second failure (a full disk) does not hide the first
+                release_run(out)
         raise
 
 
@@ -113,3 +117,4 @@ def _build(paths, out, spec, include_flagged, workers, domain, strict, on_note, 
     for line in store.record_run(out, rescore_provenance(runs, None, kind="leaderboard", replay=mode)):
         note(line)
     return LeaderboardResult(out, board, skipped, notes, sens.ranks, sens.agreement)
+

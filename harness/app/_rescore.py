@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -79,6 +80,9 @@ def rescore(
         return result
     except BaseException as exc:
         remove_created(created)
+        if out.is_dir():  # an existing run the failed command left as it was keeps no lock file of its either
+            with contextlib.suppress(OSError):  # a second failure (a full disk) does not hide the first
+                release_run(out)
         if isinstance(exc, OSError) and DiskFull.matches(exc):
             kept = (f"the partly written run folder {out} was removed" if created is not None else
                     f"each table already in {out} stays whole (tables are replaced atomically)")
@@ -156,3 +160,4 @@ def short_name(path: Path) -> str:
         folder = path if path.is_dir() else path.parent
         return shown(f"{folder.name}/results.json")
     return shown(path.name)
+
