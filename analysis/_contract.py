@@ -19,7 +19,7 @@ BAND4_COLUMNS = ["agent", "task_version", "domain", "trials", "strict", "single"
                  "broken_gold_trials", "do_nothing_ceiling"]
 
 
-def band4(strict: float, single: float, multi: float, upper: float, fmt: str = "{:.3f}") -> str:
+def band4(strict: float, single: float, multi: float, upper: float, fmt: str = "{:.1%}") -> str:
     return " ≤ ".join("n/a" if v is None or v != v else fmt.format(v) for v in (strict, single, multi, upper))
 
 

@@ -175,7 +175,7 @@ def leaderboard_table(trials: pd.DataFrame, task_counts: dict[tuple[str, str], i
         board.loc[idx, "rank_multi"] = g.multi_pass1.rank(ascending=False, method="min").astype("Int64")
         board.loc[idx, "rank_change"] = board.loc[idx, "rank_single"] - board.loc[idx, "rank_multi"]
     board = board.drop(columns="_task_set")
-    board["band"] = [band(s, m, u, "{:.1%}") for s, m, u in zip(board.single_pass1, board.multi_pass1,
+    board["band"] = [band(s, m, u) for s, m, u in zip(board.single_pass1, board.multi_pass1,
                                                                 board.upper_pass1, strict=True)]
     board["band4"] = [band4(t, s, m, u, "{:.1%}") for t, s, m, u in zip(
         board.strict_pass1, board.single_pass1, board.multi_pass1, board.upper_pass1, strict=True)]

@@ -40,7 +40,7 @@ def scored(trials: pd.DataFrame) -> pd.DataFrame:
     return with_upper(trials[trials["reward"].notna()]).assign(loophole=lambda df: loophole_mask(df))
 
 
-def band(single: float, multi: float, upper: float, fmt: str = "{:.3f}") -> str:
+def band(single: float, multi: float, upper: float, fmt: str = "{:.1%}") -> str:
     """The band ``single ≤ multi ≤ upper`` as text (``n/a`` for a missing rate)."""
     return " ≤ ".join("n/a" if v is None or v != v else fmt.format(v) for v in (single, multi, upper))
 

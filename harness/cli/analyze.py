@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from harness.cli._tables import Col, Fit, print_table
+from harness.cli._tables import Col, Fit, percent, print_table
 
 
 def register(app: typer.Typer) -> None:
@@ -40,7 +40,7 @@ def analyze(
         if df.empty:
             console.print(f"{name}: no rows ({_EMPTY.get(name, 'the run does not cover it')})")
             continue
-        rows = [[_fmt(v) for v in row] for row in df.itertuples(index=False)]
+        rows = [[_fmt(v, str(c)) for c, v in zip(df.columns, row, strict=True)] for row in df.itertuples(index=False)]
         print_table(console, _columns(df, rows), rows, title=name, whole=whole)
     if out is not None:
         console.print(f"wrote {len(result.written)} files to {out}")
@@ -65,7 +65,24 @@ def _columns(df, rows: list[list[str]]) -> list[Col]:
     return cols
 
 
-def _fmt(v: object) -> str:
+RATES = {"single_gold", "multi_gold", "multi_gold_upper", "loophole_single", "loophole_multi", "non_loophole_single",
+         "non_loophole_multi", "strict", "single", "multi", "upper", "do_nothing_ceiling", "loophole", "non_loophole",
+         "overall", "without_loophole"}
+"""Columns holding a rate (a success share, pass^k): printed as percent, as every other terminal table prints
+rates (``percent``); the CSV and Parquet keep the fraction."""
+POINTS = {"gap", "ci_low", "ci_high", "lead_over_next", "lead_over_next_without_loophole"}
+"""Columns holding a difference of two rates: printed in percentage points."""
+
+
+def _fmt(v: object, column: str = "") -> str:
     if isinstance(v, float):
-        return "n/a" if v != v else f"{v:.3f}"
+        if v != v:
+            return "n/a"
+        if column in RATES or column.endswith("_rate"):
+            return percent(v)
+        if column in POINTS:
+            return f"{100 * v:+.1f} pp"
+        if column == "gap_points":
+            return f"{v:+.1f} pp"
+        return f"{v:.3f}"
     return str(v)

@@ -100,7 +100,7 @@ def test_analyze_prints_the_band_per_agent(run_dir: Path) -> None:
     proc = harness("analyze", str(run_dir), "--bootstrap", "100")
     assert proc.returncode == 0, proc.stderr
     assert "band" in proc.stdout
-    assert f"{single:.3f} ≤ {multi:.3f} ≤ {upper:.3f}" in proc.stdout, proc.stdout[-3000:]
+    assert f"{single:.1%} ≤ {multi:.1%} ≤ {upper:.1%}" in proc.stdout, proc.stdout[-3000:]
 
 
 def test_leaderboard_shows_the_band(tmp_path: Path, corpus_file: Path) -> None:
@@ -203,7 +203,7 @@ def test_a_run_written_before_the_three_verdicts_reads_as_no_uncertain_credit(ol
     scored = trials[trials.reward.notna()]
     single = float((scored.reward >= 1 - 1e-6).mean())
     multi = float((scored.multi_gold_reward >= 1 - 1e-6).mean())
-    assert f"{single:.3f} ≤ {multi:.3f} ≤ {multi:.3f}" in proc.stdout
+    assert f"{single:.1%} ≤ {multi:.1%} ≤ {multi:.1%}" in proc.stdout
     site = tmp_path / "site"
     proc = harness("view", str(old_run_dir), "--out", str(site))
     assert proc.returncode == 0, proc.stderr

@@ -111,3 +111,9 @@ def test_analyze_writes_the_four_point_band(run_dir, tmp_path):
     band = pq.read_table(tmp_path / "tables" / "band4.parquet").to_pandas()
     assert set(band.domain) == {"airline", "retail"}
     assert (band.strict <= band.single).all() and (band.single <= band.multi).all()
+    # one format per quantity (#48): the rates analyze prints are percent, as the leaderboard's and the sweep's
+    for row in band.itertuples(index=False):
+        text = f"{row.strict:.1%} ≤ {row.single:.1%} ≤ {row.multi:.1%} ≤ {row.upper:.1%}"
+        assert row.band == text
+        assert text in proc.stdout
+        assert f"{row.single:.3f}" not in proc.stdout, "a rate printed as a fraction beside its percent"
