@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from conversation_reading._gate import gateable, may_match
+from conversation_reading._gate import gateable, holds, may_match, needs
 
 _ESCAPES = re.compile(r"\\[nrt\"]")
 _DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
@@ -39,8 +39,19 @@ _TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*$")
 _EMPHASIS = re.compile(r"\*\*|__")
 _INLINE_ITEM = re.compile(r"(?<=[^\d\s])[ \t]+(?=\d{1,2}[.)][ \t]+[A-Z\"'(])")
 # what ``_INLINE_ITEM`` cannot match without: its scan tries every position (a lookbehind first), this one is
-# a quick scan that most texts fail
-_INLINE_ITEM_NEEDS = re.compile(r"\d[.)][ \t]")
+# a quick scan that most texts fail; and the first match of ``_INLINE_ITEM`` begins at the blanks before the
+# digits of the first match of this one, or later (``_inline_item_start``)
+_INLINE_ITEM_NEEDS = re.compile(r"\d[.)][ \t]+[A-Z\"'(]")
+
+
+def _inline_item_start(text: str, hint: re.Match[str]) -> int:
+    """Where ``_INLINE_ITEM``'s scan may begin: before the blanks and the digit before ``hint``'s digit."""
+    pos = hint.start()
+    if pos > 0 and text[pos - 1].isdecimal():  # ``\\d``: a decimal digit, any script
+        pos -= 1
+    while pos > 0 and text[pos - 1] in " \t":
+        pos -= 1
+    return pos
 # Reasoning as formats write it (names of tags and JSON fields; the words are the catalog's).
 _REASONING_TAGS = (r"think|thinking|thoughts?|reasoning|reason|analysis|scratchpad|reflection"
                    r"|inner_monologue|internal_monologue|chain_of_thought")
@@ -83,23 +94,37 @@ class Normalised:
 
 
 def _apply(
-    text: str, origin: Sequence[int], pattern: re.Pattern[str], repl: str | Callable[[re.Match[str]], str]
+    text: str, origin: Sequence[int], pattern: re.Pattern[str], repl: str | Callable[[re.Match[str]], str],
+    start: int = 0,
 ) -> tuple[str, Sequence[int]]:
     """``pattern.sub(repl, text)`` keeping the origin map: a replacement of the same length maps one to one,
-    any other maps every new character to the match's first. No match: ``text`` and ``origin`` themselves."""
+    any other maps every new character to the match's first. Nothing replaced by other text: ``text`` and
+    ``origin`` themselves; only replacements of the same length: ``origin`` itself (a curly apostrophe made
+    straight moves no character). ``start``: where the scan begins (no match begins before it)."""
+    changes: list[tuple[int, int, str]] = []
+    same_length = True
+    for m in pattern.finditer(text, start):
+        new = repl(m) if callable(repl) else repl
+        a, b = m.span()
+        if new != text[a:b]:
+            changes.append((a, b, new))
+            same_length = same_length and len(new) == b - a
+    if not changes:
+        return text, origin
     out: list[str] = []
+    pos = 0
+    for a, b, new in changes:
+        out += (text[pos:a], new)
+        pos = b
+    out.append(text[pos:])
+    if same_length:
+        return "".join(out), origin
     org: list[int] = []
     pos = 0
-    for m in pattern.finditer(text):
-        out.append(text[pos : m.start()])
-        org += origin[pos : m.start()]
-        new = repl(m) if callable(repl) else repl
-        out.append(new)
-        org += origin[m.start() : m.end()] if len(new) == m.end() - m.start() else [origin[m.start()]] * len(new)
-        pos = m.end()
-    if not out:
-        return text, origin
-    out.append(text[pos:])
+    for a, b, new in changes:
+        org += origin[pos:a]
+        org += origin[a:b] if len(new) == b - a else [origin[a]] * len(new)
+        pos = b
     org += origin[pos:]
     return "".join(out), org
 
@@ -154,25 +179,26 @@ def _steps() -> tuple[tuple, tuple]:
     return before, after
 
 
-def _may_match(text: str, needs: tuple[str | re.Pattern[str], ...], ascii_text: bool) -> bool:
+def _may_match(text: str, needs: tuple[str | re.Pattern[str], ...], ascii_text: bool) -> int | None:
+    """Where the step's scan begins (0: the start), or None where its pattern cannot match ``text``."""
     if not needs:
-        return True
+        return 0
     for n in needs:  # a loop, not ``any``: this runs for every step of every message
         if isinstance(n, str):
             if (not ascii_text) if n == _NON_ASCII else n in text:
-                return True
-        elif n.search(text) is not None:
-            return True
-    return False
+                return 0
+        elif (hint := n.search(text)) is not None:
+            return _inline_item_start(text, hint) if n is _INLINE_ITEM_NEEDS else 0
+    return None
 
 
 def _run_steps(text: str, origin: Sequence[int], steps: tuple, guarded: bool) -> tuple[str, Sequence[int]]:
     ascii_text = text.isascii()  # read again only after a step that changed the text
-    for pattern, repl, needs, gated in steps:
-        if guarded and not (_may_match(text, needs, ascii_text)
-                            and (gated is None or may_match(pattern, text.lower(), gateable(text)))):
+    for pattern, repl, required, gated in steps:
+        start = _may_match(text, required, ascii_text) if guarded else 0
+        if start is None or (guarded and gated is not None and not may_match(pattern, text.lower(), gateable(text))):
             continue
-        new, origin = _apply(text, origin, pattern, repl)
+        new, origin = _apply(text, origin, pattern, repl, start)
         if new is not text:
             text, ascii_text = new, new.isascii()
     return text, origin
@@ -207,9 +233,14 @@ def without_reasoning(
         return text  # no paragraph can be reasoning (``_gate``): the scans would drop nothing
     blocks = [m.span() for m in _PARAGRAPH.finditer(text.text)]
     said = [text.text[a:b] for a, b in blocks]
-    last = max((i for i, b in enumerate(said) if may_deliberate and deliberates.search(b)), default=-1)
-    drop = [i <= last or (may_aside and bool(aside.search(b)) and not to_the_user.search(b))
-            for i, b in enumerate(said)]
+    # each paragraph gated on its own (a part of a gateable text is gateable): most hold none of the words
+    low = [b.lower() for b in said] if plain else None
+
+    def says(pattern: re.Pattern[str], i: int) -> bool:
+        return (low is None or holds(needs(pattern), low[i])) and pattern.search(said[i]) is not None
+
+    last = max((i for i in range(len(said)) if may_deliberate and says(deliberates, i)), default=-1)
+    drop = [i <= last or (may_aside and says(aside, i) and not says(to_the_user, i)) for i in range(len(said))]
     if not any(drop):
         return text
     out: list[str] = []

@@ -128,6 +128,9 @@ def test_skipping_a_step_that_cannot_match_changes_nothing():
         '{"thought": "decline it", "reply": "Sorry, you cannot."}', "| a | b |\n|---|---|\n| 1 | 2 |",
         "**Note** 1. Cancel 2. Book", "\u25c1think\u25b7x\u25c1/think\u25b7y", "<|channel|>analysis<|message|>x<|end|>hi",
         "It\u2019s \u2014 fine\u200b", "reasoning first</think>Then the answer", "\ufb01ne caf\u00e9 e\u0301 \u00bd x\u00a0y",
+        # list items run together: one- and two-digit numbers, tabs, digits of another script, a 3-digit number
+        "Options: 12. Book a new one 13) Cancel", "x \t 1) Foo \t2) \"Bar\"", "a \u0663. Book b \u0661\u0662) Cancel",
+        "Do 123. Apples 4. Pears", "ok 1. Yes", "1. Yes 2. No", "\u2019 said 9) (it) 10. A",
     ]
     for path in sorted(REAL_RUNS.glob("*.json")):
         for sim in json.loads(path.read_text(encoding="utf-8"))["simulations"]:
