@@ -16,8 +16,7 @@ import pytest
 from loophole_ingest import SimulationSpans, SpanError
 from loophole_ingest._jsonstream import ARRAY, elements, members, open_stream
 from loophole_ingest._spans import read_spans
-from tests.conftest import ROOT, harness, real_run
-from tests.test_rescore_speed import budget_of
+from tests.conftest import ROOT, budget_of, harness, real_run
 
 BENCH = ROOT / "benchmarks" / "rescore_bench.py"
 RETAIL5 = "whissle_retail_tau3_5sims.json"

@@ -13,7 +13,7 @@ from pydantic import BaseModel, PrivateAttr
 from envs import environment_constructor
 from envs._tasks import gc_paused
 from envs._tracked import _deep_copy
-from tests.conftest import ROOT, real_run
+from tests.conftest import ROOT, budget_of, real_run, rescore_bench
 
 BENCH = ROOT / "benchmarks" / "rescore_bench.py"
 ATOMS = (str, int, float, bool, type(None))
@@ -106,45 +106,15 @@ def test_the_benchmark_at_scale_prints_the_three_figures_and_the_speedup_last():
     for figure in ("warm ratio (per trajectory, load excluded): ", "one-time load: ", "end-to-end ratio at N=12"):
         assert figure in out, out
     assert "pipeline end-to-end ratio at N=12" in out, out
-    budget = budget_of(out)
+    budget, bench = budget_of(out), rescore_bench()
     # one worker: the main process scores too, so its own share is not measured apart (but it is listed)
-    assert budget.pop(_bench().STEP_NAMES["main"]) == (None, _bench().MAIN_TARGET_MS)
+    assert budget.pop(bench.STEP_NAMES["main"]) == (None, bench.MAIN_TARGET_MS)
     for name, (ms, target) in budget.items():
         assert ms is not None and ms >= 0 and target > 0, name
     last = out.strip().splitlines()[-1]
     speedup, peak = last.split(" ")
     assert speedup.startswith("speedup=") and float(speedup.removeprefix("speedup=")) > 0
     assert peak.startswith("peak_rss_mb=") and int(peak.removeprefix("peak_rss_mb=")) > 0
-
-
-def _bench():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("rescore_bench_budget", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def budget_of(out: str) -> dict[str, tuple[float | None, float]]:
-    """The benchmark's budget table: each step's (ms, target ms), after checking that every step of the
-    contract (#47) is printed once against its own target, the worker's total and the main process included,
-    and that each says whether it is within its target. No timing is asserted: timings are the benchmark's."""
-    bench = _bench()
-    rows = [line.strip("|").split("|") for line in out.splitlines() if line.startswith("| ")]
-    table = {cells[0].strip(): [c.strip() for c in cells[1:]] for cells in rows if len(cells) == 4}
-    assert table.pop("step") == ["ms", "target ms", "within"], out
-    names = [bench.STEP_NAMES.get(step, step) for step in bench.TARGETS_MS]
-    targets = [*bench.TARGETS_MS.values(), bench.WORKER_TARGET_MS, bench.MAIN_TARGET_MS]
-    assert list(table) == [*names, bench.STEP_NAMES["worker"], bench.STEP_NAMES["main"]], out
-    budget: dict[str, tuple[float | None, float]] = {}
-    for (name, (ms, target, within)), expected in zip(table.items(), targets, strict=True):
-        assert float(target) == expected, name
-        measured = None if ms.startswith("n/a") else float(ms)
-        assert within == ("-" if measured is None else "yes" if measured <= expected else "OVER"), name
-        budget[name] = (measured, expected)
-    assert bench.WORKER_TARGET_MS == round(sum(bench.TARGETS_MS.values()), 3)
-    return budget
 
 
 REPETITION_DRIFT = """
