@@ -164,7 +164,8 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
             # a transfer reads the generic refusal's declines (the record then lists the clause as read)
             declined_at = [d.message_index for d in r.declines(GENERIC_REFUSAL) if d.form == "words" and d.certain]
             summary = str(c.arguments.get("summary") or "")
-            asked = any(u.role == "user" and u.index < t.index and mentions(v.transfer_request, u.text) for u in r.turns)
+            asked = any(u.role == "user" and u.index < t.index and r.units.may_say((v.transfer_request,), u.text)
+                        and mentions(v.transfer_request, u.text) for u in r.turns)
             declined = any(i <= t.index for i in declined_at) or any(
                 _declines(refusal, u, direct=True, summary=True) for u in r.units.of_summary(summary))
             out.append(Transfer(how="tool_call", message_index=t.index, excerpt=excerpt_of(normalise(summary).text),
@@ -223,7 +224,8 @@ def _clause_read(r: _Reading, name: str) -> ClauseRead:
     """The clause's first contested write, and where the user first stated the request its decline answers."""
     kind = vocabulary().kinds[name]
     asks = kind.requested_by
-    said = None if asks is None else next((t for t in r.turns if t.role == "user" and mentions(asks, t.text)), None)
+    said = None if asks is None else next((t for t in r.turns if t.role == "user" and r.units.may_say((asks,), t.text)
+                                           and mentions(asks, t.text)), None)
     return ClauseRead(clause=name, contested_write_at=first_call_of(r.turns, kind.contested),
                       requested_at=None if said is None else said.index,
                       request_excerpt="" if said is None else excerpt_of(said.text))
