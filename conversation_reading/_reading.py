@@ -256,14 +256,18 @@ def _claims(r: _Reading) -> list[Claim]:
             continue
         sentences = split_sentences(t.text)
         lowered = r.units.lowered(t.text)
+        said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
         for kind, checker, needed in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
-            # no claim there
+            # no claim there, and a pattern that could match no word of a sentence is not scanned there
             if lowered is not None and not any(holds(n, lowered) for n in needed):
                 continue
+            if lowered is not None and said is None:
+                said = [s.lower() for s in sentences]
             first: str | None = None
             truth: str | None = None
-            for sentence, m in ((s, m) for s in sentences for p in kind.patterns for m in p.finditer(s)):
+            for sentence, m in ((s, m) for k, s in enumerate(sentences) for p, n in zip(kind.patterns, needed, strict=True)
+                                if said is None or holds(n, said[k]) for m in p.finditer(s)):
                 if kind.not_claims is not None and kind.not_claims.search(sentence):
                     continue  # the sentence states the rule
                 truth = checker(sentence, m, t.text, r.states[t.index])
