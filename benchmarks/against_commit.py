@@ -3,6 +3,12 @@ checkout of each (a temporary git worktree), interleaved, and the best time of e
 
 Usage: python benchmarks/against_commit.py REV benchmarks/rescore_bench.py [ARGS...] [--repeat N]
        python benchmarks/against_commit.py HEAD~1 benchmarks/leaderboard_bench.py --copies 2 --page-sample 0
+       python benchmarks/against_commit.py REV --rows PATH... [--replay strict]
+
+``--rows``: no timing; ``harness rescore PATH... --skip-bad`` runs in each checkout and every Parquet table it
+writes is compared column by column, every row. It prints each table's differing columns with how many rows
+differ, and exits 1 if any does, but ``catalog_sha256``, which hashes the catalog's and the reading's source:
+it differs whenever their code does (said on its own line), never because of what was read.
 
 Each benchmark script puts its own tree first on ``sys.path``, so each side runs its own code with the one
 installed environment. The figure compared is the line the benchmark prints for our side (``ours: …s``).
@@ -33,16 +39,63 @@ def _run(tree: Path, script: str, args: list[str]) -> float:
     return float(match.group(1))
 
 
+SOURCE_HASH = "catalog_sha256"  # differs whenever the catalog's or the reading's code does
+
+
+def _rescore(tree: Path, paths: list[str], replay: str, out: Path) -> None:
+    env = {**os.environ, "HARNESS_TAU_DATA": str(ROOT.parent / "shared" / "tau-data"), "PYTHONPATH": str(tree)}
+    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "rescore", *paths, "--out", str(out),
+                           "--replay", replay, "--skip-bad"], capture_output=True, text=True, env=env, cwd=tree)
+    if proc.returncode != 0:
+        sys.exit(f"error: harness rescore in {tree} failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
+
+
+def compare_rows(old: Path, paths: list[str], replay: str) -> int:
+    """Rows of ``harness rescore`` on ``paths`` in ``old`` and in this tree, every column; 1 where any differs."""
+    import tempfile
+
+    import pyarrow.parquet as pq
+
+    paths = [str(Path(p).resolve()) for p in paths]
+    with tempfile.TemporaryDirectory(prefix="against-rows-") as tmp:
+        _rescore(old, paths, replay, Path(tmp) / "rev")
+        _rescore(ROOT, paths, replay, Path(tmp) / "tree")
+        differ = False
+        for table in sorted(p.name for p in (Path(tmp) / "rev").glob("*.parquet")):
+            a, b = pq.read_table(Path(tmp) / "rev" / table), pq.read_table(Path(tmp) / "tree" / table)
+            if a.schema != b.schema or a.num_rows != b.num_rows:
+                print(f"{table}: schema or row count differs ({a.num_rows} rows, then {b.num_rows})")
+                differ = True
+                continue
+            columns = {c: sum(x != y for x, y in zip(a.column(c).to_pylist(), b.column(c).to_pylist(), strict=True))
+                       for c in a.column_names}
+            changed = {c: n for c, n in columns.items() if n}
+            for column, n in changed.items():
+                why = " (the catalog's and the reading's source hash: their code differs)" if column == SOURCE_HASH else ""
+                print(f"{table}: {column} differs in {n} of {a.num_rows} rows{why}")
+            differ = differ or any(c != SOURCE_HASH for c in changed)
+            if not changed:
+                print(f"{table}: identical, {a.num_rows} rows, every column")
+        print(f"rows ({replay} replay): {'DIFFER' if differ else 'identical'}")
+        return 1 if differ else 0
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("rev")
-    p.add_argument("script")
+    p.add_argument("script", nargs="?")
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--rows", nargs="+", metavar="PATH", help="compare the rows rescoring PATH... writes, not times")
+    p.add_argument("--replay", choices=["lenient", "strict"], default="lenient", help="with --rows")
     a, rest = p.parse_known_args()
+    if (a.script is None) == (a.rows is None) or (a.rows is not None and rest):
+        p.error("give a benchmark script (and its arguments) or --rows PATH..., not both")
     # beside the project, so that a benchmark's ../shared default resolves in the old tree too
     old = ROOT.parent / f".bench-{os.getpid()}"
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(old), a.rev], check=True)
     try:
+        if a.rows is not None:
+            sys.exit(compare_rows(old, a.rows, a.replay))
         times: dict[str, list[float]] = {"rev": [], "tree": []}
         for _ in range(a.repeat):  # interleaved, so a busy machine slows both alike
             times["rev"].append(_run(old, a.script, rest))
