@@ -3,22 +3,24 @@ checkout of each (a temporary git worktree), interleaved, and the best time of e
 
 Usage: python benchmarks/against_commit.py REV benchmarks/rescore_bench.py [ARGS...] [--repeat N]
        python benchmarks/against_commit.py HEAD~1 benchmarks/leaderboard_bench.py --copies 2 --page-sample 0
-       python benchmarks/against_commit.py REV --rows RESULTS_FILE... [--out NOTE]
+       python benchmarks/against_commit.py REV --rows PATH... [--replay strict] [--out NOTE]
+
+``--rows``: no timing; ``harness rescore PATH... --skip-bad`` runs in each checkout and every Parquet table it
+writes is compared column by column, every row. It prints each table's differing columns with how many rows
+differ, and exits 1 if any does, but ``catalog_sha256``, which hashes the catalog's and the reading's source:
+it differs whenever their code does (said on its own line), never because of what was read. Then the rows whose
+verdicts differ are listed one a line, file | simulation | task | column | before -> after, over ``trials``
+(``reward``, ``strict_reward``, ``strict_reason``) and ``scores`` (each gold's ``verdict``, ``reward``,
+``reason``): the list a note gives a reason for each line of; ``--out`` writes it to a file too.
 
 Each benchmark script puts its own tree first on ``sys.path``, so each side runs its own code with the one
 installed environment. The figure compared is the line the benchmark prints for our side (``ours: …s``).
 The ratio (this tree / REV; above 1 is slower) is printed last.
-
-``--rows`` compares scoring rows instead of time: each side rescores the results files (``harness.rescore``, its
-own code first on ``sys.path``) and the rows that differ are printed, one a line: file | simulation | task |
-column | before -> after, over ``trials`` (``reward``, ``strict_reward``, ``strict_reason``) and ``scores`` (each
-gold's ``verdict``, ``reward``, ``reason``); ``--out`` writes the same lines to a file.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -40,36 +42,34 @@ def _run(tree: Path, script: str, args: list[str]) -> float:
     return float(match.group(1))
 
 
-# Run in each tree (``python -c``): rescore the files named on the command line, write the rows compared as JSON.
-_ROWS = """
-import json, sys, tempfile
-from pathlib import Path
-from harness import rescore
-with tempfile.TemporaryDirectory() as tmp:
-    run = rescore([Path(f) for f in sys.argv[2:]], Path(tmp) / "run").run
-t, s = run.trials, run.scores
-t = t.assign(file=t["source_file"].map(lambda p: Path(p).name))
-keys = ["file", "simulation_id", "task_id", "trial"]
-s = s[["trajectory_id", "gold_id", "verdict", "reward", "reason"]].merge(t[["trajectory_id", *keys]], on="trajectory_id")
-out = {"trials": t[[*keys, "reward", "strict_reward", "strict_reason"]].to_dict("records"),
-       "scores": s.drop(columns="trajectory_id").to_dict("records")}
-Path(sys.argv[1]).write_text(json.dumps(out, default=str))
-"""
+SOURCE_HASH = "catalog_sha256"  # differs whenever the catalog's or the reading's code does
+
+
+def _rescore(tree: Path, paths: list[str], replay: str, out: Path) -> None:
+    env = {**os.environ, "HARNESS_TAU_DATA": str(ROOT.parent / "shared" / "tau-data"), "PYTHONPATH": str(tree)}
+    proc = subprocess.run([sys.executable, "-m", "harness.cli.main", "rescore", *paths, "--out", str(out),
+                           "--replay", replay, "--skip-bad"], capture_output=True, text=True, env=env, cwd=tree)
+    if proc.returncode != 0:
+        sys.exit(f"error: harness rescore in {tree} failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
+
+
 _TRIALS = ("reward", "strict_reward", "strict_reason")
 _SCORES = ("verdict", "reward", "reason")
 
 
-def _rows(tree: Path, files: list[str], out: Path) -> dict:
-    env = {**os.environ, "HARNESS_TAU_DATA": str(ROOT.parent / "shared" / "tau-data"), "PYTHONPATH": str(tree)}
-    proc = subprocess.run([sys.executable, "-c", _ROWS, str(out), *files], capture_output=True, text=True, env=env,
-                          cwd=tree)
-    if proc.returncode != 0:
-        sys.exit(f"error: rescoring in {tree} failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
-    return json.loads(out.read_text())
-
-
 def _shown(value: object) -> str:
     return "null" if value is None or value != value else str(value)  # NaN is null
+
+
+def _verdict_rows(run: Path) -> dict:
+    """A rescored run's rows as ``changed_rows`` reads them: each keyed by file, simulation, task and trial."""
+    import pandas as pd
+
+    trials = pd.read_parquet(run / "trials.parquet")
+    trials["file"] = trials["source_file"].map(lambda f: Path(str(f)).name)
+    key = trials[["trajectory_id", "file", "simulation_id", "task_id", "trial"]]
+    scores = pd.read_parquet(run / "scores.parquet").merge(key, on="trajectory_id")
+    return {"trials": trials.to_dict("records"), "scores": scores.to_dict("records")}
 
 
 def changed_rows(before: dict, after: dict) -> list[str]:
@@ -89,29 +89,58 @@ def changed_rows(before: dict, after: dict) -> list[str]:
     return lines
 
 
+def compare_rows(old: Path, paths: list[str], replay: str, note: Path | None = None) -> int:
+    """Rows of ``harness rescore`` on ``paths`` in ``old`` and in this tree, every column; 1 where any differs."""
+    import tempfile
+
+    import pyarrow.parquet as pq
+
+    paths = [str(Path(p).resolve()) for p in paths]
+    with tempfile.TemporaryDirectory(prefix="against-rows-") as tmp:
+        _rescore(old, paths, replay, Path(tmp) / "rev")
+        _rescore(ROOT, paths, replay, Path(tmp) / "tree")
+        differ = False
+        for table in sorted(p.name for p in (Path(tmp) / "rev").glob("*.parquet")):
+            a, b = pq.read_table(Path(tmp) / "rev" / table), pq.read_table(Path(tmp) / "tree" / table)
+            if a.schema != b.schema or a.num_rows != b.num_rows:
+                print(f"{table}: schema or row count differs ({a.num_rows} rows, then {b.num_rows})")
+                differ = True
+                continue
+            columns = {c: sum(x != y for x, y in zip(a.column(c).to_pylist(), b.column(c).to_pylist(), strict=True))
+                       for c in a.column_names}
+            changed = {c: n for c, n in columns.items() if n}
+            for column, n in changed.items():
+                why = " (the catalog's and the reading's source hash: their code differs)" if column == SOURCE_HASH else ""
+                print(f"{table}: {column} differs in {n} of {a.num_rows} rows{why}")
+            differ = differ or any(c != SOURCE_HASH for c in changed)
+            if not changed:
+                print(f"{table}: identical, {a.num_rows} rows, every column")
+        lines = changed_rows(_verdict_rows(Path(tmp) / "rev"), _verdict_rows(Path(tmp) / "tree"))
+        print("\n".join(lines) if lines else "no verdict changed")
+        print(f"{len(lines)} changed verdict row(s)")
+        if note is not None:
+            note.write_text("".join(f"{line}\n" for line in lines))
+        print(f"rows ({replay} replay): {'DIFFER' if differ else 'identical'}")
+        return 1 if differ else 0
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("rev")
     p.add_argument("script", nargs="?")
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--rows", nargs="+", metavar="RESULTS_FILE", help="compare scoring rows of these files")
-    p.add_argument("--out", type=Path, help="with --rows: write the changed rows here too")
+    p.add_argument("--rows", nargs="+", metavar="PATH", help="compare the rows rescoring PATH... writes, not times")
+    p.add_argument("--replay", choices=["lenient", "strict"], default="lenient", help="with --rows")
+    p.add_argument("--out", type=Path, help="with --rows: write the changed verdict rows here too")
     a, rest = p.parse_known_args()
-    if a.rows is None and a.script is None:
-        p.error("a benchmark script, or --rows RESULTS_FILE...")
+    if (a.script is None) == (a.rows is None) or (a.rows is not None and rest):
+        p.error("give a benchmark script (and its arguments) or --rows PATH..., not both")
     # beside the project, so that a benchmark's ../shared default resolves in the old tree too
     old = ROOT.parent / f".bench-{os.getpid()}"
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(old), a.rev], check=True)
     try:
         if a.rows is not None:
-            files = [str(Path(f).resolve()) for f in a.rows]
-            lines = changed_rows(_rows(old, files, old / ".rows.json"), _rows(ROOT, files, old / ".rows-tree.json"))
-            text = "\n".join(lines)
-            print(text or "no row changed")
-            print(f"{len(lines)} changed row(s) against {a.rev}")
-            if a.out is not None:
-                a.out.write_text(text + "\n" if text else "")
-            return
+            sys.exit(compare_rows(old, a.rows, a.replay, a.out))
         times: dict[str, list[float]] = {"rev": [], "tree": []}
         for _ in range(a.repeat):  # interleaved, so a busy machine slows both alike
             times["rev"].append(_run(old, a.script, rest))

@@ -73,7 +73,7 @@ class Turn:
     text: str  # normalised (``_normalise``); an assistant's without the user's words it quotes
     calls: tuple[Any, ...]
     raw: str = ""  # the message's content as written
-    origin: tuple[int, ...] = ()  # text[i] came from raw[origin[i]]
+    origin: Sequence[int] = ()  # text[i] came from raw[origin[i]] (``_normalise.Normalised.origin``)
 
     def excerpt(self, unit: str) -> tuple[str, int | None, int | None]:
         """``unit`` (a sentence of ``text``) as the original text has it, and where: (excerpt, start, end)."""
@@ -119,7 +119,7 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
         if m.role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
             v = vocabulary()
             norm = without_reasoning(norm, v.reasoning, v.aside, v.second_person)
-        text, origin = norm.text, list(norm.origin)
+        text, origin = norm.text, norm.origin
         if m.role == "user":
             heard += " " + _norm(text)
         elif m.role == "assistant" and heard:
@@ -130,7 +130,7 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
 
             text, origin = _apply(text, origin, _QUOTED, unquote)
         calls = tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else ()
-        out.append(Turn(i, m.role, text, calls, raw, tuple(origin)))
+        out.append(Turn(i, m.role, text, calls, raw, origin if isinstance(origin, range) else tuple(origin)))
     return out
 
 

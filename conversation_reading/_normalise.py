@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from conversation_reading._gate import gateable, may_match
+from conversation_reading._gate import gateable, holds, may_match, needs
 
 _ESCAPES = re.compile(r"\\[nrt\"]")
 _DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
@@ -37,6 +38,20 @@ _TABLE_RULE = re.compile(r"(?m)^[ \t]*\|?(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*:?-*:
 _TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*$")
 _EMPHASIS = re.compile(r"\*\*|__")
 _INLINE_ITEM = re.compile(r"(?<=[^\d\s])[ \t]+(?=\d{1,2}[.)][ \t]+[A-Z\"'(])")
+# what ``_INLINE_ITEM`` cannot match without: its scan tries every position (a lookbehind first), this one is
+# a quick scan that most texts fail; and the first match of ``_INLINE_ITEM`` begins at the blanks before the
+# digits of the first match of this one, or later (``_inline_item_start``)
+_INLINE_ITEM_NEEDS = re.compile(r"\d[.)][ \t]+[A-Z\"'(]")
+
+
+def _inline_item_start(text: str, hint: re.Match[str]) -> int:
+    """Where ``_INLINE_ITEM``'s scan may begin: before the blanks and the digit before ``hint``'s digit."""
+    pos = hint.start()
+    if pos > 0 and text[pos - 1].isdecimal():  # ``\\d``: a decimal digit, any script
+        pos -= 1
+    while pos > 0 and text[pos - 1] in " \t":
+        pos -= 1
+    return pos
 # Reasoning as formats write it (names of tags and JSON fields; the words are the catalog's).
 _REASONING_TAGS = (r"think|thinking|thoughts?|reasoning|reason|analysis|scratchpad|reflection"
                    r"|inner_monologue|internal_monologue|chain_of_thought")
@@ -52,13 +67,24 @@ _REASONING_FIELD = re.compile(
     rf"(?:{_JSON_STRING}|\[\s*(?:{_JSON_STRING}\s*,?\s*)*\])\s*,?",
     re.IGNORECASE,
 )
-_PARAGRAPH = re.compile(r"(?:[^\n]|\n(?![ \t]*\n))+")
+# a run of non-newlines taken whole, not character by character: the same spans, several times faster
+_PARAGRAPH = re.compile(r"(?:[^\n]+|\n(?![ \t]*\n))+")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Normalised:
     text: str
-    origin: tuple[int, ...]  # origin[i]: the original index of text[i]; one more entry: the original length
+    # origin[i]: the original index of text[i]; one more entry: the original length. A text no step changed
+    # keeps ``range(len + 1)``: building and copying a list of every index was most of the normalisation's cost.
+    origin: Sequence[int]
+
+    def __eq__(self, other: object) -> bool:  # a range and a tuple of the same indices are the same map
+        if not isinstance(other, Normalised):
+            return NotImplemented
+        return self.text == other.text and (self.origin == other.origin or tuple(self.origin) == tuple(other.origin))
+
+    def __hash__(self) -> int:
+        return hash((self.text, tuple(self.origin)))
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The original (start, end) of ``text[start:end]``."""
@@ -68,23 +94,37 @@ class Normalised:
 
 
 def _apply(
-    text: str, origin: list[int], pattern: re.Pattern[str], repl: str | Callable[[re.Match[str]], str]
-) -> tuple[str, list[int]]:
+    text: str, origin: Sequence[int], pattern: re.Pattern[str], repl: str | Callable[[re.Match[str]], str],
+    start: int = 0,
+) -> tuple[str, Sequence[int]]:
     """``pattern.sub(repl, text)`` keeping the origin map: a replacement of the same length maps one to one,
-    any other maps every new character to the match's first."""
+    any other maps every new character to the match's first. Nothing replaced by other text: ``text`` and
+    ``origin`` themselves; only replacements of the same length: ``origin`` itself (a curly apostrophe made
+    straight moves no character). ``start``: where the scan begins (no match begins before it)."""
+    changes: list[tuple[int, int, str]] = []
+    same_length = True
+    for m in pattern.finditer(text, start):
+        new = repl(m) if callable(repl) else repl
+        a, b = m.span()
+        if new != text[a:b]:
+            changes.append((a, b, new))
+            same_length = same_length and len(new) == b - a
+    if not changes:
+        return text, origin
     out: list[str] = []
+    pos = 0
+    for a, b, new in changes:
+        out += (text[pos:a], new)
+        pos = b
+    out.append(text[pos:])
+    if same_length:
+        return "".join(out), origin
     org: list[int] = []
     pos = 0
-    for m in pattern.finditer(text):
-        out.append(text[pos : m.start()])
-        org += origin[pos : m.start()]
-        new = repl(m) if callable(repl) else repl
-        out.append(new)
-        org += origin[m.start() : m.end()] if len(new) == m.end() - m.start() else [origin[m.start()]] * len(new)
-        pos = m.end()
-    if not out:
-        return text, origin
-    out.append(text[pos:])
+    for a, b, new in changes:
+        org += origin[pos:a]
+        org += origin[a:b] if len(new) == b - a else [origin[a]] * len(new)
+        pos = b
     org += origin[pos:]
     return "".join(out), org
 
@@ -92,12 +132,18 @@ def _apply(
 _NON_ASCII_CHAR = re.compile(r"[^\x00-\x7f]")
 
 
-def _nfkc(text: str, origin: list[int]) -> tuple[str, list[int]]:
+@lru_cache(maxsize=4096)
+def _nfkc_of(char: str) -> str:
+    return unicodedata.normalize("NFKC", char)
+
+
+def _nfkc(text: str, origin: Sequence[int]) -> tuple[str, Sequence[int]]:
     """Each non-ASCII character in its NFKC form (character by character, each new character mapped to the
-    one it came from); ASCII passes as it is, unscanned in Python."""
-    if text.isascii():
+    one it came from); ASCII passes as it is, unscanned in Python, and so does a text whose characters outside
+    ASCII are all their own NFKC form (curly quotes, dashes: most of them)."""
+    if text.isascii() or all(_nfkc_of(c) == c for c in set(_NON_ASCII_CHAR.findall(text))):
         return text, origin
-    return _apply(text, origin, _NON_ASCII_CHAR, lambda m: unicodedata.normalize("NFKC", m.group(0)))
+    return _apply(text, origin, _NON_ASCII_CHAR, lambda m: _nfkc_of(m.group(0)))
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -105,49 +151,67 @@ def _escape(m: re.Match[str]) -> str:
 
 
 _NON_ASCII = ""  # a guard: the step can match only a text with a character outside ASCII
+_GATED = "gated"  # a guard: the words the pattern needs (``_gate``), read from the pattern itself
 
 # Each step with what its pattern cannot match without (any one of these substrings; ``_NON_ASCII``: a
-# non-ASCII character; nothing: always run): a text without it passes the step unchanged, so the scan is
-# skipped. Tested against every step run unguarded (tests/test_text_normalisation.py).
+# non-ASCII character; a pattern: a match of it; nothing: always run), and ``_GATED`` where it needs the words
+# ``_gate`` reads from it as well: a text without them passes the step unchanged, so the scan is skipped.
+# Tested against every step run unguarded (tests/test_text_normalisation.py).
 def _steps() -> tuple[tuple, tuple]:
     before = (
-        (_REASONING_FIELD, "", ('"',)),  # before the escapes: the field's value is still one JSON string
-        (_ESCAPES, _escape, ("\\",)),
-        (_INVISIBLE, "", (_NON_ASCII,)),
+        (_REASONING_FIELD, "", ('"',), _GATED),  # before the escapes: the field's value is still one JSON string
+        (_ESCAPES, _escape, ("\\",), None),
+        (_INVISIBLE, "", (_NON_ASCII,), None),
     )
     after = (
-        (_TAGGED, "\n", ("<",)),
-        (_KIMI, "\n", (_NON_ASCII,)),
-        (_CHANNEL, "\n", ("<|",)),
-        (_CHANNEL_TOKENS, "\n", ("<|",)),
-        (_OPENED_BY_TEMPLATE, "\n", ("<",)),
-        (_DASHES, "-", (_NON_ASCII,)),
-        (_APOSTROPHES, "'", (_NON_ASCII,)),
-        (_TABLE_RULE, lambda m: " " * len(m.group(0)), ("|",)),
-        (_TABLE_ROW, lambda m: m.group(0).replace("|", ";"), ("|",)),
-        (_EMPHASIS, "", ("**", "__")),
-        (_INLINE_ITEM, "\n", ()),
+        (_TAGGED, "\n", ("<",), None),
+        (_KIMI, "\n", ("\u25c1think\u25b7",), None),
+        (_CHANNEL, "\n", ("<|",), None),
+        (_CHANNEL_TOKENS, "\n", ("<|",), None),
+        (_OPENED_BY_TEMPLATE, "\n", ("<",), None),
+        (_DASHES, "-", (_NON_ASCII,), None),
+        (_APOSTROPHES, "'", (_NON_ASCII,), None),
+        (_TABLE_RULE, lambda m: " " * len(m.group(0)), ("|",), None),
+        (_TABLE_ROW, lambda m: m.group(0).replace("|", ";"), ("|",), None),
+        (_EMPHASIS, "", ("**", "__"), None),
+        (_INLINE_ITEM, "\n", (_INLINE_ITEM_NEEDS,), None),
     )
     return before, after
 
 
-def _may_match(text: str, needs: tuple[str, ...]) -> bool:
-    return not needs or any((not text.isascii()) if n == _NON_ASCII else (n in text) for n in needs)
+def _may_match(text: str, needs: tuple[str | re.Pattern[str], ...], ascii_text: bool) -> int | None:
+    """Where the step's scan begins (0: the start), or None where its pattern cannot match ``text``."""
+    if not needs:
+        return 0
+    for n in needs:  # a loop, not ``any``: this runs for every step of every message
+        if isinstance(n, str):
+            if (not ascii_text) if n == _NON_ASCII else n in text:
+                return 0
+        elif (hint := n.search(text)) is not None:
+            return _inline_item_start(text, hint) if n is _INLINE_ITEM_NEEDS else 0
+    return None
+
+
+def _run_steps(text: str, origin: Sequence[int], steps: tuple, guarded: bool) -> tuple[str, Sequence[int]]:
+    ascii_text = text.isascii()  # read again only after a step that changed the text
+    for pattern, repl, required, gated in steps:
+        start = _may_match(text, required, ascii_text) if guarded else 0
+        if start is None or (guarded and gated is not None and not may_match(pattern, text.lower(), gateable(text))):
+            continue
+        new, origin = _apply(text, origin, pattern, repl, start)
+        if new is not text:
+            text, ascii_text = new, new.isascii()
+    return text, origin
 
 
 def normalise(text: str, guarded: bool = True) -> Normalised:
     """``text`` ready for matching, with its origin map (module docstring). ``guarded=False`` scans every
     step whatever the text holds (the reference the guards are tested against)."""
-    origin = list(range(len(text) + 1))
     before, after = _STEPS
-    for pattern, repl, needs in before:
-        if not guarded or _may_match(text, needs):
-            text, origin = _apply(text, origin, pattern, repl)
+    text, origin = _run_steps(text, range(len(text) + 1), before, guarded)
     text, origin = _nfkc(text, origin)
-    for pattern, repl, needs in after:
-        if not guarded or _may_match(text, needs):
-            text, origin = _apply(text, origin, pattern, repl)
-    return Normalised(text, tuple(origin))
+    text, origin = _run_steps(text, origin, after, guarded)
+    return Normalised(text, origin if isinstance(origin, range) else tuple(origin))
 
 
 _STEPS = _steps()
@@ -169,9 +233,14 @@ def without_reasoning(
         return text  # no paragraph can be reasoning (``_gate``): the scans would drop nothing
     blocks = [m.span() for m in _PARAGRAPH.finditer(text.text)]
     said = [text.text[a:b] for a, b in blocks]
-    last = max((i for i, b in enumerate(said) if may_deliberate and deliberates.search(b)), default=-1)
-    drop = [i <= last or (may_aside and bool(aside.search(b)) and not to_the_user.search(b))
-            for i, b in enumerate(said)]
+    # each paragraph gated on its own (a part of a gateable text is gateable): most hold none of the words
+    low = [b.lower() for b in said] if plain else None
+
+    def says(pattern: re.Pattern[str], i: int) -> bool:
+        return (low is None or holds(needs(pattern), low[i])) and pattern.search(said[i]) is not None
+
+    last = max((i for i in range(len(said)) if may_deliberate and says(deliberates, i)), default=-1)
+    drop = [i <= last or (may_aside and says(aside, i) and not says(to_the_user, i)) for i in range(len(said))]
     if not any(drop):
         return text
     out: list[str] = []

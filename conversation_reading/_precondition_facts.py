@@ -24,6 +24,7 @@ from conversation_reading._evidence import (
     price_bound,
     split_sentences,
 )
+from conversation_reading._gate import gateable, may_match
 from conversation_reading._record import (
     Act,
     Misstatement,
@@ -53,7 +54,8 @@ def compensation_raised_at(turns: list[Turn]) -> int | None:
     a certificate sent."""
     words = vocabulary().requests["send_certificate"]
     return next((t.index for t in turns if t.role == "assistant"
-                 and (words.search(t.text) or any(c.name == "send_certificate" for c in t.calls))), None)
+                 and ((_may_say(words, t.text) and words.search(t.text))
+                      or any(c.name == "send_certificate" for c in t.calls))), None)
 
 
 def status_reads(turns: list[Turn], messages: Sequence[Message]) -> list[StatusRead]:
@@ -82,8 +84,13 @@ def tier_claims(turns: list[Turn]) -> list[TierClaim]:
     """Tiers the agent states (not "if your Gold status is confirmed", not "you are not a gold member")."""
     claim = vocabulary().tier_claim
     return [TierClaim(message_index=t.index, tier=m.group(1).lower())
-            for t in turns if t.role == "assistant"
+            for t in turns if t.role == "assistant" and _may_say(claim, t.text)
             for s in split_sentences(t.text) for m in claim.finditer(s) if asserted(s, m.start())]
+
+
+def _may_say(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether ``pattern`` could match some sentence of ``text`` (``_gate``: most messages lack its words)."""
+    return may_match(pattern, text.lower(), gateable(text))
 
 
 def stated_wants(turns: list[Turn]) -> list[StatedWant]:
@@ -95,12 +102,13 @@ def stated_wants(turns: list[Turn]) -> list[StatedWant]:
     for t in turns:
         if t.role != "user":
             continue
-        if mentions(compensation, t.text):
+        if _may_say(compensation, t.text) and mentions(compensation, t.text):
             out.append(StatedWant(want="compensation", message_index=t.index, excerpt=excerpt_of(t.text)))
             continue
         # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel")
-        keeps = mentions(v.keeps_reservation, t.text) or any(
-            not mentions(changes, s) and changes.search(s) for s in split_sentences(t.text))
+        keeps = (_may_say(v.keeps_reservation, t.text) and mentions(v.keeps_reservation, t.text)) or (
+            _may_say(changes, t.text)
+            and any(not mentions(changes, s) and changes.search(s) for s in split_sentences(t.text)))
         if keeps:
             out.append(StatedWant(want="keep_reservation", message_index=t.index, excerpt=excerpt_of(t.text)))
     return out
@@ -110,7 +118,7 @@ def cabin_misstatements(turns: list[Turn]) -> list[Misstatement]:
     rule = vocabulary().false_cabin_rule
     out = []
     for t in turns:
-        if t.role != "assistant":
+        if t.role != "assistant" or not _may_say(rule, t.text):
             continue
         for s in split_sentences(t.text):
             # the rule itself ("not allowed if a flight was flown"), or a verdict on the user's budget, is none

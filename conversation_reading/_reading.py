@@ -167,7 +167,8 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
             # a transfer reads the generic refusal's declines (the record then lists the clause as read)
             declined_at = [d.message_index for d in r.declines(GENERIC_REFUSAL) if d.form == "words" and d.certain]
             summary = str(c.arguments.get("summary") or "")
-            asked = any(u.role == "user" and u.index < t.index and mentions(v.transfer_request, u.text) for u in r.turns)
+            asked = any(u.role == "user" and u.index < t.index and r.units.may_say((v.transfer_request,), u.text)
+                        and mentions(v.transfer_request, u.text) for u in r.turns)
             declined = any(i <= t.index for i in declined_at) or any(
                 _declines(refusal, u, direct=True, summary=True) for u in r.units.of_summary(summary))
             out.append(Transfer(how="tool_call", message_index=t.index, excerpt=excerpt_of(normalise(summary).text),
@@ -232,7 +233,8 @@ def _clause_read(r: _Reading, name: str, offers: list[Offer]) -> ClauseRead:
     where the agent took its workaround up after declining (``_handling``)."""
     kind = vocabulary().kinds[name]
     asks = kind.requested_by
-    said = None if asks is None else next((t for t in r.turns if t.role == "user" and mentions(asks, t.text)), None)
+    said = None if asks is None else next((t for t in r.turns if t.role == "user" and r.units.may_say((asks,), t.text)
+                                           and mentions(asks, t.text)), None)
     taken = taken_up(r.turns, name, r.declines(name), offers)
     return ClauseRead(clause=name, contested_write_at=first_call_of(r.turns, kind.contested),
                       requested_at=None if said is None else said.index,
@@ -265,14 +267,18 @@ def _claims(r: _Reading) -> list[Claim]:
             continue
         sentences = split_sentences(t.text)
         lowered = r.units.lowered(t.text)
+        said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
         for kind, checker, needed in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
-            # no claim there
+            # no claim there, and a pattern that could match no word of a sentence is not scanned there
             if lowered is not None and not any(holds(n, lowered) for n in needed):
                 continue
+            if lowered is not None and said is None:
+                said = [s.lower() for s in sentences]
             first: str | None = None
             truth: str | None = None
-            for sentence, m in ((s, m) for s in sentences for p in kind.patterns for m in p.finditer(s)):
+            for sentence, m in ((s, m) for k, s in enumerate(sentences) for p, n in zip(kind.patterns, needed, strict=True)
+                                if said is None or holds(n, said[k]) for m in p.finditer(s)):
                 if kind.not_claims is not None and kind.not_claims.search(sentence):
                     continue  # the sentence states the rule
                 truth = checker(sentence, m, t.text, r.states[t.index])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from conversation_reading._gate import gateable, holds, needs
 from conversation_reading._normalise import normalise
@@ -17,7 +18,14 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
 
 
 def split_sentences(text: str) -> list[str]:
-    return [s.strip() for line in _LINE.split(text) for s in _SENTENCE_END.split(line) if s.strip()]
+    return list(_sentences(text))
+
+
+# Every reader of a message cuts its sentences (each claim kind, request word and precondition fact): cut once.
+# Bounded to a few conversations' texts; the cut is a pure function of the text, so a hit is the same cut.
+@lru_cache(maxsize=256)
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(s.strip() for line in _LINE.split(text) for s in _SENTENCE_END.split(line) if s.strip())
 
 
 def _units(text: str) -> list[str]:

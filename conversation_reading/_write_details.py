@@ -186,7 +186,7 @@ def _leaves(arguments: dict[str, Any]) -> Iterator[tuple[str, Any]]:
 
 def _named(form: str, text: str) -> bool:
     form = form.strip()
-    if len(form) < 2:
+    if len(form) < 2 or form not in text:  # the pattern matches ``form`` itself: no compile where it is absent
         return False
     return re.search(r"(?<![\w.])" + re.escape(form) + r"(?![\w]|\.\d)", text) is not None
 

@@ -15,16 +15,21 @@ def quiet_imports() -> None:
 
 
 _verbose = [False]
+_installed: list[tuple[bool, object]] = []  # (verbose, stream) of the handler this function installed last
 
 
 def set_log_level(verbose: bool) -> None:
-    """tau2's loguru at DEBUG with ``-v``, else ERROR; Ray's Python loggers follow in ``quiet_ray``."""
+    """tau2's loguru at DEBUG with ``-v``, else ERROR; Ray's Python loggers follow in ``quiet_ray``. Called again
+    with the same level and stream, it does nothing: a rescore calls it for every chunk it scores, and adding a
+    loguru handler costs milliseconds (it scans the installation's paths)."""
     from loguru import logger
 
     _verbose[0] = verbose
-
+    if _installed == [(verbose, sys.stderr)]:
+        return
     logger.remove()
     logger.add(sys.stderr, level="DEBUG" if verbose else "ERROR")
+    _installed[:] = [(verbose, sys.stderr)]
 
 
 def quiet_ray() -> None:

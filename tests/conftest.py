@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -330,3 +331,34 @@ def no_handed_over_data():
     yield
     _PROVIDED.clear()
     _load.cache_clear()
+
+
+def rescore_bench() -> types.ModuleType:
+    """benchmarks/rescore_bench.py as a module (its budget's targets and step names)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rescore_bench_budget", ROOT / "benchmarks" / "rescore_bench.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def budget_of(out: str) -> dict[str, tuple[float | None, float]]:
+    """The benchmark's budget table: each step's (ms, target ms), after checking that every step of the
+    contract (#47) is printed once against its own target, the worker's total and the main process included,
+    and that each says whether it is within its target. No timing is asserted: timings are the benchmark's."""
+    bench = rescore_bench()
+    rows = [line.strip("|").split("|") for line in out.splitlines() if line.startswith("| ")]
+    table = {cells[0].strip(): [c.strip() for c in cells[1:]] for cells in rows if len(cells) == 4}
+    assert table.pop("step") == ["ms", "target ms", "within"], out
+    names = [bench.STEP_NAMES.get(step, step) for step in bench.TARGETS_MS]
+    targets = [*bench.TARGETS_MS.values(), bench.WORKER_TARGET_MS, bench.MAIN_TARGET_MS]
+    assert list(table) == [*names, bench.STEP_NAMES["worker"], bench.STEP_NAMES["main"]], out
+    budget: dict[str, tuple[float | None, float]] = {}
+    for (name, (ms, target, within)), expected in zip(table.items(), targets, strict=True):
+        assert float(target) == expected, name
+        measured = None if ms.startswith("n/a") else float(ms)
+        assert within == ("-" if measured is None else "yes" if measured <= expected else "OVER"), name
+        budget[name] = (measured, expected)
+    assert bench.WORKER_TARGET_MS == round(sum(bench.TARGETS_MS.values()), 3)
+    return budget

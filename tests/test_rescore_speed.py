@@ -13,7 +13,7 @@ from pydantic import BaseModel, PrivateAttr
 from envs import environment_constructor
 from envs._tasks import gc_paused
 from envs._tracked import _deep_copy
-from tests.conftest import ROOT, real_run
+from tests.conftest import ROOT, budget_of, real_run, rescore_bench
 
 BENCH = ROOT / "benchmarks" / "rescore_bench.py"
 ATOMS = (str, int, float, bool, type(None))
@@ -106,6 +106,11 @@ def test_the_benchmark_at_scale_prints_the_three_figures_and_the_speedup_last():
     for figure in ("warm ratio (per trajectory, load excluded): ", "one-time load: ", "end-to-end ratio at N=12"):
         assert figure in out, out
     assert "pipeline end-to-end ratio at N=12" in out, out
+    budget, bench = budget_of(out), rescore_bench()
+    # one worker: the main process scores too, so its own share is not measured apart (but it is listed)
+    assert budget.pop(bench.STEP_NAMES["main"]) == (None, bench.MAIN_TARGET_MS)
+    for name, (ms, target) in budget.items():
+        assert ms is not None and ms >= 0 and target > 0, name
     last = out.strip().splitlines()[-1]
     speedup, peak = last.split(" ")
     assert speedup.startswith("speedup=") and float(speedup.removeprefix("speedup=")) > 0

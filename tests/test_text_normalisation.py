@@ -128,6 +128,9 @@ def test_skipping_a_step_that_cannot_match_changes_nothing():
         '{"thought": "decline it", "reply": "Sorry, you cannot."}', "| a | b |\n|---|---|\n| 1 | 2 |",
         "**Note** 1. Cancel 2. Book", "\u25c1think\u25b7x\u25c1/think\u25b7y", "<|channel|>analysis<|message|>x<|end|>hi",
         "It\u2019s \u2014 fine\u200b", "reasoning first</think>Then the answer", "\ufb01ne caf\u00e9 e\u0301 \u00bd x\u00a0y",
+        # list items run together: one- and two-digit numbers, tabs, digits of another script, a 3-digit number
+        "Options: 12. Book a new one 13) Cancel", "x \t 1) Foo \t2) \"Bar\"", "a \u0663. Book b \u0661\u0662) Cancel",
+        "Do 123. Apples 4. Pears", "ok 1. Yes", "1. Yes 2. No", "\u2019 said 9) (it) 10. A",
     ]
     for path in sorted(REAL_RUNS.glob("*.json")):
         for sim in json.loads(path.read_text(encoding="utf-8"))["simulations"]:
@@ -171,3 +174,33 @@ def test_the_pattern_gate_never_rules_out_a_text_its_pattern_matches():
     assert ruled_out > 0.8 * len(texts) * len(patterns)
     assert not gateable("the \u017fame") and not gateable("D\u0131nner") and gateable("a \u2192 b")
     assert re.search("same", "the \u017fame", re.IGNORECASE)  # why: "s" matches the long s, whose lowercase it is not
+
+
+def test_the_compiled_gate_answers_as_walking_the_requirements():
+    """``holds`` runs a pattern's requirements compiled into one expression (a speed-up, #47): on the units of every
+    message of one shared run, for every pattern the readers gate, it answers what walking them answers; and
+    both answers occur."""
+    import json
+
+    from conversation_reading._claims import claim_kinds
+    from conversation_reading._gate import holds, needs, walked
+    from conversation_reading._units import _units
+    from conversation_reading._vocabulary import vocabulary
+    from tests.conftest import real_run
+
+    v = vocabulary()
+    patterns = [p for k in claim_kinds()[0] for p in k.patterns]
+    patterns += [p for k in v.kinds.values() for p in (*k.subject, *k.declined_by, *k.indirect)]
+    patterns += [o.pattern for offers in v.offers.values() for o in offers] + list(v.requests.values())
+    patterns += [v.decline, v.compensation_request, v.compensation_offer, v.reasoning, v.aside, v.second_person]
+    raw = json.loads(real_run("whissle_airline_tau3_1trial.json").read_text(encoding="utf-8"))
+    texts = [u.lower() for sim in raw["simulations"] for m in sim["messages"] if isinstance(m.get("content"), str)
+             for u in _units(normalise(m["content"]).text)]
+    answers = set()
+    for p in patterns:
+        required = needs(p)
+        for text in texts:
+            answer = holds(required, text)
+            assert answer == walked(required, text), (p.pattern[:80], text[:200])
+            answers.add(answer)
+    assert answers == {True, False}
