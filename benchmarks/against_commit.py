@@ -68,7 +68,9 @@ def _verdict_rows(run: Path) -> dict:
     trials = pd.read_parquet(run / "trials.parquet")
     trials["file"] = trials["source_file"].map(lambda f: Path(str(f)).name)
     key = trials[["trajectory_id", "file", "simulation_id", "task_id", "trial"]]
-    scores = pd.read_parquet(run / "scores.parquet").merge(key, on="trajectory_id")
+    scores = pd.read_parquet(run / "scores.parquet")
+    scores = scores.drop(columns=[c for c in key.columns if c != "trajectory_id" and c in scores.columns])
+    scores = scores.merge(key, on="trajectory_id")
     return {"trials": trials.to_dict("records"), "scores": scores.to_dict("records")}
 
 
