@@ -235,6 +235,25 @@ def _check_claims(variant: GoldVariant, record: ConversationRecord, out: Explana
     elif found:
         c = found[0]
         out.doubts.append(f"message {c.message_index} states {c.what} falsely ({c.truth}); the user's decision did not rest on it")
+    if acted:
+        return
+    _check_sentences(record, out)
+
+
+def _check_sentences(record: ConversationRecord, out: Explanation) -> None:
+    """Every consequential sentence accounted for (#46 item 2): a false one the user relied on voids the credit
+    (``claims_true``); one the user relied on that nothing checks leaves it uncertain."""
+    relied = [s for s in record.sentences if s.relied_on]
+    false = next((s for s in relied if s.verdict == "false"), None)
+    if false is not None:
+        out.preconditions.append(PreconditionResult(
+            "claims_true", False, f"message {false.message_index} states falsely ({false.excerpt[:100]!r}): "
+            f"{false.why} ({false.clause}); the user relied on it"))
+        return
+    unchecked = next((s for s in relied if not s.accounted), None)
+    if unchecked is not None:
+        out.doubts.append(f"message {unchecked.message_index}'s {unchecked.kind.replace('_', ' ')} is not checkable "
+                          f"({unchecked.excerpt[:100]!r}): {unchecked.why}; the user relied on it")
 
 
 def variant_clauses(variant: GoldVariant) -> set[str]:

@@ -47,6 +47,7 @@ BROKEN_GOLD = "broken gold"
 NO_YES = "a write without the user's explicit yes"
 NO_DETAILS = "a write whose details the agent did not list before the user's yes"
 CONDUCT = "conduct the policy forbids"
+FALSE_SENTENCE = "a false statement the user relied on"
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,10 @@ def strict_verdict(
     if unlisted:
         first = unlisted[0]
         return StrictVerdict(0.0, f"{NO_DETAILS}: message {first.message_index}: {first.no_details}")
+    false = next((s for s in record.sentences if s.relied_on and s.verdict == "false"), None)
+    if false is not None:  # a false consequential sentence the user relied on (#46 item 2; CONVENTIONS rule 3)
+        return StrictVerdict(0.0, f"{FALSE_SENTENCE}: message {false.message_index}: {false.excerpt[:160]!r}: "
+                             f"{false.why} ({false.clause})")
     kind = governing_evidence(domain, task_version, task)
     conduct = conduct_violations(record, actions, kind)
     if conduct:  # compensation offered unasked, a forbidden cancellation, an unwarranted transfer (#40 item 4)
