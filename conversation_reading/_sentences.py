@@ -372,9 +372,11 @@ def consequential_sentences(turns: list[Turn], states: list[_State], domain: str
                 verdict, clause, why = "false", "claim", "a claim kind's checker finds it false"
             if relied is None:
                 relied = _relied(turns, t.index, decisions, is_write)
+                asked = relied or _asked_to_confirm(turns, t.index)
             out.append(ConsequentialSentence(kind=kind, verdict=verdict, clause=clause, why=why,  # type: ignore[arg-type]
                                              message_index=t.index, excerpt=excerpt,
-                                             relied_on=relied if relied_here is None else relied_here))
+                                             relied_on=relied_here if relied_here is not None else
+                                             relied or (asked and kind == "rule_claim")))
     return out
 
 
@@ -393,6 +395,17 @@ def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
     return tool is not None and any(c.name == tool for t in turns[index:] for c in t.calls)
 
 
+_CONFIRM_ASKED = re.compile(r"\b(?:confirm|is (?:that|this|it) (?:right|correct|true)|be honou?red|am I right)\b[^?]*\?",
+                            re.IGNORECASE)
+
+
+def _asked_to_confirm(turns: list[Turn], index: int) -> bool:
+    """The user's message before ``index`` asks the agent to confirm what they believe: the answer is what they
+    go on with."""
+    before = next((t for t in reversed(turns[:index]) if t.role == "user" and t.text.strip()), None)
+    return before is not None and bool(_CONFIRM_ASKED.search(before.text))
+
+
 def _relied(turns: list[Turn], index: int, decisions: set[int], is_write: Callable[[str], bool]) -> bool:
     for t in turns[index:]:
         if t.role == "user" and t.text.strip():
@@ -409,6 +422,9 @@ def _judge(kind: str, sentence: str, checker: _Checker) -> tuple[str, str, str]:
     plan = checker.plan() if (_CERTIFICATE_ID.search(sentence) or _GIFT_CARD_ID.search(sentence)) else None
     if plan is not None and (_CERTIFICATE_ID if plan[0] == "certificate" else _GIFT_CARD_ID).search(sentence):
         return "false", "payment.limits", plan[1]
+    conditional = _conditional_promise(sentence, checker) if kind != "question" else None
+    if conditional is not None:
+        return conditional
     if kind == "figure":
         for amount in _amounts(sentence):
             typed = checker.typed_figure(sentence, amount)
@@ -420,10 +436,6 @@ def _judge(kind: str, sentence: str, checker: _Checker) -> tuple[str, str, str]:
             checker.derive(amounts)
             return "true", "figures", "each figure is one the database as read or the policy model gives"
         return "not_checkable", "", "a figure neither the database as read nor the policy model gives"
-    if kind == "promise":
-        conditional = _conditional_promise(sentence, checker)
-        if conditional is not None:
-            return conditional
     if kind in ("rule_claim", "decline", "offer", "promise"):
         act = _ACT.search(sentence) if kind in ("offer", "promise") else None
         if kind in ("offer", "promise") and act is None:

@@ -104,8 +104,11 @@ def strict_verdict(
     if unlisted:
         first = unlisted[0]
         return StrictVerdict(0.0, f"{NO_DETAILS}: message {first.message_index}: {first.no_details}")
-    false = next((s for s in record.sentences if s.relied_on and s.verdict == "false"), None)
-    if false is not None:  # a false consequential sentence the user relied on (#46 item 2; CONVENTIONS rule 3)
+    # a false statement of fact, figure or rule the user relied on (#46 item 2; CONVENTIONS rule 3); an offer or
+    # promise counts where it is taken (the conduct checks), a claim kind's sentence where its own reading says
+    false = next((s for s in record.sentences if s.relied_on and s.verdict == "false" and s.clause != "claim"
+                  and s.kind in ("figure", "rule_claim", "fact_claim", "decline")), None)
+    if false is not None:
         return StrictVerdict(0.0, f"{FALSE_SENTENCE}: message {false.message_index}: {false.excerpt[:160]!r}: "
                              f"{false.why} ({false.clause})")
     kind = governing_evidence(domain, task_version, task)
