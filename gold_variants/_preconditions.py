@@ -232,9 +232,12 @@ def _check_claims(variant: GoldVariant, record: ConversationRecord, out: Explana
         out.preconditions.append(PreconditionResult(
             "claims_true", False, f"message {c.message_index} claims {c.what} falsely ({c.excerpt[:100]!r}): {c.truth}; "
             "the user acted on it"))
-    elif found:
-        c = found[0]
-        out.doubts.append(f"message {c.message_index} states {c.what} falsely ({c.truth}); the user's decision did not rest on it")
+    # a false statement the user did not act on is noted, not fatal, and accounted for (#46 item 2): only an offer
+    # of this refusal's own workaround leaves it uncertain (the refusal rests on a workaround the policy forbids)
+    offered = next((c for c in found if not c.acted_on and c.kind in scoped), None)
+    if not acted and offered is not None:
+        out.doubts.append(f"message {offered.message_index} states {offered.what} falsely ({offered.truth}); the user's "
+                          "decision did not rest on it")
     if acted:
         return
     _check_sentences(record, out)
