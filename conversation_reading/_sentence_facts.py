@@ -80,8 +80,8 @@ def _near(x: float, values: Iterable[float]) -> bool:
 class _Checker:
     """The policy model over what the conversation had read before one message."""
 
-    def __init__(self, state: _State, text: str, flights_db: Any) -> None:
-        self.state, self.text = state, text
+    def __init__(self, state: _State, text: str, flights_db: Any, written: bool = False) -> None:
+        self.state, self.text, self.written = state, text, written
         self.policy = AirlinePolicy(flights_db or {}, state.now, self._status) if state.now is not None else None
         self._known: set[float] | None = None
         self._itineraries: set[float] | None = None
@@ -94,6 +94,17 @@ class _Checker:
 
     def reservation(self, sentence: str) -> dict[str, Any] | None:
         return _offered(sentence, self.text, self.state)
+
+    def named_reservation(self, sentence: str) -> dict[str, Any] | None:
+        """The reservation a statement of a rule is about: the one the sentence names, else the one its message
+        names, else the only one read (None: several, none named)."""
+        for scope in (sentence, self.text):
+            named = [r for rid, r in self.state.reservations.items() if rid in scope]
+            if len(named) == 1:
+                return named[0]
+            if named:
+                return None
+        return next(iter(self.state.reservations.values())) if len(self.state.reservations) == 1 else None
 
     # --- figures ------------------------------------------------------------------------------------------
     def known(self) -> set[float]:
@@ -173,7 +184,9 @@ class _Checker:
         if self.policy is None or res is None:
             return None
         n = len(res.get("passengers") or [])
-        if _REFUND.search(sentence) and _CANCEL.search(self.text) and not _COMPENSATION.search(sentence):
+        if self.written:
+            return None  # a write since the records were read: the figures may be of the records as changed
+        if _REFUND.search(sentence) and _CANCEL.search(sentence) and not _COMPENSATION.search(sentence):
             refund = self.policy.cancellation_refund(res)
             allowed = {refund.total, *(-t.amount for t in refund.transfers)}
             if refund.verdict and refund.total > 0 and not _near(amount, allowed) and not _near(amount, self.known()):
@@ -239,12 +252,12 @@ class _Checker:
         return {float(m["amount"]) for m in methods.values() if isinstance(m, dict) and isinstance(m.get("amount"), int | float)}
 
     # --- rules ----------------------------------------------------------------------------------------------
-    def rule(self, topic: str, sentence: str, negative: bool) -> tuple[str, str, bool] | None:
+    def rule(self, topic: str, sentence: str, negative: bool, named: bool = False) -> tuple[str, str, bool] | None:
         """(clause, what the model says, whether the sentence is true) for a sentence saying that the reservation
         may (``negative``: may not) be cancelled, change flights or change cabin; None: the model cannot decide
         from what was read, or a claim kind reads it (a denial of what the rules allow: ``cabin_rule``, the
         declines)."""
-        res = self.reservation(sentence)
+        res = self.named_reservation(sentence) if named else self.reservation(sentence)
         if self.policy is None or res is None:
             return None
         if topic == "cancel":

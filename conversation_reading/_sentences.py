@@ -48,7 +48,7 @@ from conversation_reading._sentence_facts import (
 )
 from conversation_reading._units import split_sentences
 from conversation_reading._vocabulary import vocabulary
-from policy_model import BAG_ALLOWANCE
+from policy_model import AIRLINE, BAG_ALLOWANCE
 
 
 def _kind(sentence: str, decline: re.Pattern[str]) -> str | None:
@@ -70,10 +70,17 @@ def _kind(sentence: str, decline: re.Pattern[str]) -> str | None:
     return None
 
 
+_POSSIBLE = re.compile(r"\b(?:can|could|may|eligible|allowed|permitted|possible|able to|qualif\w+|entitled)\b", re.I)
+# an exception someone else may make ("a human agent may be able to make an exception"), not "I wish I could"
+_SOMEONE_MAY = re.compile(r"\b(?:human|supervisor|agent|specialist|team|manager|representative|someone|they)\b"
+                          r"[^.!?\n]{0,60}\b(?:may|might|could|can|able)\b", re.I)
+
+
 def _invented(sentence: str) -> tuple[str, str] | None:
     """Policy no clause states: an exception a human may make, a team that changes a tier, a compensation amount
     set by the tier."""
-    if _EXCEPTION.search(sentence) and not negated(sentence, _EXCEPTION.search(sentence).start()):  # type: ignore[union-attr]
+    exception = _EXCEPTION.search(sentence)
+    if exception is not None and not negated(sentence, exception.start()) and _SOMEONE_MAY.search(sentence):
         return "transfer", "the policy makes no exceptions: a transfer is for what the agent cannot handle"
     if _TIER_TEAM.search(sentence) and _TIER.search(sentence) or _TIER_TEAM.search(sentence) and re.search(
             r"\b(?:tier|status|membership)\b", sentence, re.I):
@@ -117,7 +124,8 @@ def consequential_sentences(turns: list[Turn], states: list[_State], domain: str
             kind = _kind(sentence, decline)
             if kind is None:
                 continue
-            checker = checker or _Checker(states[t.index], t.text, flights_db)
+            checker = checker or _Checker(states[t.index], t.text, flights_db,
+                                          written=any(is_write(c.name) for u in turns[: t.index] for c in u.calls))
             verdict, clause, why = _judge(kind, sentence, checker)
             excerpt, _start, _end = t.excerpt(sentence)
             relied_here = _taken(turns, t.index, sentence) if kind == "offer" else None
@@ -202,7 +210,9 @@ def _judge(kind: str, sentence: str, checker: _Checker) -> tuple[str, str, str]:
                 return "read_elsewhere", "", "a conditional statement of the rule, about no record"
             negative = kind == "decline" or bool(vocabulary().decline.search(sentence)) or bool(
                 re.search(r"\b(?:not|no|never|isn't|aren't|cannot|can't)\b", sentence, re.I))
-        ruled = checker.rule(topic, sentence, negative) if topic else None
+            if not negative and not _POSSIBLE.search(sentence):
+                topic = None  # neither says it may nor that it may not ("I must adhere to the cancellation policy")
+        ruled = checker.rule(topic, sentence, negative, named=act is None) if topic else None
         if ruled is not None:
             clause, why, true = ruled
             return ("true" if true else "false"), clause, why
@@ -259,11 +269,24 @@ def _conditional_promise(sentence: str, checker: _Checker) -> tuple[str, str, st
     return "false", found[0][0], "; ".join(f[1] for f in found) + ": the condition cannot be met"
 
 
+# the policy's clauses as an agent restates them, about no record (true by the clause's own words)
+_GENERAL_RULES = {
+    "cabin.same": re.compile(r"\bcabin\b[^.!?\n]{0,50}\b(?:same|consistent|uniform|match)\w*\b[^.!?\n]{0,50}"
+                             r"\b(?:all|every|each|entire|both)\b", re.I),
+    "change.basic_economy": re.compile(r"\bbasic economy\b[^.!?\n]{0,60}\b(?:cannot|can't|can not|not)\b[^.!?\n]{0,30}"
+                                       r"\b(?:modif|chang)\w*", re.I),
+    "cabin.flown": re.compile(r"\bcabin\b[^.!?\n]{0,60}\b(?:cannot|can't|not)\b[^.!?\n]{0,60}\bflown\b", re.I),
+}
+
+
 def _rule_table(sentence: str) -> tuple[str, str, str]:
     """A rule claim about a clause the model states as a table (bags) is read by its claim kind; one about no
     clause the model checks is not checkable."""
     if _BAGS.search(sentence) and any(tier in sentence.lower() for tier in BAG_ALLOWANCE):
         return "read_elsewhere", "bags.allowance", "the bag allowance claim kind reads it"
+    stated = next((c for c, p in _GENERAL_RULES.items() if p.search(sentence)), None)
+    if stated is not None:
+        return "true", stated, AIRLINE[stated].quote
     if _CANCEL.search(sentence) or _CABIN.search(sentence) or _FLIGHTS.search(sentence) or _COMPENSATION.search(sentence):
         return "not_checkable", "", "a rule claim on a record the conversation never read"
     return "read_elsewhere", "", "a statement of the policy's general rules, no figure or record"
