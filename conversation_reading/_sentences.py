@@ -50,8 +50,14 @@ from conversation_reading._units import split_sentences
 from conversation_reading._vocabulary import vocabulary
 from policy_model import AIRLINE, BAG_ALLOWANCE
 
+# an option in a list ("1. **Cancel the reservation** — ..."): an offer of that act, whatever the line says of it
+_OPTION = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|option \w+:?)\s*\**\s*(?:you (?:can|could) )?"
+                     r"(cancel\w*|chang\w*|modif\w*|upgrad\w*|rebook\w*|switch\w*|transfer\w*|keep\w*)\b", re.I)
+
 
 def _kind(sentence: str, decline: re.Pattern[str]) -> str | None:
+    if _OPTION.match(sentence):
+        return "offer"
     if decline.search(sentence):
         return "decline"
     if _MONEY.search(sentence):
@@ -94,7 +100,11 @@ def _invented(sentence: str) -> tuple[str, str] | None:
 
 def _insurance_waiver(sentence: str) -> tuple[str, str] | None:
     m = _INSURANCE_WAIVER.search(sentence)
-    if m is None or not _CHANGE_COSTS.search(sentence) or negated(sentence, m.start()):
+    if m is None or negated(sentence, m.start()):
+        return None
+    # what it waives or covers: a change's cost next to the verb, not a cancellation for health or weather
+    near = sentence[max(0, m.start() - 40) : m.end() + 80]
+    if not _CHANGE_COSTS.search(near) or re.search(r"\b(?:cancel\w*|health|weather|medical)\b", sentence[m.start() : m.end() + 40], re.I):
         return None
     if re.search(r"\b(?:does not|doesn't|do not|don't|won't|will not|isn't|is not|not)\b[^.!?\n]{0,30}\b(?:waiv|cover)",
                  sentence, re.I):
@@ -148,7 +158,7 @@ _OFFERED_TOOLS = (("cancel", "cancel_reservation"), ("chang|modif|rebook|switch|
 
 def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
     """An offer is relied on when it is taken: a call of the tool it offers follows (None: it offers no act)."""
-    act = _ACT.search(sentence)
+    act = _OPTION.match(sentence) or _ACT.search(sentence)
     if act is None:
         return None
     verb = act.group(1).lower()
@@ -198,7 +208,7 @@ def _judge(kind: str, sentence: str, checker: _Checker) -> tuple[str, str, str]:
             return "true", "figures", "each figure is one the database as read or the policy model gives"
         return "not_checkable", "", "a figure neither the database as read nor the policy model gives"
     if kind in ("rule_claim", "decline", "offer", "promise"):
-        act = _ACT.search(sentence) if kind in ("offer", "promise") else None
+        act = (_OPTION.match(sentence) or _ACT.search(sentence)) if kind in ("offer", "promise") else None
         if kind in ("offer", "promise") and act is None:
             return "read_elsewhere", "", f"the record's {kind}s read it"
         if act is not None:
@@ -250,7 +260,7 @@ def _conditional_promise(sentence: str, checker: _Checker) -> tuple[str, str, st
     """A promise of compensation or a refund on a condition the user may meet ("if you later decide to modify or
     cancel, I'll issue the certificate"): false where the rules forbid every act the condition names."""
     m = _IF_ACT.search(sentence)
-    if m is None or not (_COMPENSATION.search(sentence) or _REFUND.search(sentence)):
+    if m is None or not _COMPENSATION.search(sentence):
         return None
     res = checker.reservation(sentence)
     if checker.policy is None or res is None:
