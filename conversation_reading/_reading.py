@@ -317,7 +317,7 @@ def _sentences(r: _Reading, claims: list[Claim], until: int | None, writes: list
     from conversation_reading._domain import domain_db
 
     decisions = {i for i in (until, *(w.confirmation_index for w in writes)) if i is not None}
-    return consequential_sentences(r.turns, r.states, r.domain, claims, until, decisions, r.is_write,
+    return consequential_sentences(r.turns, lambda: r.states, r.domain, claims, until, decisions, r.is_write,
                                    domain_db(r.domain))
 
 

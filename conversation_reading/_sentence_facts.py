@@ -7,7 +7,8 @@ changing a reservation the sentence names. The vocabulary of what a sentence is 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import cached_property
 from itertools import combinations
 from typing import Any
 
@@ -74,18 +75,36 @@ def _amounts(sentence: str) -> list[float]:
 
 
 def _near(x: float, values: Iterable[float]) -> bool:
+    """``x`` is one of ``values`` to the cent (a set of figures is held rounded to cents: a lookup)."""
+    if isinstance(values, set | frozenset):
+        return round(x, 2) in values
     return any(abs(x - v) < 0.01 for v in values)
+
+
+def _cents(values: Iterable[float]) -> set[float]:
+    return {round(v, 2) for v in values}
 
 
 class _Checker:
     """The policy model over what the conversation had read before one message."""
 
-    def __init__(self, state: _State, text: str, flights_db: Any, written: bool = False) -> None:
-        self.state, self.text, self.written = state, text, written
-        self.policy = AirlinePolicy(flights_db or {}, state.now, self._status) if state.now is not None else None
+    def __init__(self, state: Callable[[], _State], text: str, flights_db: Any, written: bool = False,
+                 shared: dict[Any, set[float]] | None = None) -> None:
+        self._state_of, self.text, self.written, self._db = state, text, written, flights_db
+        self.shared = shared if shared is not None else {}  # ``known`` by state, across one conversation's messages
         self._known: set[float] | None = None
         self._itineraries: set[float] | None = None
         self.stated: list[float] = []  # the figures of the message's true sentences so far
+
+    @cached_property
+    def state(self) -> _State:
+        """The database as read before the message: built only for a sentence whose check reads it."""
+        return self._state_of()
+
+    @cached_property
+    def policy(self) -> AirlinePolicy | None:
+        now = self.state.now
+        return AirlinePolicy(self._db or {}, now, self._status) if now is not None else None
 
     def _status(self, number: str, date: str) -> str | None:
         from conversation_reading._claims import _status
@@ -114,6 +133,12 @@ class _Checker:
         if self._known is not None:
             return self._known
         s = self.state
+        # the same records as read give the same figures: one computation per state of the database as read
+        key = (id(s.user), *(id(r) for r in s.reservations.values()), None, *(id(f) for f in s.flights.values()))
+        cached = self.shared.get(key)
+        if cached is not None:
+            self._known = cached
+            return cached
         found: set[float] = set()
         passengers = {len(r.get("passengers") or []) for r in s.reservations.values()} | {1}
         most = max(passengers) if passengers else 1
@@ -134,24 +159,10 @@ class _Checker:
                     diff = self.policy.fare_difference(r, cabin, self.policy.legs(r))
                     if diff.verdict:
                         found |= {diff.total, abs(diff.total), diff.per_passenger, abs(diff.per_passenger)}
-        named = list(dict.fromkeys(_FLIGHT_NO.findall(self.text)))[:6]
-        legs = [s.flights[n] for n in named if n in s.flights and isinstance(s.flights[n].get("prices"), dict)]
-        paid = {sum(float(p.get("amount", 0)) for p in r.get("payment_history") or [] if isinstance(p, dict))
-                for r in s.reservations.values()}
         for leg in s.flights.values():
             found |= {float(v) for v in (leg.get("prices") or {}).values() if isinstance(v, int | float)}
-        for cabin in ("basic_economy", "economy", "business"):
-            prices = [float(leg["prices"][cabin]) for leg in legs if isinstance(leg["prices"].get(cabin), int | float)]
-            sums = {0.0}
-            for p in prices:
-                sums |= {x + p for x in sums}
-            for x in sums:
-                for n in passengers:
-                    total = x * n
-                    found |= {total, total + INSURANCE_PER_PASSENGER * n, *(total - p for p in paid),
-                              *(abs(total - p) for p in paid)}
         # what is left to pay after one certificate and up to three gift cards (the payment limits)
-        top = sorted(found)[-200:]
+        top = sorted(found)[-100:]
         certificates = [float(m["amount"]) for m in ((s.user or {}).get("payment_methods") or {}).values()
                         if isinstance(m, dict) and m.get("source") == "certificate" and isinstance(m.get("amount"), int | float)]
         cards = [float(m["amount"]) for m in ((s.user or {}).get("payment_methods") or {}).values()
@@ -161,8 +172,8 @@ class _Checker:
             applied |= {a + sum(c) for a in list(applied) for c in combinations(cards, k)}
         found |= {t - a for t in top for a in applied if t - a > 0}
         found |= {sum(c) for k in range(2, len(balances) + 1) for c in combinations(balances, k)} if len(balances) <= 8 else set()
-        self._known = found
-        return found
+        self._known = self.shared[key] = _cents(found)
+        return self._known
 
     def plan(self) -> tuple[str, str] | None:
         """A payment plan in the message using more certificates or gift cards than one reservation may."""
@@ -223,6 +234,8 @@ class _Checker:
                 sums |= {x + price for x in sums}
             for res in reservations:
                 n = len(res.get("passengers") or []) or 1
+                paid = sum(float(p.get("amount", 0)) for p in res.get("payment_history") or [] if isinstance(p, dict))
+                found |= {x * n - paid for x in sums} | {abs(x * n - paid) for x in sums}
                 old = [float(f.get("price", 0)) for f in res.get("flights") or [] if isinstance(f, dict)]
                 kept = {0.0}
                 for price in old if res.get("cabin") == cabin else []:
@@ -231,8 +244,8 @@ class _Checker:
                     for k in kept:
                         diff = x + k - sum(old)
                         found |= {x, x * n, x * n + INSURANCE_PER_PASSENGER * n, diff, abs(diff), diff * n, abs(diff) * n}
-        self._itineraries = found
-        return found
+        self._itineraries = _cents(found)
+        return self._itineraries
 
     def derive(self, amounts: Iterable[float]) -> None:
         """Figures a true sentence gave: later sentences of the message may multiply them by the passengers,
@@ -240,12 +253,12 @@ class _Checker:
         known = self.known()
         passengers = {len(r.get("passengers") or []) for r in self.state.reservations.values()} | {1}
         for a in amounts:
-            known |= {a * n for n in passengers}
-            known |= {a - float(p.get("amount", 0)) for r in self.state.reservations.values()
-                      for p in r.get("payment_history") or [] if isinstance(p, dict)}
+            known |= _cents(a * n for n in passengers)
+            known |= _cents(a - float(p.get("amount", 0)) for r in self.state.reservations.values()
+                            for p in r.get("payment_history") or [] if isinstance(p, dict))
             self.stated.append(a)
         recent = self.stated[-6:]
-        known |= {sum(c) for k in (2, 3) for c in combinations(recent, k)}
+        known |= _cents(sum(c) for k in (2, 3) for c in combinations(recent, k))
 
     def balances(self) -> set[float]:
         methods = (self.state.user or {}).get("payment_methods") or {}

@@ -20,6 +20,7 @@ from typing import Any
 
 from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
+from conversation_reading._gate import holds, needs
 from conversation_reading._record import Claim, ConsequentialSentence
 from conversation_reading._sentence_facts import (
     _BAGS,
@@ -55,10 +56,10 @@ _OPTION = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|option \w+:?)\s*\**\s*(?:you (?
                      r"(cancel\w*|chang\w*|modif\w*|upgrad\w*|rebook\w*|switch\w*|transfer\w*|keep\w*)\b", re.I)
 
 
-def _kind(sentence: str, decline: re.Pattern[str]) -> str | None:
+def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...]) -> str | None:
     if _OPTION.match(sentence):
         return "offer"
-    if decline.search(sentence):
+    if holds(gate, sentence.lower()) and decline.search(sentence):  # the gate first: most say no decline
         return "decline"
     if _MONEY.search(sentence):
         return "figure"
@@ -113,7 +114,7 @@ def _insurance_waiver(sentence: str) -> tuple[str, str] | None:
             "waives no change fee, fare difference or upgrade cost")
 
 
-def consequential_sentences(turns: list[Turn], states: list[_State], domain: str, claims: list[Claim],
+def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]], domain: str, claims: list[Claim],
                             until: int | None, decisions: set[int], is_write: Callable[[str], bool],
                             flights_db: Any) -> list[ConsequentialSentence]:
     """Every consequential agent sentence before message ``until`` (the user's final decision; None: all), with
@@ -123,27 +124,32 @@ def consequential_sentences(turns: list[Turn], states: list[_State], domain: str
     if domain != "airline":
         return []
     decline = vocabulary().decline
+    gate = needs(decline)
     false_claims = {(c.message_index, c.excerpt[:60]) for c in claims if c.false}
     out: list[ConsequentialSentence] = []
+    shared: dict[Any, set[float]] = {}
+    first_write = next((t.index for t in turns if any(is_write(c.name) for c in t.calls)), len(turns))
+    acted_after = max((t.index for t in turns if any(is_write(c.name) or c.name == "transfer_to_human_agents"
+                                                     for c in t.calls)), default=-1)
     for t in turns:
         if t.role != "assistant" or not t.text or (until is not None and t.index >= until):
             continue
         checker: _Checker | None = None
-        relied: bool | None = None
+        relied = _relied(turns, t.index, decisions, is_write)
+        asked = relied or _asked_to_confirm(turns, t.index)
+        if not (asked or _worth_reading(t.text, acted_after > t.index)):
+            continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
         for sentence in split_sentences(t.text):
-            kind = _kind(sentence, decline)
+            kind = _kind(sentence, decline, gate)
             if kind is None:
                 continue
-            checker = checker or _Checker(states[t.index], t.text, flights_db,
-                                          written=any(is_write(c.name) for u in turns[: t.index] for c in u.calls))
-            verdict, clause, why = _judge(kind, sentence, checker)
+            checker = checker or _Checker(lambda i=t.index: states()[i], t.text, flights_db,
+                                          written=first_write < t.index, shared=shared)
+            verdict, clause, why = _judge(kind, sentence, checker, figures=relied)
             excerpt, _start, _end = t.excerpt(sentence)
             relied_here = _taken(turns, t.index, sentence) if kind == "offer" else None
             if verdict != "false" and any(i == t.index and e[:40] in excerpt for i, e in false_claims):
                 verdict, clause, why = "false", "claim", "a claim kind's checker finds it false"
-            if relied is None:
-                relied = _relied(turns, t.index, decisions, is_write)
-                asked = relied or _asked_to_confirm(turns, t.index)
             out.append(ConsequentialSentence(kind=kind, verdict=verdict, clause=clause, why=why,  # type: ignore[arg-type]
                                              message_index=t.index, excerpt=excerpt,
                                              relied_on=relied_here if relied_here is not None else
@@ -177,6 +183,16 @@ def _asked_to_confirm(turns: list[Turn], index: int) -> bool:
     return before is not None and bool(_CONFIRM_ASKED.search(before.text))
 
 
+_STANDS_ALONE = re.compile(  # what counts without the user's decision following it: invented policy, a taken offer
+    r"exception|team|department|desk|insurance|\bif\b[^.!?\n]{0,60}\b(?:modif|chang|cancel)", re.IGNORECASE)
+
+
+def _worth_reading(text: str, acts_follow: bool) -> bool:
+    """A message no decision follows is read only for what stands on its own: invented policy or an insurance
+    waiver, a promise on a condition, or an offer a later write or transfer may take."""
+    return bool(_STANDS_ALONE.search(text)) or (acts_follow and bool(_OPTION.search(text) or _ACT.search(text)))
+
+
 def _relied(turns: list[Turn], index: int, decisions: set[int], is_write: Callable[[str], bool]) -> bool:
     for t in turns[index:]:
         if t.role == "user" and t.text.strip():
@@ -186,7 +202,10 @@ def _relied(turns: list[Turn], index: int, decisions: set[int], is_write: Callab
     return False
 
 
-def _judge(kind: str, sentence: str, checker: _Checker) -> tuple[str, str, str]:
+def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) -> tuple[str, str, str]:
+    """The sentence's verdict. ``figures``: check its figures against every figure the model gives (the costly
+    part: done where the user's decision followed the message; elsewhere a figure is left unchecked, which no
+    credit reads)."""
     invented = _invented(sentence) or _insurance_waiver(sentence)
     if invented is not None and not (_HEDGED.search(sentence) and kind == "decline"):
         return "false", invented[0], invented[1]
@@ -196,6 +215,8 @@ def _judge(kind: str, sentence: str, checker: _Checker) -> tuple[str, str, str]:
     conditional = _conditional_promise(sentence, checker) if kind != "question" else None
     if conditional is not None:
         return conditional
+    if kind == "figure" and not figures:
+        return "not_checkable", "", "not checked: the user's decision did not follow it"
     if kind == "figure":
         for amount in _amounts(sentence):
             typed = checker.typed_figure(sentence, amount)
