@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from conversation_reading._conversation_state import _State
@@ -143,14 +144,14 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
             kind = _kind(sentence, decline, gate)
             if kind is None:
                 continue
-            checker = checker or _Checker(lambda i=t.index: states()[i], t.text, flights_db,
+            checker = checker or _Checker(partial(_state_at, states, t.index), t.text, flights_db,
                                           written=first_write < t.index, shared=shared)
             verdict, clause, why = _judge(kind, sentence, checker, figures=relied)
             excerpt, _start, _end = t.excerpt(sentence)
             relied_here = _taken(turns, t.index, sentence) if kind == "offer" else None
             if verdict != "false" and any(i == t.index and e[:40] in excerpt for i, e in false_claims):
                 verdict, clause, why = "false", "claim", "a claim kind's checker finds it false"
-            out.append(ConsequentialSentence(kind=kind, verdict=verdict, clause=clause, why=why,  # type: ignore[arg-type]
+            out.append(ConsequentialSentence(kind=kind, verdict=verdict, clause=clause, why=why,
                                              message_index=t.index, excerpt=excerpt,
                                              relied_on=relied_here if relied_here is not None else
                                              relied or (asked and kind == "rule_claim")))
@@ -191,6 +192,10 @@ def _worth_reading(text: str, acts_follow: bool) -> bool:
     """A message no decision follows is read only for what stands on its own: invented policy or an insurance
     waiver, a promise on a condition, or an offer a later write or transfer may take."""
     return bool(_STANDS_ALONE.search(text)) or (acts_follow and bool(_OPTION.search(text) or _ACT.search(text)))
+
+
+def _state_at(states: Callable[[], list[_State]], index: int) -> _State:
+    return states()[index]
 
 
 def _relied(turns: list[Turn], index: int, decisions: set[int], is_write: Callable[[str], bool]) -> bool:
