@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from conversation_reading._gate import gateable, holds, needs
 from conversation_reading._normalise import normalise
@@ -17,7 +18,13 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
 
 
 def split_sentences(text: str) -> list[str]:
-    return [s.strip() for line in _LINE.split(text) for s in _SENTENCE_END.split(line) if s.strip()]
+    return list(_split(text))  # a fresh list: callers may extend it
+
+
+@lru_cache(maxsize=64)
+def _split(text: str) -> tuple[str, ...]:
+    """The sentences of ``text``: every reader of a message splits it (the last 64: one conversation's, never a corpus's)."""
+    return tuple(s.strip() for line in _LINE.split(text) for s in _SENTENCE_END.split(line) if s.strip())
 
 
 def _units(text: str) -> list[str]:
