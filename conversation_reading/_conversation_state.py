@@ -45,8 +45,10 @@ def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list
     state = _State({}, None, None, {}, now, {}, domain)
     out = []
     for t, m in zip(turns, messages, strict=True):
-        out.append(_State(dict(state.reservations), state.last_reservation, state.user, dict(state.flights), now,
-                          dict(state.statuses), domain, state.said))
+        # the dicts are shared between messages until a tool result changes them (copied then): readers never
+        # write to a state
+        out.append(_State(state.reservations, state.last_reservation, state.user, state.flights, now,
+                          state.statuses, domain, state.said))
         if t.role in ("user", "assistant"):
             state.said += "\n" + t.text
         for c in t.calls:
@@ -55,15 +57,16 @@ def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list
             value = _json(m.content)
             name = calls[m.id].name
             if name == "get_reservation_details" and isinstance(value, dict) and "reservation_id" in value:
-                state.reservations[str(value["reservation_id"])] = value
+                state.reservations = {**state.reservations, str(value["reservation_id"]): value}
                 state.last_reservation = value
             elif name == "get_user_details" and isinstance(value, dict):
                 state.user = value
             elif name == "get_flight_status":
                 args = calls[m.id].arguments
                 status = value if isinstance(value, str) else (m.content or "").strip().strip('"')
-                state.statuses[(str(args.get("flight_number")), str(args.get("date")))] = status.lower()
+                state.statuses = {**state.statuses, (str(args.get("flight_number")), str(args.get("date"))): status.lower()}
             elif name.startswith("search_") and isinstance(value, list):
+                state.flights, state.statuses = dict(state.flights), dict(state.statuses)
                 for item in value:
                     legs = item if isinstance(item, list) else [item]
                     for leg in legs:

@@ -86,6 +86,7 @@ from conversation_reading._record import (
     Cancellation,
     Claim,
     ClauseRead,
+    ConsequentialSentence,
     ConversationRecord,
     Decline,
     FinalDecision,
@@ -97,6 +98,7 @@ from conversation_reading._record import (
     Write,
 )
 from conversation_reading._replies import acted_on
+from conversation_reading._sentences import consequential_sentences
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._write_details import listed_by_call
 
@@ -326,6 +328,16 @@ def _final_decision(r: _Reading, withdrawn: Settled | None, claims: list[Claim])
                          basis="; ".join(basis) or "nothing the agent said")
 
 
+def _sentences(r: _Reading, claims: list[Claim], until: int | None, writes: list[Write]) -> list[ConsequentialSentence]:
+    if r.domain != "airline":
+        return []
+    from conversation_reading._domain import domain_db
+
+    decisions = {i for i in (until, *(w.confirmation_index for w in writes)) if i is not None}
+    return consequential_sentences(r.turns, lambda: r.states, r.domain, claims, until, decisions, r.is_write,
+                                   domain_db(r.domain))
+
+
 def conversation_record(
     messages: Sequence[Message], domain: str, is_write: Callable[[str], bool], facts: Sequence[str] = (),
     clauses: Collection[str] | None = None, record_ids: Collection[str] = (),
@@ -357,13 +369,15 @@ def conversation_record(
     read = [_clause_read(r, n, offers) for n in names]
     requests = _requests(r)
     declines = sorted((d for n in names for d in r.declines(n)), key=lambda d: (d.message_index, d.clause))
+    final = _final_decision(r, withdrawn, claims)
+    writes = _writes(r, requests)
     return ConversationRecord(
         clauses_read=read,
         requests=requests,
         declines=declines,
         transfers=transfers,
         offers=offers,
-        writes=_writes(r, requests),
+        writes=writes,
         cancellations=_cancellations(r),
         unasked_compensation=None if compensation is None else UnaskedCompensation(
             message_index=compensation.message_index, detail=compensation.detail),
@@ -372,7 +386,8 @@ def conversation_record(
                                                    excerpt=answer.excerpt)],
         withdrawal=None if withdrawn is None else Withdrawal(
             what=withdrawn.what, message_index=withdrawn.message_index, excerpt=withdrawn.excerpt),
-        final_decision=_final_decision(r, withdrawn, claims),
+        final_decision=final,
+        sentences=_sentences(r, claims, final.message_index, writes),
         certificate_at=first_call_of(r.turns, {"send_certificate"}),
         compensation_raised_at=compensation_raised_at(r.turns),
         status_reads=status_reads(r.turns, messages),

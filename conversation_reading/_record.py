@@ -151,6 +151,27 @@ class Claim(_Part):
     end: int | None = None
 
 
+class ConsequentialSentence(_Part):
+    """An agent sentence before the user's decision that states a money figure, states what is allowed,
+    possible, eligible or required, or offers, promises or asks for a decision (#46 item 2), checked against
+    the policy model over the database as the conversation had read it (``_sentences``)."""
+
+    kind: Literal["decline", "offer", "promise", "figure", "rule_claim", "fact_claim", "question",
+                  "confirmation_request"]
+    # true/false: the policy model (or a claim checker) decides it; not_checkable: nothing decides it;
+    # read_elsewhere: another part of the record reads it (a decline, an offer, a confirmation request)
+    verdict: Literal["true", "false", "not_checkable", "read_elsewhere"]
+    clause: str  # the policy clause or figure it was checked against ("" where none)
+    why: str  # what the policy model says (a false one: the truth)
+    message_index: int
+    excerpt: str
+    relied_on: bool  # the user's decision followed it: their next message agrees, ends the call or decides
+
+    @property
+    def accounted(self) -> bool:
+        return self.verdict != "not_checkable"
+
+
 class Answer(_Part):
     what: str
     message_index: int
@@ -253,6 +274,7 @@ class ConversationRecord(BaseModel):
     cancellations: list[Cancellation] = []
     unasked_compensation: UnaskedCompensation | None = None
     claims: list[Claim] = []
+    sentences: list[ConsequentialSentence] = []  # every consequential agent sentence (``_sentences``)
     answers: list[Answer] = []
     withdrawal: Withdrawal | None = None
     final_decision: FinalDecision
@@ -329,7 +351,7 @@ def read_record(text: str) -> ConversationRecord:
 
 
 __all__ = [
-    "Act", "Answer", "Cancellation", "Claim", "ClauseRead", "ConversationRecord", "Decline", "FinalDecision",
+    "Act", "Answer", "Cancellation", "Claim", "ClauseRead", "ConsequentialSentence", "ConversationRecord", "Decline", "FinalDecision",
     "Misstatement", "Offer", "PendingEnding", "RECORD_SCHEMA_VERSION", "RecordNamed", "RecordVersionError",
     "StatedWant", "StatusRead", "TierClaim", "TierRead", "Transfer", "UnaskedCompensation", "UserRequest",
     "Withdrawal", "Write", "read_record",

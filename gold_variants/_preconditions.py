@@ -232,9 +232,31 @@ def _check_claims(variant: GoldVariant, record: ConversationRecord, out: Explana
         out.preconditions.append(PreconditionResult(
             "claims_true", False, f"message {c.message_index} claims {c.what} falsely ({c.excerpt[:100]!r}): {c.truth}; "
             "the user acted on it"))
-    elif found:
-        c = found[0]
-        out.doubts.append(f"message {c.message_index} states {c.what} falsely ({c.truth}); the user's decision did not rest on it")
+    # a false statement the user did not act on is noted, not fatal, and accounted for (#46 item 2): only an offer
+    # of this refusal's own workaround leaves it uncertain (the refusal rests on a workaround the policy forbids)
+    offered = next((c for c in found if not c.acted_on and c.kind in scoped), None)
+    if not acted and offered is not None:
+        out.doubts.append(f"message {offered.message_index} states {offered.what} falsely ({offered.truth}); the user's "
+                          "decision did not rest on it")
+    if acted:
+        return
+    _check_sentences(record, out)
+
+
+def _check_sentences(record: ConversationRecord, out: Explanation) -> None:
+    """Every consequential sentence accounted for (#46 item 2): a false one the user relied on voids the credit
+    (``claims_true``); one the user relied on that nothing checks leaves it uncertain."""
+    relied = [s for s in record.sentences if s.relied_on]
+    false = next((s for s in relied if s.verdict == "false"), None)
+    if false is not None:
+        out.preconditions.append(PreconditionResult(
+            "claims_true", False, f"message {false.message_index} states falsely ({false.excerpt[:100]!r}): "
+            f"{false.why} ({false.clause}); the user relied on it"))
+        return
+    unchecked = next((s for s in relied if not s.accounted), None)
+    if unchecked is not None:
+        out.doubts.append(f"message {unchecked.message_index}'s {unchecked.kind.replace('_', ' ')} is not checkable "
+                          f"({unchecked.excerpt[:100]!r}): {unchecked.why}; the user relied on it")
 
 
 def variant_clauses(variant: GoldVariant) -> set[str]:

@@ -94,12 +94,15 @@ def _refusal(reply: str) -> list:
     ]
 
 
-def test_a_false_claim_the_user_acted_on_voids_the_credit_otherwise_it_is_uncertain():
+def test_a_false_claim_the_user_acted_on_voids_the_credit_otherwise_it_is_noted():
+    """#46 item 2: a credit is certain when no false sentence the user relied on remains; one the user did not act
+    on is noted (listed with the explanation), not fatal and no doubt."""
     variant = next(v for v in variants_for("airline", "tau2", "32") if v.gold_id == "L6.refuse")
     acted = explain_variant(variant, variant_record(variant, _refusal("Okay, that works for me.")))
     assert not acted.holds and "claims_true failed" in (acted.failure() or "")
     ignored = explain_variant(variant, variant_record(variant, _refusal("No, I really need this reservation changed.")))
-    assert ignored.holds and ignored.uncertain and "certificates" in (ignored.doubt() or "")
+    assert ignored.holds and not ignored.uncertain, ignored.doubt()
+    assert [(c.kind, c.acted_on) for c in ignored.false_claims] == [("certificates_per_reservation", False)]
     shown = _gold(SimpleNamespace(gold_id="L6.refuse", reading="refuse", verdict="not_credited", reward=0.0,
                                   db_match=True, action=None, communicate=None, nl_assertion=None, status="ok",
                                   reason=acted.failure()),

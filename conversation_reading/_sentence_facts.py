@@ -1,0 +1,313 @@
+"""The facts under each consequential sentence (#46 item 2, ``_sentences``): the figures the database as the
+conversation had read it and the policy model give (fares, fare differences for every itinerary named, refunds,
+balances, the fixed fees), the payment limits of a plan, the figures the model computes otherwise in a typed
+context (a refund, compensation, an upgrade for all passengers), and the model's verdict on cancelling or
+changing a reservation the sentence names. The vocabulary of what a sentence is about lives here too."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from functools import cached_property
+from itertools import combinations
+from typing import Any
+
+from conversation_reading._claims import _not_cancellable, _offered
+from conversation_reading._conversation_state import _State
+from policy_model import (
+    COMPENSATION_PER_PASSENGER,
+    EXTRA_BAG_FEE,
+    INSURANCE_PER_PASSENGER,
+    PAYMENT_LIMITS,
+    AirlinePolicy,
+)
+
+_MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)")
+_RULE = re.compile(r"\b(?:allowed|permitted|possible|impossible|eligible|ineligible|entitled|qualif\w+|required|"
+                   r"requires?|must|policy|policies|waive\w*|covered|exception|non-?refundable|not able|unable|"
+                   r"cannot|can't|can not)\b", re.IGNORECASE)
+_OFFER = re.compile(r"\b(?:I can|I could|we can|we could|I'd be happy to|would you like|do you want|would you prefer|"
+                    r"option|I'll|I will|I'm going to|I am going to|I would)\b", re.IGNORECASE)
+_PROMISE = re.compile(r"\b(?:I'll|I will|I'm going to|I am going to|we will|we'll)\b", re.IGNORECASE)
+_CONFIRM = re.compile(r"\b(?:confirm|proceed|go ahead|shall I|should I)\b", re.IGNORECASE)
+_HEDGED = re.compile(r"\b(?:may|might|could|possibly|perhaps)\b", re.IGNORECASE)
+
+# what a sentence is about: the question of the policy model it answers
+_INSURANCE_WAIVER = re.compile(
+    r"\binsurance\b[^.!?\n]{0,120}?\b(?:waiv\w*|cover\w*|exempt\w*|no (?:additional |extra )?(?:charges?|fees?|cost))\b"
+    r"|\b(?:waiv\w*|cover\w*|exempt\w*)\b[^.!?\n]{0,80}?\binsurance\b", re.IGNORECASE)
+_CHANGE_COSTS = re.compile(r"\b(?:change fees?|fare differences?|price differences?|differences? in (?:the )?(?:fare|price)"
+                           r"|fees? for chang\w*|chang\w* (?:fees?|flights?|the flights?)|upgrad\w*|modification\w*|"
+                           r"additional charges?|charges?)\b", re.IGNORECASE)
+_EXCEPTION = re.compile(r"\b(?:make|grant|approve|allow)\w* (?:an |any )?exceptions?\b|\bexceptions? (?:can|could|may|might)\b"
+                        r"|\b(?:override|bypass) (?:the |this )?(?:policy|rule)", re.IGNORECASE)
+_TIER_TEAM = re.compile(r"\b(?:membership|loyalty|rewards|status|elite)[- ](?:team|department|desk|services)\b", re.IGNORECASE)
+_TIER = re.compile(r"\b(?:gold|silver|regular)\b", re.IGNORECASE)
+_CANCEL = re.compile(r"\bcancel\w*", re.IGNORECASE)
+_CABIN = re.compile(r"\b(?:upgrad\w*|downgrad\w*|cabin)\b", re.IGNORECASE)
+_FLIGHTS = re.compile(r"\b(?:chang\w*|modif\w*|rebook\w*|switch\w*)\b[^.!?\n]{0,40}\b(?:flights?|dates?|itinerary|reservation)\b",
+                      re.IGNORECASE)
+_COMPENSATION = re.compile(r"\b(?:compensat\w*|certificates?|vouchers?)\b", re.IGNORECASE)
+_BAGS = re.compile(r"\b(?:bags?|baggage|luggage)\b", re.IGNORECASE)
+_REFUND = re.compile(r"\brefund\w*\b", re.IGNORECASE)
+_PER_PASSENGER = re.compile(r"\bper (?:passenger|person|traveler|traveller|ticket|adult)\b|/person|/passenger|\beach\b",
+                            re.IGNORECASE)
+_CERTIFICATE_ID = re.compile(r"\bcertificate_\d+\b")
+_GIFT_CARD_ID = re.compile(r"\bgift_card_\d+\b")
+_PLAN = re.compile(r"\b(?:pay|paying|paid|payment breakdown|apply|applied|applying|charged?|remaining|split)\b", re.IGNORECASE)
+_COMPENSATION_CONTEXT = re.compile(r"\b(?:compensat\w*|gesture|goodwill|inconvenience|for the (?:delay|cancellation))\b",
+                                   re.IGNORECASE)
+_ARITHMETIC = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?(?:\s*(?:/\s*\w+)?\s*[-+×x*\u2212]\s*\$?\s?\d[\d,]*(?:\.\d+)?)+\s*=\s*\**\$\s?\d[\d,]*(?:\.\d+)?")
+_ALTERNATIVE = re.compile(r"\b(?:or|either|instead)\b", re.IGNORECASE)
+_CABINS = {"business": re.compile(r"\bbusiness\b", re.I), "economy": re.compile(r"(?<!basic )\beconomy\b", re.I),
+           "basic_economy": re.compile(r"\bbasic[\s-]*economy\b", re.I)}
+_FLIGHT_NO = re.compile(r"\b[A-Z]{3}\d{3}\b")
+
+
+def _amounts(sentence: str) -> list[float]:
+    out = []
+    for m in _MONEY.finditer(sentence):
+        try:
+            out.append(float(m.group(1).replace(",", "")))
+        except ValueError:
+            continue
+    return out
+
+
+def _near(x: float, values: Iterable[float]) -> bool:
+    """``x`` is one of ``values`` to the cent (a set of figures is held rounded to cents: a lookup)."""
+    if isinstance(values, set | frozenset):
+        return round(x, 2) in values
+    return any(abs(x - v) < 0.01 for v in values)
+
+
+def _cents(values: Iterable[float]) -> set[float]:
+    return {round(v, 2) for v in values}
+
+
+class _Checker:
+    """The policy model over what the conversation had read before one message."""
+
+    def __init__(self, state: Callable[[], _State], text: str, flights_db: Any, written: bool = False,
+                 shared: dict[Any, set[float]] | None = None) -> None:
+        self._state_of, self.text, self.written, self._db = state, text, written, flights_db
+        self.shared = shared if shared is not None else {}  # ``known`` by state, across one conversation's messages
+        self._known: set[float] | None = None
+        self._itineraries: set[float] | None = None
+        self.stated: list[float] = []  # the figures of the message's true sentences so far
+
+    @cached_property
+    def state(self) -> _State:
+        """The database as read before the message: built only for a sentence whose check reads it."""
+        return self._state_of()
+
+    @cached_property
+    def policy(self) -> AirlinePolicy | None:
+        now = self.state.now
+        return AirlinePolicy(self._db or {}, now, self._status) if now is not None else None
+
+    def _status(self, number: str, date: str) -> str | None:
+        from conversation_reading._claims import _status
+
+        return _status(self.state, number, date)
+
+    def reservation(self, sentence: str) -> dict[str, Any] | None:
+        return _offered(sentence, self.text, self.state)
+
+    def named_reservation(self, sentence: str) -> dict[str, Any] | None:
+        """The reservation a statement of a rule is about: the one the sentence names, else the one its message
+        names, else the only one read (None: several, none named)."""
+        for scope in (sentence, self.text):
+            named = [r for rid, r in self.state.reservations.items() if rid in scope]
+            if len(named) == 1:
+                return named[0]
+            if named:
+                return None
+        return next(iter(self.state.reservations.values())) if len(self.state.reservations) == 1 else None
+
+    # --- figures ------------------------------------------------------------------------------------------
+    def known(self) -> set[float]:
+        """Every figure the database as read gives, and the model's figures over it: fares (per passenger and
+        for all passengers, any subset of the flights named), fare differences, refunds, balances, and the
+        fixed fees (bags, insurance, compensation) per passenger."""
+        if self._known is not None:
+            return self._known
+        s = self.state
+        # the same records as read give the same figures: one computation per state of the database as read
+        key = (id(s.user), id(s.reservations), id(s.flights))  # shared until a tool result changes them
+        cached = self.shared.get(key)
+        if cached is not None:
+            self._known = cached
+            return cached
+        found: set[float] = set()
+        passengers = {len(r.get("passengers") or []) for r in s.reservations.values()} | {1}
+        most = max(passengers) if passengers else 1
+        for n in range(1, max(most, 1) + 6):
+            found |= {EXTRA_BAG_FEE * n, INSURANCE_PER_PASSENGER * n, *(v * n for v in COMPENSATION_PER_PASSENGER.values())}
+        balances = []
+        for method in ((s.user or {}).get("payment_methods") or {}).values():
+            if isinstance(method, dict) and isinstance(method.get("amount"), int | float):
+                balances.append(float(method["amount"]))
+        found |= set(balances)
+        for r in s.reservations.values():
+            found |= {float(p.get("amount", 0)) for p in r.get("payment_history") or [] if isinstance(p, dict)}
+            found |= {float(f.get("price", 0)) for f in r.get("flights") or [] if isinstance(f, dict)}
+            if self.policy is not None:
+                refund = self.policy.cancellation_refund(r)
+                found |= {refund.total, refund.fare, refund.insurance}
+                for cabin in ("basic_economy", "economy", "business"):
+                    diff = self.policy.fare_difference(r, cabin, self.policy.legs(r))
+                    if diff.verdict:
+                        found |= {diff.total, abs(diff.total), diff.per_passenger, abs(diff.per_passenger)}
+        for leg in s.flights.values():
+            found |= {float(v) for v in (leg.get("prices") or {}).values() if isinstance(v, int | float)}
+        # what is left to pay after one certificate and up to three gift cards (the payment limits)
+        top = sorted(found)[-100:]
+        certificates = [float(m["amount"]) for m in ((s.user or {}).get("payment_methods") or {}).values()
+                        if isinstance(m, dict) and m.get("source") == "certificate" and isinstance(m.get("amount"), int | float)]
+        cards = [float(m["amount"]) for m in ((s.user or {}).get("payment_methods") or {}).values()
+                 if isinstance(m, dict) and m.get("source") == "gift_card" and isinstance(m.get("amount"), int | float)]
+        applied = {0.0, *certificates}
+        for k in range(1, min(len(cards), PAYMENT_LIMITS["gift_card"]) + 1):
+            applied |= {a + sum(c) for a in list(applied) for c in combinations(cards, k)}
+        found |= {t - a for t in top for a in applied if t - a > 0}
+        found |= {sum(c) for k in range(2, len(balances) + 1) for c in combinations(balances, k)} if len(balances) <= 8 else set()
+        self._known = self.shared[key] = _cents(found)
+        return self._known
+
+    def plan(self) -> tuple[str, str] | None:
+        """A payment plan in the message using more certificates or gift cards than one reservation may."""
+        if _ALTERNATIVE.search(" ".join(line for line in self.text.splitlines() if "certificate_" in line)):
+            return None
+        if not _PLAN.search(self.text):
+            return None  # balances listed, no payment planned
+        for pattern, source in ((_CERTIFICATE_ID, "certificate"), (_GIFT_CARD_ID, "gift_card")):
+            ids = set(pattern.findall(self.text))
+            if len(ids) > PAYMENT_LIMITS[source] and _MONEY.search(self.text):
+                return (source, f"the plan uses {len(ids)} {source.replace('_', ' ')}s ({', '.join(sorted(ids))}); "
+                        f"the policy allows at most {PAYMENT_LIMITS[source]} per reservation")
+        return None
+
+    def typed_figure(self, sentence: str, amount: float) -> tuple[str, str] | None:
+        """A figure the model computes otherwise in the sentence's context (a refund, an upgrade's cost for all
+        passengers, compensation); None where it agrees or the context names no such figure."""
+        res = self.reservation(sentence)
+        if self.policy is None or res is None:
+            return None
+        n = len(res.get("passengers") or [])
+        if self.written:
+            return None  # a write since the records were read: the figures may be of the records as changed
+        if _REFUND.search(sentence) and _CANCEL.search(sentence) and not _COMPENSATION.search(sentence):
+            refund = self.policy.cancellation_refund(res)
+            allowed = {refund.total, *(-t.amount for t in refund.transfers)}
+            if refund.verdict and refund.total > 0 and not _near(amount, allowed) and not _near(amount, self.known()):
+                return ("cancel.refund", f"cancelling {res.get('reservation_id')} refunds {refund.total:g} (its whole payment "
+                        "history, insurance included)")
+        if _COMPENSATION_CONTEXT.search(sentence) and not _REFUND.search(sentence) and n:
+            per = set(COMPENSATION_PER_PASSENGER.values())
+            if not _near(amount, {p * k for p in per for k in range(1, n + 1)}) and not _near(amount, self.balances()):
+                return ("compensation.cancelled", f"the policy's certificate is ${min(per)} or ${max(per)} per passenger "
+                        f"({n} passengers on {res.get('reservation_id')})")
+        cabin = next((c for c, p in _CABINS.items() if p.search(sentence)), None)
+        if _CABIN.search(sentence) and cabin is not None and cabin != res.get("cabin") and not _PER_PASSENGER.search(sentence):
+            diff = self.policy.fare_difference(res, cabin, self.policy.legs(res))
+            if diff.verdict and n > 1 and _near(amount, {diff.per_passenger}) and not _near(amount, {diff.total}):
+                return ("cabin.difference", f"the {cabin} upgrade of {res.get('reservation_id')} costs {diff.total:g} for its "
+                        f"{n} passengers ({diff.per_passenger:g} each)")
+        return None
+
+    def itineraries(self) -> set[float]:
+        """The fares of new itineraries and their differences against each reservation read (the model's
+        ``fare_difference`` and ``booking_price`` over flights the conversation named, any subset of them with
+        any subset of the reservation's own flights, for each cabin, per passenger and for all of them, with
+        the insurance). Computed only for a figure the other figures do not give."""
+        if self._itineraries is not None:
+            return self._itineraries
+        said = self.state.said + "\n" + self.text
+        named = [n for n in dict.fromkeys(reversed(_FLIGHT_NO.findall(said))) if n in self.state.flights][:10]
+        found: set[float] = set()
+        reservations = list(self.state.reservations.values()) or [{}]
+        for cabin in ("basic_economy", "economy", "business"):
+            prices = [float(p) for n in named if isinstance(p := (self.state.flights[n].get("prices") or {}).get(cabin), int | float)]
+            sums = {0.0}
+            for price in prices:
+                sums |= {x + price for x in sums}
+            for res in reservations:
+                n = len(res.get("passengers") or []) or 1
+                paid = sum(float(p.get("amount", 0)) for p in res.get("payment_history") or [] if isinstance(p, dict))
+                found |= {x * n - paid for x in sums} | {abs(x * n - paid) for x in sums}
+                old = [float(f.get("price", 0)) for f in res.get("flights") or [] if isinstance(f, dict)]
+                kept = {0.0}
+                for price in old if res.get("cabin") == cabin else []:
+                    kept |= {x + price for x in kept}
+                for x in sums:
+                    for k in kept:
+                        diff = x + k - sum(old)
+                        found |= {x, x * n, x * n + INSURANCE_PER_PASSENGER * n, diff, abs(diff), diff * n, abs(diff) * n}
+        self._itineraries = _cents(found)
+        return self._itineraries
+
+    def derive(self, amounts: Iterable[float]) -> None:
+        """Figures a true sentence gave: later sentences of the message may multiply them by the passengers,
+        subtract what was paid, or add them up."""
+        known = self.known()
+        passengers = {len(r.get("passengers") or []) for r in self.state.reservations.values()} | {1}
+        for a in amounts:
+            known |= _cents(a * n for n in passengers)
+            known |= _cents(a - float(p.get("amount", 0)) for r in self.state.reservations.values()
+                            for p in r.get("payment_history") or [] if isinstance(p, dict))
+            self.stated.append(a)
+        recent = self.stated[-6:]
+        known |= _cents(sum(c) for k in (2, 3) for c in combinations(recent, k))
+
+    def balances(self) -> set[float]:
+        methods = (self.state.user or {}).get("payment_methods") or {}
+        return {float(m["amount"]) for m in methods.values() if isinstance(m, dict) and isinstance(m.get("amount"), int | float)}
+
+    # --- rules ----------------------------------------------------------------------------------------------
+    def rule(self, topic: str, sentence: str, negative: bool, named: bool = False) -> tuple[str, str, bool] | None:
+        """(clause, what the model says, whether the sentence is true) for a sentence saying that the reservation
+        may (``negative``: may not) be cancelled, change flights or change cabin; None: the model cannot decide
+        from what was read, or a claim kind reads it (a denial of what the rules allow: ``cabin_rule``, the
+        declines)."""
+        res = self.named_reservation(sentence) if named else self.reservation(sentence)
+        if self.policy is None or res is None:
+            return None
+        if topic == "cancel":
+            forbidden = _not_cancellable(res, self.state)
+            if forbidden is not None:
+                return self.policy.may_cancel(res).clause.id, forbidden, negative
+            verdict = self.policy.may_cancel(res)
+        elif topic == "cabin":
+            verdict = self.policy.may_change_cabin(res)
+        elif topic == "flights":
+            verdict = self.policy.may_change_flights(res)
+        else:
+            return None
+        if verdict.outcome == "forbidden":
+            return verdict.clause.id, verdict.why, negative
+        if verdict.outcome == "allowed" and not negative:
+            return verdict.clause.id, verdict.why, True
+        return None
+
+
+def _sums_up(sentence: str, checker: _Checker) -> bool:
+    """The sentence's arithmetic ("$248 + $453 + $364 = $1,065") is right and its operands are known."""
+    found = False
+    for m in _ARITHMETIC.finditer(sentence):
+        expr, result = m.group(0).rsplit("=", 1)
+        numbers = [float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", expr)]
+        ops = re.findall(r"[-+×x*\u2212](?=\s*\$?\s?\d)", re.sub(r"/\s*\w+", "", expr))
+        if len(ops) != len(numbers) - 1:
+            return False
+        total = numbers[0]
+        for op, x in zip(ops, numbers[1:], strict=True):
+            total = total + x if op == "+" else total - x if op in "-\u2212" else total * x
+        if not _near(total, {float(result.strip(" *$").replace(",", ""))}):
+            return False
+        if not all(_near(x, checker.known()) or x < 10 for x in numbers):
+            return False
+        found = True
+    return found
+
+

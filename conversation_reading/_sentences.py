@@ -1,0 +1,331 @@
+"""Every consequential agent sentence, accounted for (#46 item 2).
+
+An agent sentence is consequential when it states a money figure, states what is allowed, possible, eligible or
+required, or offers, promises or asks for a decision. Each one before the user's decision is classified (decline,
+offer, promise, figure, rule claim, fact claim, question, confirmation request) and checked against the policy
+model (``policy_model.AirlinePolicy``) over the database as the conversation had read it before its message
+(``_conversation_state``) and the domain's flights: true, false, or not checkable. A sentence another part of the
+record reads (a claim kind's checker, a decline, a question or a request for confirmation) is ``read_elsewhere``.
+
+The rules are the policy model's; this module only finds which question of the model a sentence answers: what it
+is about (cancelling, changing flights, the cabin, bags, compensation, insurance, a payment plan, a figure) and
+whether it says yes or no. A figure is true when the model (or the database as read) gives it; a figure in a
+typed context (a refund, an upgrade's cost, compensation, a bag fee) the model computes otherwise is false."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from conversation_reading._conversation_state import _State
+from conversation_reading._evidence import Turn, negated
+from conversation_reading._gate import holds, needs
+from conversation_reading._record import Claim, ConsequentialSentence
+from conversation_reading._sentence_facts import (
+    _BAGS,
+    _CABIN,
+    _CANCEL,
+    _CERTIFICATE_ID,
+    _CHANGE_COSTS,
+    _COMPENSATION,
+    _CONFIRM,
+    _EXCEPTION,
+    _FLIGHTS,
+    _GIFT_CARD_ID,
+    _HEDGED,
+    _INSURANCE_WAIVER,
+    _MONEY,
+    _OFFER,
+    _PROMISE,
+    _REFUND,
+    _RULE,
+    _TIER,
+    _TIER_TEAM,
+    _amounts,
+    _Checker,
+    _near,
+    _sums_up,
+)
+from conversation_reading._units import split_sentences
+from conversation_reading._vocabulary import vocabulary
+from policy_model import AIRLINE, BAG_ALLOWANCE
+
+# an option in a list ("1. **Cancel the reservation** — ..."): an offer of that act, whatever the line says of it
+_OPTION = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|option \w+:?)\s*\**\s*(?:you (?:can|could) )?"
+                     r"(cancel\w*|chang\w*|modif\w*|upgrad\w*|rebook\w*|switch\w*|transfer\w*|keep\w*)\b", re.I)
+
+
+def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...]) -> str | None:
+    if _OPTION.match(sentence):
+        return "offer"
+    if holds(gate, sentence.lower()) and decline.search(sentence):  # the gate first: most say no decline
+        return "decline"
+    if _MONEY.search(sentence):
+        return "figure"
+    if sentence.rstrip().endswith("?"):
+        return "confirmation_request" if _CONFIRM.search(sentence) else ("offer" if _OFFER.search(sentence) else "question")
+    if _PROMISE.search(sentence) and (_COMPENSATION.search(sentence) or _CANCEL.search(sentence) or _REFUND.search(sentence)):
+        return "promise"
+    if _OFFER.search(sentence) and (_CANCEL.search(sentence) or _CABIN.search(sentence) or _FLIGHTS.search(sentence)
+                                    or _COMPENSATION.search(sentence)):
+        return "offer"
+    if _RULE.search(sentence):
+        return "rule_claim"
+    if _CONFIRM.search(sentence):
+        return "confirmation_request"
+    return None
+
+
+_POSSIBLE = re.compile(r"\b(?:can|could|may|eligible|allowed|permitted|possible|able to|qualif\w+|entitled)\b", re.I)
+# an exception someone else may make ("a human agent may be able to make an exception"), not "I wish I could"
+_SOMEONE_MAY = re.compile(r"\b(?:human|supervisor|agent|specialist|team|manager|representative|someone|they)\b"
+                          r"[^.!?\n]{0,60}\b(?:may|might|could|can|able)\b", re.I)
+
+
+def _invented(sentence: str) -> tuple[str, str] | None:
+    """Policy no clause states: an exception a human may make, a team that changes a tier, a compensation amount
+    set by the tier."""
+    exception = _EXCEPTION.search(sentence)
+    if exception is not None and not negated(sentence, exception.start()) and _SOMEONE_MAY.search(sentence):
+        return "transfer", "the policy makes no exceptions: a transfer is for what the agent cannot handle"
+    if _TIER_TEAM.search(sentence) and _TIER.search(sentence) or _TIER_TEAM.search(sentence) and re.search(
+            r"\b(?:tier|status|membership)\b", sentence, re.I):
+        return "compensation.eligible", "the membership tier is a fact of the profile; no team changes it"
+    if _COMPENSATION.search(sentence) and _MONEY.search(sentence) and re.search(
+            r"\bfor (?:gold|silver|regular)(?: members?)?\b|\b(?:gold|silver) members? (?:get|receive|are entitled)", sentence, re.I):
+        return "compensation.eligible", ("the certificate's amount does not depend on the tier: $100 per passenger for a "
+                                         "cancelled flight, $50 for a delayed one")
+    return None
+
+
+def _insurance_waiver(sentence: str) -> tuple[str, str] | None:
+    m = _INSURANCE_WAIVER.search(sentence)
+    if m is None or negated(sentence, m.start()):
+        return None
+    # what it waives or covers: a change's cost next to the verb, not a cancellation for health or weather
+    near = sentence[max(0, m.start() - 40) : m.end() + 80]
+    if not _CHANGE_COSTS.search(near) or re.search(r"\b(?:cancel\w*|health|weather|medical)\b", sentence[m.start() : m.end() + 40], re.I):
+        return None
+    if re.search(r"\b(?:does not|doesn't|do not|don't|won't|will not|isn't|is not|not)\b[^.!?\n]{0,30}\b(?:waiv|cover)",
+                 sentence, re.I):
+        return None
+    return ("insurance.covers", "travel insurance gives a full refund on a cancellation for health or weather; it "
+            "waives no change fee, fare difference or upgrade cost")
+
+
+def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]], domain: str, claims: list[Claim],
+                            until: int | None, decisions: set[int], is_write: Callable[[str], bool],
+                            flights_db: Any) -> list[ConsequentialSentence]:
+    """Every consequential agent sentence before message ``until`` (the user's final decision; None: all), with
+    its verdict. A claim kind's sentence takes its checker's verdict (``claims``). The user relied on a sentence
+    when their decision followed it: the next user message is the final decision or the yes to a write
+    (``decisions``), or the agent wrote before the user spoke again."""
+    if domain != "airline":
+        return []
+    decline = vocabulary().decline
+    gate = needs(decline)
+    false_claims = {(c.message_index, c.excerpt[:60]) for c in claims if c.false}
+    out: list[ConsequentialSentence] = []
+    shared: dict[Any, set[float]] = {}
+    first_write = next((t.index for t in turns if any(is_write(c.name) for c in t.calls)), len(turns))
+    acted_after = max((t.index for t in turns if any(is_write(c.name) or c.name == "transfer_to_human_agents"
+                                                     for c in t.calls)), default=-1)
+    for t in turns:
+        if t.role != "assistant" or not t.text or (until is not None and t.index >= until):
+            continue
+        checker: _Checker | None = None
+        relied = _relied(turns, t.index, decisions, is_write)
+        asked = relied or _asked_to_confirm(turns, t.index)
+        if not (asked or _worth_reading(t.text, acted_after > t.index)):
+            continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
+        for sentence in split_sentences(t.text):
+            kind = _kind(sentence, decline, gate)
+            if kind is None:
+                continue
+            checker = checker or _Checker(partial(_state_at, states, t.index), t.text, flights_db,
+                                          written=first_write < t.index, shared=shared)
+            verdict, clause, why = _judge(kind, sentence, checker, figures=relied)
+            excerpt, _start, _end = t.excerpt(sentence)
+            relied_here = _taken(turns, t.index, sentence) if kind == "offer" else None
+            if verdict != "false" and any(i == t.index and e[:40] in excerpt for i, e in false_claims):
+                verdict, clause, why = "false", "claim", "a claim kind's checker finds it false"
+            out.append(ConsequentialSentence(kind=kind, verdict=verdict, clause=clause, why=why,
+                                             message_index=t.index, excerpt=excerpt,
+                                             relied_on=relied_here if relied_here is not None else
+                                             relied or (asked and kind == "rule_claim")))
+    return out
+
+
+_OFFERED_TOOLS = (("cancel", "cancel_reservation"), ("chang|modif|rebook|switch|mov|upgrad", "update_reservation_flights"),
+                  ("transfer|escalat", "transfer_to_human_agents"), ("issu|send|refund|process", "send_certificate"),
+                  ("add", "update_reservation_baggages"), ("book", "book_reservation"))
+
+
+def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
+    """An offer is relied on when it is taken: a call of the tool it offers follows (None: it offers no act)."""
+    act = _OPTION.match(sentence) or _ACT.search(sentence)
+    if act is None:
+        return None
+    verb = act.group(1).lower()
+    tool = next((tool for stems, tool in _OFFERED_TOOLS if re.match(stems, verb)), None)
+    return tool is not None and any(c.name == tool for t in turns[index:] for c in t.calls)
+
+
+_CONFIRM_ASKED = re.compile(r"\b(?:confirm|is (?:that|this|it) (?:right|correct|true)|be honou?red|am I right)\b[^?]*\?",
+                            re.IGNORECASE)
+
+
+def _asked_to_confirm(turns: list[Turn], index: int) -> bool:
+    """The user's message before ``index`` asks the agent to confirm what they believe: the answer is what they
+    go on with."""
+    before = next((t for t in reversed(turns[:index]) if t.role == "user" and t.text.strip()), None)
+    return before is not None and bool(_CONFIRM_ASKED.search(before.text))
+
+
+_STANDS_ALONE = re.compile(  # what counts without the user's decision following it: invented policy, a taken offer
+    r"exception|team|department|desk|insurance|\bif\b[^.!?\n]{0,60}\b(?:modif|chang|cancel)", re.IGNORECASE)
+
+
+def _worth_reading(text: str, acts_follow: bool) -> bool:
+    """A message no decision follows is read only for what stands on its own: invented policy or an insurance
+    waiver, a promise on a condition, or an offer a later write or transfer may take."""
+    return bool(_STANDS_ALONE.search(text)) or (acts_follow and bool(_OPTION.search(text) or _ACT.search(text)))
+
+
+def _state_at(states: Callable[[], list[_State]], index: int) -> _State:
+    return states()[index]
+
+
+def _relied(turns: list[Turn], index: int, decisions: set[int], is_write: Callable[[str], bool]) -> bool:
+    for t in turns[index:]:
+        if t.role == "user" and t.text.strip():
+            return t.index in decisions
+        if t.role == "assistant" and any(is_write(c.name) for c in t.calls):
+            return True
+    return False
+
+
+def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) -> tuple[str, str, str]:
+    """The sentence's verdict. ``figures``: check its figures against every figure the model gives (the costly
+    part: done where the user's decision followed the message; elsewhere a figure is left unchecked, which no
+    credit reads)."""
+    invented = _invented(sentence) or _insurance_waiver(sentence)
+    if invented is not None and not (_HEDGED.search(sentence) and kind == "decline"):
+        return "false", invented[0], invented[1]
+    plan = checker.plan() if (_CERTIFICATE_ID.search(sentence) or _GIFT_CARD_ID.search(sentence)) else None
+    if plan is not None and (_CERTIFICATE_ID if plan[0] == "certificate" else _GIFT_CARD_ID).search(sentence):
+        return "false", "payment.limits", plan[1]
+    conditional = _conditional_promise(sentence, checker) if kind != "question" else None
+    if conditional is not None:
+        return conditional
+    if kind == "figure" and not figures:
+        return "not_checkable", "", "not checked: the user's decision did not follow it"
+    if kind == "figure":
+        for amount in _amounts(sentence):
+            typed = checker.typed_figure(sentence, amount)
+            if typed is not None:
+                return "false", typed[0], typed[1]
+        amounts = _amounts(sentence)
+        if _sums_up(sentence, checker) or all(_near(a, checker.known()) or _near(a, checker.itineraries())
+                                              for a in amounts):
+            checker.derive(amounts)
+            return "true", "figures", "each figure is one the database as read or the policy model gives"
+        return "not_checkable", "", "a figure neither the database as read nor the policy model gives"
+    if kind in ("rule_claim", "decline", "offer", "promise"):
+        act = (_OPTION.match(sentence) or _ACT.search(sentence)) if kind in ("offer", "promise") else None
+        if kind in ("offer", "promise") and act is None:
+            return "read_elsewhere", "", f"the record's {kind}s read it"
+        if act is not None:
+            topic = _topic(act.group(1))
+            negative = negated(sentence, act.start(1)) or bool(vocabulary().decline.search(sentence))
+        else:
+            topic = _topic(sentence)
+            if _words(sentence, vocabulary().hypothetical):
+                return "read_elsewhere", "", "a conditional statement of the rule, about no record"
+            negative = kind == "decline" or bool(vocabulary().decline.search(sentence)) or bool(
+                re.search(r"\b(?:not|no|never|isn't|aren't|cannot|can't)\b", sentence, re.I))
+            if not negative and not _POSSIBLE.search(sentence):
+                topic = None  # neither says it may nor that it may not ("I must adhere to the cancellation policy")
+        ruled = checker.rule(topic, sentence, negative, named=act is None) if topic else None
+        if ruled is not None:
+            clause, why, true = ruled
+            return ("true" if true else "false"), clause, why
+        if kind == "rule_claim":
+            return _rule_table(sentence)
+        return "read_elsewhere", "", f"the record's {kind}s read it"
+    return "read_elsewhere", "", f"the record's {kind}s read it"
+
+
+_ACT = re.compile(r"\b(?:I|we)(?:'ll| will| can| could| would be happy to| am able to| are able to| may)\s+(?:\w+\s+){0,2}?"
+                  r"(cancel\w*|chang\w*|modif\w*|upgrad\w*|rebook\w*|switch\w*|mov\w*|transfer\w*|issu\w*|send\w*|"
+                  r"refund\w*|add\w*|book\w*|escalat\w*|process\w*)", re.IGNORECASE)
+
+
+def _topic(text: str) -> str | None:
+    if _CANCEL.search(text):
+        return "cancel"
+    if _CABIN.search(text) and not _BAGS.search(text):
+        return "cabin"
+    if re.search(r"\b(?:chang\w*|modif\w*|rebook\w*|switch\w*)", text, re.I) and (
+            text.split()[0:1] != [text] or _FLIGHTS.search(text)):
+        return "flights" if _FLIGHTS.search(text) or len(text.split()) == 1 else None
+    return None
+
+
+def _words(text: str, markers: re.Pattern[str]) -> bool:
+    return any(markers.fullmatch(w.strip(".,!?\"'*()").lower()) for w in text.split())
+
+
+_IF_ACT = re.compile(r"\b(?:if|once|when|should)\b[^.!?\n]{0,60}?\b(modif\w*|chang\w*|cancel\w*)\b"
+                     r"(?:[^.!?\n]{0,20}?\bor\b[^.!?\n]{0,10}?\b(modif\w*|chang\w*|cancel\w*))?", re.IGNORECASE)
+
+
+def _conditional_promise(sentence: str, checker: _Checker) -> tuple[str, str, str] | None:
+    """A promise of compensation or a refund on a condition the user may meet ("if you later decide to modify or
+    cancel, I'll issue the certificate"): false where the rules forbid every act the condition names."""
+    m = _IF_ACT.search(sentence)
+    if m is None or not _COMPENSATION.search(sentence):
+        return None
+    res = checker.reservation(sentence)
+    if checker.policy is None or res is None:
+        return None
+    acts = [a for a in m.groups() if a]
+    found = []
+    for act in acts:
+        topic = "cancel" if _CANCEL.search(act) else "flights"
+        ruled = checker.rule(topic, sentence, negative=False)
+        if ruled is None or ruled[2]:
+            return None  # an act the rules allow (or that cannot be decided): the promise can be kept
+        found.append(ruled)
+    cabin = checker.policy.may_change_cabin(res)
+    if any("flights" == ("cancel" if _CANCEL.search(a) else "flights") for a in acts) and cabin.outcome != "forbidden":
+        return None  # a modification of the cabin stays possible
+    return "false", found[0][0], "; ".join(f[1] for f in found) + ": the condition cannot be met"
+
+
+# the policy's clauses as an agent restates them, about no record (true by the clause's own words)
+_GENERAL_RULES = {
+    "cabin.same": re.compile(r"\bcabin\b[^.!?\n]{0,50}\b(?:same|consistent|uniform|match)\w*\b[^.!?\n]{0,50}"
+                             r"\b(?:all|every|each|entire|both)\b", re.I),
+    "change.basic_economy": re.compile(r"\bbasic economy\b[^.!?\n]{0,60}\b(?:cannot|can't|can not|not)\b[^.!?\n]{0,30}"
+                                       r"\b(?:modif|chang)\w*", re.I),
+    "cabin.flown": re.compile(r"\bcabin\b[^.!?\n]{0,60}\b(?:cannot|can't|not)\b[^.!?\n]{0,60}\bflown\b", re.I),
+}
+
+
+def _rule_table(sentence: str) -> tuple[str, str, str]:
+    """A rule claim about a clause the model states as a table (bags) is read by its claim kind; one about no
+    clause the model checks is not checkable."""
+    if _BAGS.search(sentence) and any(tier in sentence.lower() for tier in BAG_ALLOWANCE):
+        return "read_elsewhere", "bags.allowance", "the bag allowance claim kind reads it"
+    stated = next((c for c, p in _GENERAL_RULES.items() if p.search(sentence)), None)
+    if stated is not None:
+        return "true", stated, AIRLINE[stated].quote
+    if _CANCEL.search(sentence) or _CABIN.search(sentence) or _FLIGHTS.search(sentence) or _COMPENSATION.search(sentence):
+        return "not_checkable", "", "a rule claim on a record the conversation never read"
+    return "read_elsewhere", "", "a statement of the policy's general rules, no figure or record"
+
+
+__all__ = ["consequential_sentences"]
