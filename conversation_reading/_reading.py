@@ -86,7 +86,6 @@ from conversation_reading._record import (
     Cancellation,
     Claim,
     ClauseRead,
-    ConsequentialSentence,
     ConversationRecord,
     Decline,
     FinalDecision,
@@ -328,16 +327,6 @@ def _final_decision(r: _Reading, withdrawn: Settled | None, claims: list[Claim])
                          basis="; ".join(basis) or "nothing the agent said")
 
 
-def _sentences(r: _Reading, claims: list[Claim], until: int | None, writes: list[Write]) -> list[ConsequentialSentence]:
-    if r.domain != "airline":
-        return []
-    from conversation_reading._domain import domain_db
-
-    decisions = {i for i in (until, *(w.confirmation_index for w in writes)) if i is not None}
-    return consequential_sentences(r.turns, lambda: r.states, r.domain, claims, until, decisions, r.is_write,
-                                   domain_db(r.domain))
-
-
 def conversation_record(
     messages: Sequence[Message], domain: str, is_write: Callable[[str], bool], facts: Sequence[str] = (),
     clauses: Collection[str] | None = None, record_ids: Collection[str] = (),
@@ -387,7 +376,8 @@ def conversation_record(
         withdrawal=None if withdrawn is None else Withdrawal(
             what=withdrawn.what, message_index=withdrawn.message_index, excerpt=withdrawn.excerpt),
         final_decision=final,
-        sentences=_sentences(r, claims, final.message_index, writes),
+        sentences=consequential_sentences(r.turns, lambda: r.states, r.domain, claims, final.message_index, writes,
+                                          r.is_write),
         certificate_at=first_call_of(r.turns, {"send_certificate"}),
         compensation_raised_at=compensation_raised_at(r.turns),
         status_reads=status_reads(r.turns, messages),

@@ -22,7 +22,7 @@ from typing import Any
 from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import holds, needs
-from conversation_reading._record import Claim, ConsequentialSentence
+from conversation_reading._record import Claim, ConsequentialSentence, Write
 from conversation_reading._sentence_facts import (
     _BAGS,
     _CABIN,
@@ -116,14 +116,18 @@ def _insurance_waiver(sentence: str) -> tuple[str, str] | None:
 
 
 def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]], domain: str, claims: list[Claim],
-                            until: int | None, decisions: set[int], is_write: Callable[[str], bool],
-                            flights_db: Any) -> list[ConsequentialSentence]:
+                            until: int | None, writes: list[Write],
+                            is_write: Callable[[str], bool]) -> list[ConsequentialSentence]:
     """Every consequential agent sentence before message ``until`` (the user's final decision; None: all), with
     its verdict. A claim kind's sentence takes its checker's verdict (``claims``). The user relied on a sentence
     when their decision followed it: the next user message is the final decision or the yes to a write
-    (``decisions``), or the agent wrote before the user spoke again."""
+    (a confirmation of ``writes``), or the agent wrote before the user spoke again."""
     if domain != "airline":
         return []
+    from conversation_reading._domain import domain_db
+
+    flights_db = domain_db(domain)
+    decisions = {i for i in (until, *(w.confirmation_index for w in writes)) if i is not None}
     decline = vocabulary().decline
     gate = needs(decline)
     false_claims = {(c.message_index, c.excerpt[:60]) for c in claims if c.false}
