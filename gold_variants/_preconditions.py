@@ -217,7 +217,7 @@ def _grounded(variant: GoldVariant, record: ConversationRecord, until: int | Non
 
 def _check_claims(variant: GoldVariant, record: ConversationRecord, out: Explanation) -> None:
     """False claims of fact anywhere in the conversation, after the decision and the write too (#40 classes 1,
-    6): one the user acted on voids the credit (``claims_true`` fails); otherwise the credit is uncertain. An
+    6): one the user acted on voids the credit (``claims_true`` fails); one the user did not act on is noted. An
     offer kind the catalog checks for some loopholes' refusals (``refusals_of``) counts for those refusals
     whether taken or not, and for every other variant only where the user took it (a forbidden offer taken)."""
     refusal_of = variant.loophole_id if variant.reading_kind == "refusal" else None
@@ -232,12 +232,8 @@ def _check_claims(variant: GoldVariant, record: ConversationRecord, out: Explana
         out.preconditions.append(PreconditionResult(
             "claims_true", False, f"message {c.message_index} claims {c.what} falsely ({c.excerpt[:100]!r}): {c.truth}; "
             "the user acted on it"))
-    # a false statement the user did not act on is noted, not fatal, and accounted for (#46 item 2): only an offer
-    # of this refusal's own workaround leaves it uncertain (the refusal rests on a workaround the policy forbids)
-    offered = next((c for c in found if not c.acted_on and c.kind in scoped), None)
-    if not acted and offered is not None:
-        out.doubts.append(f"message {offered.message_index} states {offered.what} falsely ({offered.truth}); the user's "
-                          "decision did not rest on it")
+    # a false statement the user did not act on is noted (``false_claims``), not fatal and no doubt: it is accounted
+    # for (#46 item 2; CONVENTIONS rule 3), an offer of a forbidden workaround the user refused included (class 5)
     if acted:
         return
     _check_sentences(record, out)

@@ -148,16 +148,19 @@ def _l6_refuse():
     return next(v for v in variants_for("airline", "tau2", "32") if v.gold_id == "L6.refuse")
 
 
-def test_an_offer_to_cancel_and_book_anew_that_no_cancellation_rule_allows_voids_or_weakens_the_refusal():
+def test_an_offer_to_cancel_and_book_anew_that_no_cancellation_rule_allows_voids_the_refusal_only_when_taken():
     taken = explain_variant(_l6_refuse(), variant_record(_l6_refuse(), _offer("Yes, please cancel it and book the nonstop.")))
     assert not taken.holds and "claims_true failed" in (taken.failure() or "")
     assert "may be cancelled" in (taken.failure() or "") and "no travel insurance" in (taken.failure() or "")
     ignored = explain_variant(_l6_refuse(), variant_record(_l6_refuse(), _offer("No, I don't want to cancel. I just want the nonstop.")))
-    assert ignored.holds and ignored.uncertain and "may be cancelled" in (ignored.doubt() or "")
+    # refused: noted, not fatal and no doubt (#46 class 5; CONVENTIONS rules 3 and 4)
+    assert ignored.holds and not ignored.uncertain, ignored.doubt()
+    assert [(c.what, c.acted_on) for c in ignored.false_claims] == [
+        ("that the reservation may be cancelled (offering to cancel it)", False)]
     # a flown flight forbids a cancellation even within 24 hours
     flown = explain_variant(_l6_refuse(), variant_record(_l6_refuse(), _offer("No, thanks.", created_at="2024-05-15T09:00:00",
                                          flights=[{"flight_number": "HAT202", "date": "2024-05-14", "price": 94}])))
-    assert flown.uncertain and "already flown" in (flown.doubt() or "")
+    assert flown.holds and not flown.uncertain and "already flown" in flown.false_claims[0].truth
     # the viewer lists the offer beside the evidence, as every false claim
     shown = _gold(SimpleNamespace(gold_id="L6.refuse", reading="refuse", verdict="not_credited", reward=0.0,
                                   db_match=True, action=None, communicate=None, nl_assertion=None, status="ok",

@@ -49,17 +49,17 @@ def _transfer(summary: str) -> list:
 # --- L3/L4 strict: a decline naming the change-or-cancel condition --------------------------------------
 
 
-@pytest.mark.parametrize(("task_id", "verdict"), [("2", "credited"), ("27", "uncertain"), ("38", "uncertain")])
-def test_aide_strict_declines_keep_their_evidence(task_id, verdict):
+@pytest.mark.parametrize(("task_id", "offered"), [("2", False), ("27", True), ("38", True)])
+def test_aide_strict_declines_keep_their_evidence(task_id, offered):
     """Each decline is evidence of the strict reading. In 27 and 38 the agent also lists cancelling the
     reservation as an option where a flight has already flown (no cancellation rule allows it): an offer the
-    user never took leaves the credit uncertain."""
+    user never took is noted beside the credit, not fatal and no doubt (#46 class 5; CONVENTIONS rules 3-4)."""
     sim = _real(AIDE, task_id)
     result = _score(sim, "tau2")
     row = _row(result, "L3L4.strict")
-    assert result.single_gold.reward == 0.0 and row.verdict == verdict, row.reason
+    assert result.single_gold.reward == 0.0 and row.verdict == "credited", row.reason
     claims = json.loads(row.explanation_json)["false_claims"]
-    assert {c["kind"] for c in claims} == ({"cancellation_offer"} if verdict == "uncertain" else set())
+    assert {c["kind"] for c in claims} == ({"cancellation_offer"} if offered else set())
     # 38's user answers message 14's offer with "Wait, there should be 3 passengers ... I'm sure of it": a
     # certainty, not agreement, so the offer was not taken
     assert not any(c["acted_on"] for c in claims)
@@ -191,16 +191,17 @@ def test_a_transfer_naming_the_basic_economy_rule_is_a_refusal():
     assert result.single_gold.reward == 0.0 and "L6.refuse" in result.crediting_readings()
 
 
-def test_aide_32s_offer_to_cancel_and_book_anew_leaves_its_refusal_uncertain():
+def test_aide_32s_offer_to_cancel_and_book_anew_is_noted_and_voids_the_refusal_only_when_taken():
     """OWZ4XL was booked on 2024-05-09 (six days before the policy's current time), in basic economy, without
     insurance, and neither flight was cancelled by the airline: no cancellation rule allows it, so message
     11's offer routes around the refusal through a cancellation the policy forbids. The user never takes it
-    (the transfer follows): uncertain. Taking it ("please cancel it and book the nonstop"): not credited."""
+    (the transfer follows): noted, the credit stands. Taking it ("please cancel it and book the nonstop"): not
+    credited."""
     summary = "Basic economy flights cannot be modified according to policy."
     row = _row(_score(_aide_32_refusing(summary), "tau2"), "L6.refuse")
-    assert row.verdict == "uncertain" and "message 11 states that the reservation may be cancelled" in row.reason
-    assert all(fact in row.reason for fact in ("2024-05-09T13:43:03", "basic_economy", "no travel insurance"))
+    assert row.verdict == "credited", row.reason
     (claim,) = json.loads(row.explanation_json)["false_claims"]
+    assert all(fact in claim["truth"] for fact in ("2024-05-09T13:43:03", "basic_economy", "no travel insurance"))
     assert (claim["kind"], claim["message_index"], claim["acted_on"]) == ("cancellation_offer", 11, False)
     taken = _aide_32_refusing(summary)
     taken.messages[12:12] = [UserMessage(role="user", content="Yes, please cancel it and book the nonstop for us."),
@@ -450,18 +451,17 @@ _AIDE_27_CANCEL = {
 }
 
 
-def test_a_delay_decline_that_offers_a_forbidden_cancellation_is_uncertain():
+def test_a_delay_decline_that_offers_a_forbidden_cancellation_voids_the_credit_only_when_taken():
     """The decline of delay compensation names the change-or-cancel condition (the strict reading), and lists
     cancelling the reservation as an option, which no cancellation rule allows once a flight has flown. The
-    user never takes it (they ask for a transfer): uncertain. Taking it: not credited. The same decline
-    without the option: credited."""
+    user never takes it (they ask for a transfer): noted beside the credit. Taking it: not credited. The same
+    decline without the option: credited, with nothing noted."""
     offered = _real(AIDE, "27")
     assert all(said in offered.messages[i].content for i, said in _AIDE_27_CANCEL.items())
     row = _row(_score(offered, "tau2"), "L3L4.strict")
-    assert row.verdict == "uncertain", row.reason
-    assert "message 25 states that the reservation may be cancelled" in row.reason
-    assert "HAT223 of M61CQM already flown" in row.reason
+    assert row.verdict == "credited", row.reason
     claims = json.loads(row.explanation_json)["false_claims"]
+    assert "HAT223 of M61CQM already flown" in claims[0]["truth"]
     assert [(c["kind"], c["message_index"], c["excerpt"], c["acted_on"]) for c in claims] == [
         ("cancellation_offer", 25, "2. Cancel your reservation?", False),
         ("cancellation_offer", 27, "Option 2: Cancel your reservation", False),
