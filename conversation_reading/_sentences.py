@@ -221,7 +221,10 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
     plan = checker.plan() if (_CERTIFICATE_ID.search(sentence) or _GIFT_CARD_ID.search(sentence)) else None
     if plan is not None and (_CERTIFICATE_ID if plan[0] == "certificate" else _GIFT_CARD_ID).search(sentence):
         return "false", "payment.limits", plan[1]
-    conditional = _conditional_promise(sentence, checker) if kind != "question" else None
+    # a decline restating the clause's condition ("the policy only allows a certificate if you change or cancel, so
+    # I cannot offer one") promises nothing: it is the strict reading's own words, true by its clause
+    conditional = None if kind in ("question", "decline") or _RESTRICTS.search(sentence) else \
+        _conditional_promise(sentence, checker)
     if conditional is not None:
         return conditional
     if kind == "figure" and not figures:
@@ -282,6 +285,7 @@ def _words(text: str, markers: re.Pattern[str]) -> bool:
     return any(markers.fullmatch(w.strip(".,!?\"'*()").lower()) for w in text.split())
 
 
+_RESTRICTS = re.compile(r"\b(?:only|cannot|can't|unless|not able|unable)\b", re.IGNORECASE)
 _IF_ACT = re.compile(r"\b(?:if|once|when|should)\b[^.!?\n]{0,60}?\b(modif\w*|chang\w*|cancel\w*)\b"
                      r"(?:[^.!?\n]{0,20}?\bor\b[^.!?\n]{0,10}?\b(modif\w*|chang\w*|cancel\w*))?", re.IGNORECASE)
 

@@ -248,7 +248,7 @@ def test_analyze_offline_sweep(offline_run_dir, tmp_path):
                          rate(lo, "reward"), rate(lo, "multi_gold_reward"), rate(non, "reward"),
                          rate(non, "multi_gold_reward"), unscored])
     assert len(expected) == 3 and all(e[1] > e[4] > 0 for e in expected)
-    shown = [[v if isinstance(v, str) else f"{v:.3f}" if isinstance(v, float) else str(v) for v in e]
+    shown = [[v if isinstance(v, str) else f"{v:.1%}" if isinstance(v, float) else str(v) for v in e]  # rates in percent
              for e in expected]
     assert _printed(proc.stdout, "success") == shown
     written = pd.read_csv(tmp_path / "tables" / "success.csv")
