@@ -265,7 +265,7 @@ def test_analyze_offline_sweep(offline_run_dir, tmp_path):
                     cells.setdefault(r["task_id"], []).append(r["reward"])
             for k in range(1, min(map(len, cells.values())) + 1):
                 hat = [comb(int(sum(c)), k) / comb(len(c), k) for c in cells.values()]
-                expected_k.append([agent, "airline", version, str(k), str(len(cells)), f"{sum(hat) / len(hat):.3f}"])
+                expected_k.append([agent, "airline", version, str(k), str(len(cells)), f"{sum(hat) / len(hat):.1%}"])
     assert len(expected_k) == 3 * 2 * 2  # three agents, two task versions, two trials per task
     assert [row[:6] for row in _printed(proc.stdout, "pass_k")] == expected_k
     assert "versions" in proc.stdout and "ci_low" in proc.stdout
