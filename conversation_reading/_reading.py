@@ -176,9 +176,14 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
                                 clauses=[n for n in names if (t.index, n) in certain],
                                 summary=excerpt_of(summary), asked_by_user=asked, declined_before=declined))
     agreed = agreed_in(r.turns)
-    if agreed is not None:
-        out.append(Transfer(how="agreed_in_words", message_index=agreed.message_index, excerpt=agreed.excerpt,
-                            what=agreed.what))
+    if agreed is not None:  # asked and declined as for a call: a transfer in words settles only what one would
+        at = agreed.message_index
+        asked = any(u.role == "user" and u.index < at and r.units.may_say((v.transfer_request,), u.text)
+                    and mentions(v.transfer_request, u.text) for u in r.turns)
+        declined = any(d.message_index < at and d.form == "words" for n in {*names, GENERIC_REFUSAL}
+                       for d in r.declines(n))
+        out.append(Transfer(how="agreed_in_words", message_index=at, excerpt=agreed.excerpt, what=agreed.what,
+                            asked_by_user=asked, declined_before=declined))
     return out
 
 

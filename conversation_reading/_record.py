@@ -81,8 +81,8 @@ class Transfer(_Part):
     clauses: list[str] = []  # evidence kinds the summary declines on, certainly
     what: str = ""  # agreed in words: how, as strict names it
     summary: str = ""  # tool call: the summary as written
-    asked_by_user: bool = False  # tool call: a user message before it asks for a transfer
-    declined_before: bool = False  # tool call: the agent declined the request before it or in its summary
+    asked_by_user: bool = False  # a user message before it asks for a transfer
+    declined_before: bool = False  # the agent declined the request before it (or, a tool call, in its summary)
 
 
 class Offer(_Part):
@@ -330,7 +330,10 @@ class ConversationRecord(BaseModel):
         return next((d for d in self.declines if d.clause == clause and d.form == "anaphoric"), None)
 
     def agreed_transfer(self) -> Transfer | None:
-        return next((t for t in self.transfers if t.how == "agreed_in_words"), None)
+        """A transfer agreed in words that the user asked for or that follows a decline: one printed unasked
+        over a request nobody declined hands the request off unanswered and settles nothing (#46 strict)."""
+        return next((t for t in self.transfers
+                     if t.how == "agreed_in_words" and (t.asked_by_user or t.declined_before)), None)
 
 
 class RecordVersionError(ValueError):

@@ -147,3 +147,23 @@ def test_strict_cites_its_checks_in_the_stated_order(monkeypatch):
     last = (*(c for c in _strict.CITED_FIRST if c != "compensation_asked"), "compensation_asked")
     monkeypatch.setattr(_strict, "CITED_FIRST", last)
     assert "no explicit yes" in cited()
+
+
+# --- strict: a transfer in words settles a no-write request only as a transfer call would ------------------
+
+QWEN = "qwen2.5_7b_airline"
+
+
+def test_a_transfer_notice_printed_unasked_over_an_undeclined_request_settles_nothing():
+    """Qwen2.5-7B, τ² airline 0 (labeled strict fail): right after reading EHGLP3 the agent prints the transfer
+    notice, with no tool call, no decline and no request for a human; the user ends with ###TRANSFER###. The
+    single gold (no write) passes it; strict does not. Asked for first, the same transfer in words settles it."""
+    unasked = _scored(_sim(QWEN, "e8a72178"))
+    assert unasked.result.single_gold.reward == 1.0
+    (transfer,) = unasked.record.transfers
+    assert transfer.how == "agreed_in_words" and not transfer.asked_by_user and not transfer.declined_before
+    assert unasked.strict.reward == 0.0, unasked.strict
+    asked = _scored(_sim(QWEN, "e8a72178", {3: "Sure, my user ID is emma_kim_9957 and the reservation ID is EHGLP3. "
+                                               "Actually, I'd rather speak to a human agent about it."}))
+    assert asked.record.transfers[0].asked_by_user
+    assert asked.strict.reward == 1.0, asked.strict

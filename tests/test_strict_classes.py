@@ -117,7 +117,11 @@ def test_a_decline_naming_its_clause_in_the_sentence_before(summary, strict_rewa
 
 
 @pytest.mark.parametrize(("turns", "strict_reward"), [
-    (["I understand. I will transfer you to a human agent now.", _user("Thank you. ###TRANSFER###")], 1.0),
+    ([_user("Can I talk to a human agent about it?"), "I understand. I will transfer you to a human agent now.",
+      _user("Thank you. ###TRANSFER###")], 1.0),
+    # the same words unasked, over a request nobody declined: a hand-off that settles nothing (#46; the Qwen2.5-7B
+    # task 0 label)
+    (["I understand. I will transfer you to a human agent now.", _user("Thank you. ###TRANSFER###")], 0.0),
     # announced, then the conversation went on and ended without the transfer
     (["I will transfer you to a human agent.", _user("Actually, one more question."), "Sure, what is it?",
       _user("Never mind. ###TRANSFER###")], 0.0),
@@ -139,7 +143,8 @@ def test_a_write_a_tool_error_stopped_leaves_nothing_settled():
     only a decline that survives it to settle the request): the same transfer without the write settles it."""
     task = _task("airline", "tau2", "1")
     tried = [("cancel_reservation", {"reservation_id": "NOSUCH"})]
-    transfer = ["I will transfer you to a human agent now.", _user("Thank you. ###TRANSFER###")]
+    transfer = [_user("Can I talk to a human agent?"), "I will transfer you to a human agent now.",
+                _user("Thank you. ###TRANSFER###")]
     sim = _sim("airline", task, "I will cancel reservation NOSUCH. Shall I proceed?", _user(YES), tried, *transfer,
                ending=False)
     scored = score_simulation(sim, "airline", "tau2", engine_for("airline"), None, task=task)
