@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from loophole_base import HarnessInputError, atomic_write, atomic_write_table
 from loophole_scoring import RETRIED_ON_RESUME
@@ -357,6 +357,9 @@ def compact(run_dir: Path) -> None:
             parts.rmdir()
 
 
+RELEASE_WAIT_S = 2.0  # how long ``release_run`` waits for the run's lock before leaving its file in place
+
+
 def release_run(run_dir: Path) -> None:
     """A finished command's run keeps no ``.lock``: removed while held, so no writer of this process is
     inside. (A writer of another process that waits on the same run at this moment takes the removed
@@ -364,8 +367,13 @@ def release_run(run_dir: Path) -> None:
     lock = Path(run_dir).resolve() / ".lock"
     if not lock.exists():
         return
-    with run_lock(run_dir):
-        lock.unlink(missing_ok=True)
+    # never waits long: on an interrupt a writer thread may still hold the lock, and a leftover lock file is
+    # harmless where a hang before the one-line exit is not
+    try:
+        with FileLock(lock, is_singleton=True).acquire(timeout=RELEASE_WAIT_S):
+            lock.unlink(missing_ok=True)
+    except Timeout:
+        pass
 
 
 def finished_keys(run_dir: Path, retry_statuses: Iterable[str] = RETRIED_ON_RESUME) -> set[str]:
