@@ -33,7 +33,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._policy_claims import POLICY_CHECKERS
-from conversation_reading._replies import acted_on, took_offer
+from conversation_reading._replies import acted_on, took_offer, withdrew_offer
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._vocabulary_data import ReadingVocabulary, load_vocabulary
 from policy_model import NOW, PAYMENT_LIMITS, AirlinePolicy, within_booking_window
@@ -252,6 +252,8 @@ def checkers() -> dict[str, Callable[[str, re.Match[str], str, _State], str | No
 
 # How the user acts on a claim (``_replies``): a cancellation offer by picking it, any other by accepting it.
 ACTED_ON: dict[str, Callable[[list[Turn], int], bool]] = {"cancellation_offer": took_offer}
+# Where the agent took a taken offer back before acting on it (``_replies``).
+WITHDRAWN: dict[str, Callable[[list[Turn], int], int | None]] = {"cancellation_offer": withdrew_offer}
 
 
 def false_claims(

@@ -219,6 +219,9 @@ def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = Fa
         return False
     if not direct and not (kind.indirect and all(p.search(unit) for p in kind.indirect)):
         return False
+    if not direct:
+        # a clause on what may pay declines the means of payment, not the change (#46 class 6)
+        unit = vocabulary().payment_means.sub(" ", unit)
     if kind.not_the_clause.search(unit):
         return False  # declined on other grounds ("the flight was not delayed")
     by_class = any(_stated(p, unit) for p in kind.declined_by)

@@ -149,6 +149,13 @@ class Claim(_Part):
     refusals_of: list[str] = []  # checked only for these loopholes' refusals (strict does not read it)
     start: int | None = None
     end: int | None = None
+    withdrawn_at: int | None = None  # an offer taken: the agent's message declining its act before any write of it
+
+    @property
+    def relied_on(self) -> bool:
+        """The user acted on it and the agent did not take it back before acting (#46 item 3: the final
+        handling): a taken offer the agent then declined is noted, not relied on."""
+        return self.acted_on and self.withdrawn_at is None
 
 
 class ConsequentialSentence(_Part):

@@ -22,7 +22,14 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from conversation_reading._evidence import Turn, asks, mentions, negated, split_sentences
+from conversation_reading._evidence import (
+    TRANSFER_TOOL,
+    Turn,
+    asks,
+    mentions,
+    negated,
+    split_sentences,
+)
 from conversation_reading._vocabulary import vocabulary
 
 # Arguments that name nothing the user confirms (who the user is, the trip's shape, counts any message holds).
@@ -97,6 +104,30 @@ def took_offer(turns: list[Turn], index: int) -> bool:
     return agrees(nxt.text) and options_offered(offer) < 2 and not mentions(v.transfer_request, offer)
 
 
+def withdrew_offer(turns: list[Turn], index: int) -> int | None:
+    """Where the agent took back the cancellation it offered at ``index`` after the user took it (#46 item 3: a
+    reading rests on what the agent finally did): its answer to the user's take (its messages before the user
+    speaks again) declines a cancellation, in words or in a transfer summary, and no cancellation is ever
+    called. None where it kept to the offer."""
+    if any(c.name == "cancel_reservation" for t in turns[index + 1 :] for c in t.calls):
+        return None
+    took = reply_to(turns, index)
+    if took is None:
+        return None
+    v = vocabulary()
+    cancel = v.requests["cancel_reservation"]
+    for t in turns[took.index + 1 :]:
+        if t.role == "user":
+            break
+        if t.role != "assistant":
+            continue
+        said = [t.text, *(str(c.arguments.get("summary") or "") for c in t.calls if c.name == TRANSFER_TOOL)]
+        if any(cancel.search(s) and v.decline.search(s) and not s.rstrip().endswith("?")
+               for text in said for s in split_sentences(text)):
+            return t.index
+    return None
+
+
 def acted_on(turns: list[Turn], index: int) -> bool:
     """The user's reply accepts what was said at ``index``: agrees, ends the call, or asks for a transfer."""
     nxt = reply_to(turns, index)
@@ -163,5 +194,5 @@ def confirmation_of(turns: list[Turn], index: int, arguments: dict[str, Any], to
     return None
 
 
-__all__ = ["acted_on", "agrees", "answered", "confirmation_of", "lists", "options_offered", "picks", "reply_to", "set_aside",
+__all__ = ["acted_on", "withdrew_offer", "agrees", "answered", "confirmation_of", "lists", "options_offered", "picks", "reply_to", "set_aside",
            "says_yes", "took_offer"]

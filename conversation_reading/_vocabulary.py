@@ -79,6 +79,7 @@ class Vocabulary:
     pending: re.Pattern[str] = re.compile(r"(?!x)x")  # full-word match: a subordinator putting an act later
     refund_option: re.Pattern[str] = re.compile(r"(?!x)x")  # money back (a refund, cash)
     certificate_option: re.Pattern[str] = re.compile(r"(?!x)x")  # a certificate or voucher
+    payment_means: re.Pattern[str] = re.compile(r"(?!x)x")  # a clause stating what may pay
 
     def offers_for(self, loophole_id: str | None) -> tuple[Offer, ...]:
         """The offers of a variant's loophole ("L3/L4" gathers both entries)."""
@@ -146,5 +147,6 @@ def vocabulary() -> Vocabulary:
         alternative=terms(words.alternative),
         refund_option=terms(words.refund_option),
         certificate_option=terms(words.certificate_option),
+        payment_means=_whole(words.payment_means),
         pending=re.compile(r"(?:" + "|".join(words.pending or ["(?!x)x"]) + r")", re.IGNORECASE),
     )

@@ -92,6 +92,7 @@ class Vocabulary(BaseModel):
     # Which option a condition answers: money back (a refund) or a certificate (#46 class 6).
     refund_option: list[str] = Field(default_factory=list)
     certificate_option: list[str] = Field(default_factory=list)
+    payment_means: list[str] = Field(default_factory=list)  # a clause stating what may pay (whole expressions)
 
 
 class ClaimKind(BaseModel):

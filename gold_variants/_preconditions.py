@@ -223,8 +223,8 @@ def _check_claims(variant: GoldVariant, record: ConversationRecord, out: Explana
     refusal_of = variant.loophole_id if variant.reading_kind == "refusal" else None
     scoped = {k.name: set(k.refusals_of) for k in claim_kinds()[0] if k.refusals_of}
     ours = set((refusal_of or "").split("/")) - {""}
-    found = [FalseClaim(c.kind, c.what, c.message_index, c.excerpt, c.truth or "", c.acted_on, c.start, c.end)
-             for c in record.false_claims if c.kind not in scoped or ours & scoped[c.kind] or c.acted_on]
+    found = [FalseClaim(c.kind, c.what, c.message_index, c.excerpt, c.truth or "", c.relied_on, c.start, c.end)
+             for c in record.false_claims if c.kind not in scoped or ours & scoped[c.kind] or c.relied_on]
     out.false_claims = found
     acted = [c for c in found if c.acted_on]
     if acted:

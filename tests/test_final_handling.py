@@ -167,3 +167,52 @@ def test_a_transfer_notice_printed_unasked_over_an_undeclined_request_settles_no
                                                "Actually, I'd rather speak to a human agent about it."}))
     assert asked.record.transfers[0].asked_by_user
     assert asked.strict.reward == 1.0, asked.strict
+
+
+# --- class 3 and item 3: a forbidden cancellation the user took, then taken back by the agent -----------------
+
+
+def test_a_taken_cancellation_offer_the_agent_takes_back_before_acting_is_noted_not_relied_on():
+    """gpt-oss-120b, τ² airline 24 (labeled strict pass): the agent offers to cancel H9ZU1C (the rules forbid it),
+    the user says go ahead, and the agent's answer (a booking, then a transfer whose summary says the
+    cancellation is not allowed per policy) cancels nothing. Its final handling is a decline: the taken offer is
+    noted, and strict passes. With a summary that takes nothing back, the user relied on the offer."""
+    sim = _sim(GPT_OSS, "8bf426dd")
+    scored = _scored(sim)
+    (offer,) = [c for c in scored.record.claims if c.kind == "cancellation_offer"]
+    assert offer.false and offer.acted_on and offer.withdrawn_at == 14 and not offer.relied_on
+    assert scored.result.single_gold.reward == 1.0 and scored.strict.reward == 1.0, scored.strict
+
+    raw = json.loads(sim.model_dump_json())
+    for index in (14, 17):
+        for call in raw["messages"][index]["tool_calls"]:
+            if call["name"] == "transfer_to_human_agents":
+                call["arguments"]["summary"] = "User Mia Kim wants to cancel reservation H9ZU1C; please help her."
+    kept = _scored(SimulationRun.model_validate(raw))
+    (offer,) = [c for c in kept.record.claims if c.kind == "cancellation_offer"]
+    assert offer.acted_on and offer.withdrawn_at is None and offer.relied_on
+    assert kept.strict.reward == 0.0 and "an offer the user took" in (kept.strict.reason or ""), kept.strict
+
+
+# --- class 6: a clause on what may pay declines the means of payment, not the change --------------------------
+
+GPT54 = "ironforge_v2_gpt54"
+PAYMENT_RULE = ("For flight changes, upgrades must use a single gift card or credit card in your profile; travel "
+                "certificates cannot be used for upgrades.")
+
+
+def test_a_payment_rule_is_no_decline_of_the_change_it_pays_for():
+    """GPT-5.4, τ² airline 14 (labeled unclear: "offered a flight change rather than declining; evidence is
+    spurious"): the agent quotes the business-class change and asks for a yes; its one negation says which
+    certificates may pay. No decline of the change is read, so the refusal has no evidence. Where the same
+    message says the change itself is not possible, the decline is read again (indirect: uncertain)."""
+    sim = _sim(GPT54, "62a50187")
+    text = sim.messages[19].content or ""
+    assert PAYMENT_RULE in text
+    scored = _scored(sim)
+    assert not [d for d in scored.record.declines if d.clause == "refuse_basic_economy_modify"]
+    assert _verdict(scored, "L16.refuse")[0] == "not_credited"
+    declined = _scored(_sim(GPT54, "62a50187", {19: text.replace(
+        PAYMENT_RULE, "Changing these flights is not possible; travel certificates cannot be used for upgrades.")}))
+    assert [d for d in declined.record.declines if d.clause == "refuse_basic_economy_modify"]
+    assert _verdict(declined, "L16.refuse")[0] == "uncertain"
