@@ -7,8 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from conversation_reading._evidence import Turn, asserted, excerpt_of, mentions, split_sentences
+from conversation_reading._evidence import Turn, asserted, excerpt_of, split_sentences
 from conversation_reading._record import Decline
+from conversation_reading._requests import asks_compensation
 from conversation_reading._units import Units
 from conversation_reading._vocabulary import vocabulary
 from policy_model import CHANGE_OR_CANCEL, COMPENSATION_TOOL
@@ -33,7 +34,7 @@ def unasked_compensation(
     v = vocabulary()
     units = units or Units()
     asked = next((t.index for t in turns if t.role == "user" and units.may_say((v.compensation_request,), t.text)
-                  and mentions(v.compensation_request, t.text)), None)
+                  and asks_compensation(v.compensation_request, t.text)), None)
     for t in turns:
         if asked is not None and t.index >= asked:
             break

@@ -35,6 +35,7 @@ from conversation_reading._record import (
     TierClaim,
     TierRead,
 )
+from conversation_reading._requests import asks_compensation
 from conversation_reading._vocabulary import vocabulary
 
 
@@ -102,7 +103,7 @@ def stated_wants(turns: list[Turn]) -> list[StatedWant]:
     for t in turns:
         if t.role != "user":
             continue
-        if _may_say(compensation, t.text) and mentions(compensation, t.text):
+        if _may_say(compensation, t.text) and asks_compensation(compensation, t.text):
             out.append(StatedWant(want="compensation", message_index=t.index, excerpt=excerpt_of(t.text)))
             continue
         # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel")

@@ -98,6 +98,7 @@ from conversation_reading._record import (
     Write,
 )
 from conversation_reading._replies import acted_on
+from conversation_reading._requests import user_requests
 from conversation_reading._sentences import consequential_sentences
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._write_details import listed_by_call
@@ -138,22 +139,6 @@ class _Reading:
                                      excerpt=said.excerpt, certain=True))
             self._declines[name] = found
         return found
-
-
-def _requests(r: _Reading) -> list[UserRequest]:
-    """The first user message asking for each of the domain's writes (the catalog's words for both domains)."""
-    words = {tool: pattern for tool, pattern in vocabulary().requests.items() if r.is_write(tool)}
-    found: dict[str, UserRequest] = {}
-    for t in r.turns:
-        if t.role != "user" or not t.text.strip():
-            continue
-        lowered = r.units.lowered(t.text)
-        for tool, pattern in words.items():  # the gate and a search first: most words are in no message at all
-            if tool in found or (lowered is not None and not holds(needs(pattern), lowered)):
-                continue
-            if pattern.search(t.text) and mentions(pattern, t.text):
-                found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=excerpt_of(t.raw))
-    return sorted(found.values(), key=lambda q: q.message_index)
 
 
 def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
@@ -361,7 +346,7 @@ def conversation_record(
     names = [n for n in vocabulary().kinds if n in r._declines]  # asked, and read on the way
     offers = _offers_in(r, names)
     read = [_clause_read(r, n, offers) for n in names]
-    requests = _requests(r)
+    requests = user_requests(r.turns, r.units, r.is_write)
     declines = sorted((d for n in names for d in r.declines(n)), key=lambda d: (d.message_index, d.clause))
     final = _final_decision(r, withdrawn, claims)
     writes = _writes(r, requests)

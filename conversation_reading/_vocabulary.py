@@ -80,6 +80,7 @@ class Vocabulary:
     refund_option: re.Pattern[str] = re.compile(r"(?!x)x")  # money back (a refund, cash)
     certificate_option: re.Pattern[str] = re.compile(r"(?!x)x")  # a certificate or voucher
     payment_means: re.Pattern[str] = re.compile(r"(?!x)x")  # a clause stating what may pay
+    payment_use: re.Pattern[str] = re.compile(r"(?!x)x")  # a user's certificate as a means of payment
 
     def offers_for(self, loophole_id: str | None) -> tuple[Offer, ...]:
         """The offers of a variant's loophole ("L3/L4" gathers both entries)."""
@@ -148,5 +149,6 @@ def vocabulary() -> Vocabulary:
         refund_option=terms(words.refund_option),
         certificate_option=terms(words.certificate_option),
         payment_means=_whole(words.payment_means),
+        payment_use=_whole(words.payment_use),
         pending=re.compile(r"(?:" + "|".join(words.pending or ["(?!x)x"]) + r")", re.IGNORECASE),
     )

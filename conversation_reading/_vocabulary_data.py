@@ -93,6 +93,7 @@ class Vocabulary(BaseModel):
     refund_option: list[str] = Field(default_factory=list)
     certificate_option: list[str] = Field(default_factory=list)
     payment_means: list[str] = Field(default_factory=list)  # a clause stating what may pay (whole expressions)
+    payment_use: list[str] = Field(default_factory=list)  # a user's certificate as a means of payment (whole)
 
 
 class ClaimKind(BaseModel):

@@ -216,3 +216,21 @@ def test_a_payment_rule_is_no_decline_of_the_change_it_pays_for():
         PAYMENT_RULE, "Changing these flights is not possible; travel certificates cannot be used for upgrades.")}))
     assert [d for d in declined.record.declines if d.clause == "refuse_basic_economy_modify"]
     assert _verdict(declined, "L16.refuse")[0] == "uncertain"
+
+
+def test_a_certificate_named_as_a_means_of_payment_asks_for_no_compensation():
+    """GPT-5.4, τ² airline 14: the user opens by asking for "the balances on my gift cards and certificates". That
+    asks for no compensation (a held balance, a means of payment), so compensation the agent then offers is
+    offered before the user asked. Asking for a certificate for the trouble is a request."""
+    balances = _scored(_sim(GPT54, "62a50187"))
+    assert "send_certificate" not in {q.tool for q in balances.record.requests}
+    assert not [w for w in balances.record.stated_wants if w.want == "compensation" and w.message_index == 1]
+    offer = ("Here are your balances. I can also offer you a $100 travel certificate as a gesture of goodwill for "
+             "the trouble.")
+    offered = _scored(_sim(GPT54, "62a50187", {6: offer}))
+    assert offered.record.unasked_compensation is not None
+    assert offered.record.unasked_compensation.message_index == 6
+    asked = _scored(_sim(GPT54, "62a50187", {1: "Hi! Could I get a travel certificate for the trouble my last trip "
+                                                "caused?", 6: offer}))
+    assert "send_certificate" in {q.tool for q in asked.record.requests}
+    assert asked.record.unasked_compensation is None

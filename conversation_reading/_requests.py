@@ -1,0 +1,51 @@
+"""What the user asks for, in their own words (the catalog's ``requests``), read apart from what they pay with.
+
+A certificate the user names as a means of payment or a balance they hold ("use my certificates first", "the
+balances on my gift cards and certificates", "certificate_8045380") asks for no compensation: the payment
+rules are a fact of the profile (``policy_model``'s payment limits), compensation is something owed. Reading the
+two alike took a question about balances for a request for compensation, which hides compensation the agent
+then offered unasked (#46 class 6: conditions misread). The vocabulary's ``payment_use`` names those clauses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from conversation_reading._evidence import Turn, excerpt_of, mentions
+from conversation_reading._gate import holds, needs
+from conversation_reading._record import UserRequest
+from conversation_reading._units import Units
+from conversation_reading._vocabulary import vocabulary
+from policy_model import COMPENSATION_TOOL
+
+
+def without_payment(text: str) -> str:
+    """``text`` with every clause naming a certificate as a means of payment or a held balance blanked out."""
+    return vocabulary().payment_use.sub(" ", text) if "certificate" in text.lower() else text
+
+
+def asks_compensation(pattern: re.Pattern[str], text: str) -> bool:
+    """The user's ``text`` names compensation (``pattern``: the catalog's words for it) outside a negation and
+    outside a clause naming a certificate as a means of payment."""
+    return mentions(pattern, without_payment(text))
+
+
+def user_requests(turns: list[Turn], units: Units, is_write: Callable[[str], bool]) -> list[UserRequest]:
+    """The first user message asking for each of the domain's writes (the catalog's words for both domains)."""
+    words = {tool: pattern for tool, pattern in vocabulary().requests.items() if is_write(tool)}
+    found: dict[str, UserRequest] = {}
+    for t in turns:
+        if t.role != "user" or not t.text.strip():
+            continue
+        lowered = units.lowered(t.text)
+        for tool, pattern in words.items():  # the gate and a search first: most words are in no message at all
+            if tool in found or (lowered is not None and not holds(needs(pattern), lowered)):
+                continue
+            said = asks_compensation(pattern, t.text) if tool == COMPENSATION_TOOL else mentions(pattern, t.text)
+            if pattern.search(t.text) and said:
+                found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=excerpt_of(t.raw))
+    return sorted(found.values(), key=lambda q: q.message_index)
+
+
+__all__ = ["asks_compensation", "user_requests", "without_payment"]
