@@ -78,6 +78,10 @@ def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...]) -> str
     return None
 
 
+# a sentence saying the act may not be done ("none of the conditions apply", "neither ... nor"), not "without a fee"
+_DENIES = re.compile(r"\b(?:not|no|never|none|neither|nothing|isn't|aren't|cannot|can't)\b", re.IGNORECASE)
+_REASON = re.compile(r"^\W*(?:since|because|as|given that|now that)\b[^,;:]*[,;:]\s*", re.IGNORECASE)
+_PROVISO = re.compile(r"\b(?:as long as|so long as|provided that)\b.*$", re.IGNORECASE)
 _POSSIBLE = re.compile(r"\b(?:can|could|may|eligible|allowed|permitted|possible|able to|qualif\w+|entitled)\b", re.I)
 # an exception someone else may make ("a human agent may be able to make an exception"), not "I wish I could"
 _SOMEONE_MAY = re.compile(r"\b(?:human|supervisor|agent|specialist|team|manager|representative|someone|they)\b"
@@ -249,10 +253,11 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
             negative = negated(sentence, act.start(1)) or bool(vocabulary().decline.search(sentence))
         else:
             topic = _topic(sentence)
-            if _words(sentence, vocabulary().hypothetical):
+            if _words(sentence, vocabulary().hypothetical) or _CONDITIONS.search(sentence):
                 return "read_elsewhere", "", "a conditional statement of the rule, about no record"
-            negative = kind == "decline" or bool(vocabulary().decline.search(sentence)) or bool(
-                re.search(r"\b(?:not|no|never|isn't|aren't|cannot|can't)\b", sentence, re.I))
+            # "since none of the flights has flown, it is possible to ...", "... as long as none has flown" say yes
+            main = _PROVISO.sub("", _REASON.sub("", sentence))
+            negative = kind == "decline" or bool(vocabulary().decline.search(main)) or bool(_DENIES.search(main))
             if not negative and not _POSSIBLE.search(sentence):
                 topic = None  # neither says it may nor that it may not ("I must adhere to the cancellation policy")
         ruled = checker.rule(topic, sentence, negative, named=act is None) if topic else None
@@ -282,7 +287,12 @@ def _topic(text: str) -> str | None:
 
 
 def _words(text: str, markers: re.Pattern[str]) -> bool:
-    return any(markers.fullmatch(w.strip(".,!?\"'*()").lower()) for w in text.split())
+    return any(markers.fullmatch(w.strip(".,:;!?\"'*()").lower()) for w in text.split())
+
+
+# the conditions an act needs, listed ("to be eligible, one of the following would need to apply:"): the rule
+_CONDITIONS = re.compile(r"\b(?:would|will) (?:need|have) to\b|\bto (?:be|become) eligible\b|"
+                         r"\b(?:one|any|all|each) of the following\b", re.IGNORECASE)
 
 
 _RESTRICTS = re.compile(r"\b(?:only|cannot|can't|unless|not able|unable)\b", re.IGNORECASE)

@@ -118,3 +118,29 @@ def test_invented_policy_is_false_and_voids_the_credit_only_where_relied_on():
     score, record = _score(relied, "L5.business_disjunct")
     assert any(s.relied_on and s.verdict == "false" and "tier" in s.why for s in record.sentences)
     assert score.verdict.value != "credited"
+
+
+# -- what a sentence says of the act: its main clause, not its reasons or the conditions it lists ------------
+
+OPUS_OLD = "standard__sierra-research__tau2-bench__dfdc3f7b__airline.json"
+
+
+def test_a_denial_in_any_negator_is_true_and_a_list_of_conditions_states_the_rule():
+    """Claude Opus 4.6, τ² airline 28: SI5UKW may not be cancelled (basic economy, booked 4 days before, no
+    insurance). "None of them apply to this reservation" denies the cancellation: true. "For this reservation to be
+    eligible for cancellation, one of the following would need to apply:" lists the rule's conditions: it says
+    the reservation may be cancelled no more than the rule does. Said of a reservation the rules allow
+    nothing, "it can be cancelled" is false."""
+    sim = _simulation(OTHER, OPUS_OLD, "21a6a036-51dc-43e3-a50d-7adc4dc464f3")
+    _, record = _score(sim, "gold")
+    said = {s.excerpt: s for s in record.sentences}
+    denial = next(s for e, s in said.items() if "none of them apply" in e)
+    assert denial.verdict == "true" and denial.clause == "cancel.none_applies"
+    listed = next(s for e, s in said.items() if "would need to apply" in e)
+    assert listed.verdict == "read_elsewhere"
+    text = sim.messages[14].content or ""
+    wrong = _edited(sim, 14, text.replace("unfortunately none of them apply to this reservation",
+                                          "this reservation is eligible, so it can be cancelled"))
+    _, record = _score(wrong, "gold")
+    claimed = next(s for s in record.sentences if "it can be cancelled" in s.excerpt)
+    assert claimed.verdict == "false"
