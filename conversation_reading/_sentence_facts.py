@@ -59,6 +59,27 @@ _COMPENSATION_CONTEXT = re.compile(r"\b(?:compensat\w*|gesture|goodwill|inconven
                                    re.IGNORECASE)
 _ARITHMETIC = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?(?:\s*(?:/\s*\w+)?\s*[-+×x*\u2212]\s*\$?\s?\d[\d,]*(?:\.\d+)?)+\s*=\s*\**\$\s?\d[\d,]*(?:\.\d+)?")
 _ALTERNATIVE = re.compile(r"\b(?:or|either|instead)\b", re.IGNORECASE)
+# what a sentence says of the payment methods it names: paid with them, or held ("you have two certificates")
+_USES = re.compile(r"\b(?:use|using|apply|applied|applying|charg\w*|pay(?:ing)? with|cover\w*|redeem\w*|"
+                   r"payment (?:plan|breakdown)|split)\b", re.IGNORECASE)
+_HELD = re.compile(r"\b(?:have|has|available|on file|in your (?:profile|account)|balances?)\b", re.IGNORECASE)
+
+
+def _planned(text: str, ids: re.Pattern[str]) -> set[str]:
+    """The ids of ``text`` a payment plan uses: named in a sentence that pays with them, or listed under one (a
+    table's or a list's rows take the cue of the last sentence before them that has one); a sentence or list
+    of what the user holds ("You have two certificates available:") plans nothing. No cue at all: a plan."""
+    used: set[str] = set()
+    cue = True
+    for line in text.splitlines():
+        for sentence in re.split(r"(?<=[.!?:])\s+", line):
+            if _USES.search(sentence):
+                cue = True
+            elif _HELD.search(sentence):
+                cue = False
+            if cue:
+                used |= set(ids.findall(sentence))
+    return used
 _CABINS = {"business": re.compile(r"\bbusiness\b", re.I), "economy": re.compile(r"(?<!basic )\beconomy\b", re.I),
            "basic_economy": re.compile(r"\bbasic[\s-]*economy\b", re.I)}
 _FLIGHT_NO = re.compile(r"\b[A-Z]{3}\d{3}\b")
@@ -182,7 +203,7 @@ class _Checker:
         if not _PLAN.search(self.text):
             return None  # balances listed, no payment planned
         for pattern, source in ((_CERTIFICATE_ID, "certificate"), (_GIFT_CARD_ID, "gift_card")):
-            ids = set(pattern.findall(self.text))
+            ids = _planned(self.text, pattern)
             if len(ids) > PAYMENT_LIMITS[source] and _MONEY.search(self.text):
                 return (source, f"the plan uses {len(ids)} {source.replace('_', ' ')}s ({', '.join(sorted(ids))}); "
                         f"the policy allows at most {PAYMENT_LIMITS[source]} per reservation")

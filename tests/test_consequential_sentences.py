@@ -144,3 +144,20 @@ def test_a_denial_in_any_negator_is_true_and_a_list_of_conditions_states_the_rul
     _, record = _score(wrong, "gold")
     claimed = next(s for s in record.sentences if "it can be cancelled" in s.excerpt)
     assert claimed.verdict == "false"
+
+
+def test_certificates_listed_as_held_are_no_plan_and_a_plan_using_two_breaks_the_limit():
+    """grok-3, τ² airline 20: the agent lists the user's two certificates ("You have two certificates in your
+    profile:"), then plans to use one of them and a card. The listing plans nothing: no sentence breaks the
+    one-certificate limit. Planning to use both does."""
+    name = next(p.name for p in RUNS.glob("*2025-10-13T00_01_41*grok-3*.json"))
+    sim = _simulation(RUNS, name, "672d8a35-0822-4e60-a8fb-2c4346b28cba")
+    text = sim.messages[20].content or ""
+    assert "You have two certificates in your profile" in text
+    _, record = _score(sim, "gold")
+    assert not [s for s in record.sentences if s.clause == "payment.limits" and s.verdict == "false"]
+    both = text.replace("I will use the certificate with ID certificate_7504069 (amount $250.00)",
+                        "I will use both certificates, certificate_4856383 and certificate_7504069 ($350.00),")
+    assert both != text
+    _, record = _score(_edited(sim, 20, both), "gold")
+    assert [s for s in record.sentences if s.clause == "payment.limits" and s.verdict == "false"]
