@@ -143,7 +143,16 @@ def conversations_of(trials: pd.DataFrame) -> Iterator[tuple[str, str]]:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    from loophole_base import HarnessInputError
     from loophole_store import open_run
 
-    frames = [open_run(Path(p)).trials for p in sys.argv[1:]]
+    ap = argparse.ArgumentParser(description="List the vocabulary entries that fire on one conversation only.")
+    ap.add_argument("run_dir", nargs="+", type=Path, help="run directories (from rescore or sweep)")
+    args = ap.parse_args()
+    try:
+        frames = [open_run(p).trials for p in args.run_dir]
+    except HarnessInputError as e:
+        sys.exit(f"error: {e}")
     print_phrasings(c for f in frames for c in conversations_of(f))
