@@ -158,10 +158,13 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         return None  # a flight whose price was never read: undecidable
     named = [r for rid, r in state.reservations.items() if rid in text]
     res = named[0] if len(named) == 1 else state.last_reservation
-    if res is not None and _another_itinerary(res, legs, numbers):
-        res, named = None, []  # a new booking's total: its passengers are not the reservation's (#46)
+    # the reservation the message discusses, whose itinerary the flights named cannot be: a new booking's total,
+    # whose passengers are not the reservation's (#46)
+    new_booking = len(named) == 1 and res is not None and _another_itinerary(res, legs, numbers)
+    if new_booking:
+        res, named = None, []
     passengers = len(res.get("passengers") or []) if res else 0
-    counts = {passengers} if passengers else set(range(1, MAX_PASSENGERS + 1))
+    counts = {passengers} if passengers else set(range(1, (MAX_PASSENGERS if new_booking else 9) + 1))
     # a total for the reservation the message names, not said per passenger, is for all its passengers (#40)
     whole = len(named) == 1 and passengers > 1 and not _PER_PASSENGER.search(sentence)
     if len(legs) > 6:
@@ -188,7 +191,7 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         return None
     shown = ", ".join(f"{cabin} {s:g}" for cabin, s in sums.items())
     who = (f"the {passengers} passengers of {res.get('reservation_id')}" if whole and res else
-           f"{passengers} passenger(s)" if passengers else f"a booking of 1 to {MAX_PASSENGERS} passengers")
+           f"a new booking of 1 to {MAX_PASSENGERS} passengers" if new_booking else "passengers")
     return (f"no choice of the flights named ({', '.join(dict.fromkeys(numbers))}; all of them: {shown} per passenger) "
             f"and {who} makes {quoted:g}")
 

@@ -67,7 +67,7 @@ def test_a_new_bookings_total_is_checked_against_its_own_passengers_not_another_
     wrong = _record(_edited(sim, 12, ("*Total price: **$106**.*", "*Total price: **$160**.*")))
     false = [c for c in wrong.claims if c.kind == "quoted_total" and c.false]
     assert [c.message_index for c in false] == [12]
-    assert "1 to 5 passengers" in (false[0].truth or "") and "H9ZU1C" not in (false[0].truth or "")
+    assert "a new booking of 1 to 5 passengers" in (false[0].truth or "") and "H9ZU1C" not in (false[0].truth or "")
     assert (_said(wrong, 12, "$160").verdict, _said(wrong, 12, "$160").relied_on) == ("false", True)
 
 
