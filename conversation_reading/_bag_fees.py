@@ -57,10 +57,26 @@ def _counts(sentence: str) -> list[tuple[int, bool]]:
     return out + [(int(m.group(1)), False) for m in _COUNT_AFTER.finditer(sentence)]
 
 
+def _charged(tool: str, args: dict[str, Any], reservation: dict[str, Any] | None) -> tuple[int, float, set[int]] | None:
+    """What the bag write charges: (new non-free bags, their fee, the counts of bags it is about: its total and
+    those it adds); None: no bag write, or the bags it starts from are not known."""
+    total, paid = args.get("total_baggages"), args.get("nonfree_baggages")
+    if not isinstance(total, int) or not isinstance(paid, int):
+        return None
+    if tool == "book_reservation":
+        return paid, float(EXTRA_BAG_FEE * paid), {total}
+    if tool != "update_reservation_baggages" or reservation is None:
+        return None
+    have_total, have_paid = (int(reservation.get(k) or 0) for k in ("total_baggages", "nonfree_baggages"))
+    extra = max(0, paid - have_paid)
+    return extra, float(EXTRA_BAG_FEE * extra), {total, total - have_total}
+
+
 def bag_fee(sentence: str, amount: float, text: str, state: _State, write: tuple[str, dict[str, Any]] | None,
             reservation: dict[str, Any] | None) -> tuple[str, str] | None:
-    """Where ``amount`` is a bag fee of ``sentence`` that the allowance gives for none of the readings of its
-    bags: (clause, what the policy model says); else None (right, not a bag fee, or not decidable)."""
+    """Where ``amount`` is a bag fee of ``sentence`` less than the bag write the confirmation leads to charges (a
+    bag called free and charged), or one the allowance gives for none of the readings of its bags: (clause, what
+    the policy model says); else None (right, not a bag fee, or not decidable)."""
     if amount not in _fee_amounts(sentence):
         return None
     tier = str((state.user or {}).get("membership") or "").lower()
@@ -70,6 +86,10 @@ def bag_fee(sentence: str, amount: float, text: str, state: _State, write: tuple
     if tool == "update_reservation_baggages":
         reservation = state.reservations.get(str(args.get("reservation_id"))) or reservation
     counts = _counts(sentence)
+    charged = _charged(tool, args, reservation)
+    if charged is not None and amount < charged[1] and (not counts or any(n in charged[2] for n, _paid in counts)):
+        return ("bags.extra_fee", f"the {tool} the confirmation leads to charges {charged[0]} bag(s) as non-free "
+                f"(${charged[1]:g}), not ${amount:g}")
     if not counts and isinstance(args.get("total_baggages"), int):
         counts = [(args["total_baggages"], False)]
     if not counts:

@@ -79,7 +79,8 @@ FREE = "You are a **Silver** member, so you receive **1 free checked bag** in ba
 def test_a_bag_called_free_and_charged_in_the_same_confirmation_is_false():
     """The same confirmation (silver, basic economy: one free checked bag per passenger; the booking holds one
     passenger and one bag) also charging $50 for that bag is false, whether the user books on it or leaves; two
-    bags for $50 (one free, one extra) and the bag at $0 are the allowance's own figures."""
+    bags for $50 (one free, one extra) and the bag at $0 are the allowance's own figures, but $0 where the booking
+    the user confirms charges the bag is false too."""
     sim = _simulation(OTHER, LANGCHAIN, "8bf426dd-a1d9-4358-aa14-30dedee70494")
     charged = _record(_edited(sim, 12, (FREE, FREE + " Checked bag (1): **$50**.")))
     fee = _said(charged, 12, "Checked bag (1)")
@@ -92,6 +93,17 @@ def test_a_bag_called_free_and_charged_in_the_same_confirmation_is_false():
 
     for right in ("Checked bags (2): **$50**.", "Checked bag (1): **$0**."):
         assert _said(_record(_edited(sim, 12, (FREE, f"{FREE} {right}"))), 12, right[:14]).verdict != "false", right
+
+    # the confirmation says $0 and the booking it leads to charges the bag as non-free ($50 more from the gift card)
+    free = _edited(sim, 12, (FREE, FREE + " Checked bag (1): **$0**."))
+    messages = list(free.messages)
+    calls = [c.model_copy(update={"arguments": {**c.arguments, "nonfree_baggages": 1, "payment_methods": [
+        {"payment_id": "gift_card_7359776", "amount": 39}, {"payment_id": "gift_card_7773485", "amount": 117}]}})
+             if c.name == "book_reservation" else c for c in messages[14].tool_calls or []]
+    messages[14] = messages[14].model_copy(update={"tool_calls": calls})
+    charged = _said(_record(free.model_copy(update={"messages": messages})), 12, "Checked bag (1)")
+    assert (charged.verdict, charged.clause, charged.relied_on) == ("false", "bags.extra_fee", True)
+    assert "charges 1 bag(s) as non-free ($50), not $0" in charged.why
 
 
 # -- a change's refund with the insurance counted as fare ------------------------------------------------------
