@@ -237,7 +237,8 @@ class _Checker:
         return None
 
     def said(self, amount: float) -> bool:
-        """The figure was said before the message (by the user: a budget; or by the agent earlier)."""
+        """The figure was said before the message: a budget the user named, or a figure the agent gave earlier
+        (one the records as read may no longer give: a flight's fare on another date), judged there if at all."""
         return any(_near(amount, {a}) for a in _amounts(self.state.said))
 
     def insurance_as_fare(self, res: dict[str, Any], amount: float) -> str | None:

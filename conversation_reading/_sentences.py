@@ -223,7 +223,7 @@ def _relied(turns: list[Turn], index: int, decisions: set[int], is_write: Callab
 
 
 # the figures an option states that are its own price (an upgrade's cost, a bag fee), not what follows from it
-_PRICED_OPTIONS = ("cabin.difference", "bags.allowance")
+_PRICED_OPTIONS = ("cabin.difference", "bags.allowance", "bags.extra_fee")
 
 
 def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) -> tuple[str, str, str]:
