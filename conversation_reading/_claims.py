@@ -36,7 +36,7 @@ from conversation_reading._policy_claims import POLICY_CHECKERS
 from conversation_reading._replies import acted_on, took_offer, withdrew_offer
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._vocabulary_data import ReadingVocabulary, load_vocabulary
-from policy_model import NOW, PAYMENT_LIMITS, AirlinePolicy, within_booking_window
+from policy_model import MAX_PASSENGERS, NOW, PAYMENT_LIMITS, AirlinePolicy, within_booking_window
 
 
 @dataclass
@@ -158,8 +158,13 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         return None  # a flight whose price was never read: undecidable
     named = [r for rid, r in state.reservations.items() if rid in text]
     res = named[0] if len(named) == 1 else state.last_reservation
+    # the reservation the message discusses, whose itinerary the flights named cannot be: a new booking's total,
+    # whose passengers are not the reservation's (#46)
+    new_booking = len(named) == 1 and res is not None and _another_itinerary(res, legs, numbers)
+    if new_booking:
+        res, named = None, []
     passengers = len(res.get("passengers") or []) if res else 0
-    counts = {passengers} if passengers else set(range(1, 10))
+    counts = {passengers} if passengers else set(range(1, (MAX_PASSENGERS if new_booking else 9) + 1))
     # a total for the reservation the message names, not said per passenger, is for all its passengers (#40)
     whole = len(named) == 1 and passengers > 1 and not _PER_PASSENGER.search(sentence)
     if len(legs) > 6:
@@ -185,9 +190,22 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
     if any(abs(quoted - p) < 0.01 for p in possible):
         return None
     shown = ", ".join(f"{cabin} {s:g}" for cabin, s in sums.items())
-    who = f"the {passengers} passengers of {res.get('reservation_id')}" if whole and res else "passengers"
+    who = (f"the {passengers} passengers of {res.get('reservation_id')}" if whole and res else
+           f"a new booking of 1 to {MAX_PASSENGERS} passengers" if new_booking else "passengers")
     return (f"no choice of the flights named ({', '.join(dict.fromkeys(numbers))}; all of them: {shown} per passenger) "
             f"and {who} makes {quoted:g}")
+
+
+def _another_itinerary(res: dict[str, Any], legs: Sequence[dict[str, Any] | None], numbers: list[str]) -> bool:
+    """The flights named cannot be the reservation's itinerary: none of them is its own, and none leaves from or
+    arrives at its origin or destination, which a change of its flights keeps (``change.same_route``). Their
+    total is a new booking's (False: they may be its, or a route is not known)."""
+    ends = {res.get("origin"), res.get("destination")} - {None}
+    own = {str(f.get("flight_number")) for f in res.get("flights") or [] if isinstance(f, dict)}
+    if not ends or own & set(numbers):
+        return False
+    route = [(leg.get("origin"), leg.get("destination")) for leg in legs if leg is not None]
+    return all(o is not None and d is not None and o not in ends and d not in ends for o, d in route)
 
 
 def _status(state: _State, number: str, date: str) -> str | None:

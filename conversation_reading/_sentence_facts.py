@@ -12,6 +12,7 @@ from functools import cached_property
 from itertools import combinations
 from typing import Any
 
+from conversation_reading._bag_fees import bag_fee
 from conversation_reading._claims import _not_cancellable, _offered
 from conversation_reading._conversation_state import _State
 from policy_model import (
@@ -83,6 +84,7 @@ def _planned(text: str, ids: re.Pattern[str]) -> set[str]:
 _CABINS = {"business": re.compile(r"\bbusiness\b", re.I), "economy": re.compile(r"(?<!basic )\beconomy\b", re.I),
            "basic_economy": re.compile(r"\bbasic[\s-]*economy\b", re.I)}
 _FLIGHT_NO = re.compile(r"\b[A-Z]{3}\d{3}\b")
+_UPGRADE = re.compile(r"\b(?:upgrad\w*|downgrad\w*|cabin (?:change|upgrade))\b", re.IGNORECASE)
 
 
 def _amounts(sentence: str) -> list[float]:
@@ -116,6 +118,7 @@ class _Checker:
         self._known: set[float] | None = None
         self._itineraries: set[float] | None = None
         self.stated: list[float] = []  # the figures of the message's true sentences so far
+        self.bag_write: tuple[str, dict[str, Any]] | None = None  # the bag write the message's confirmation leads to
 
     @cached_property
     def state(self) -> _State:
@@ -211,7 +214,13 @@ class _Checker:
 
     def typed_figure(self, sentence: str, amount: float) -> tuple[str, str] | None:
         """A figure the model computes otherwise in the sentence's context (a refund, an upgrade's cost for all
-        passengers, compensation); None where it agrees or the context names no such figure."""
+        passengers, compensation, bags); None where it agrees or the context names no such figure."""
+        if _BAGS.search(sentence) and not (self.written and self.bag_write is None):  # not a report of a write
+            named = [r for rid, r in self.state.reservations.items() if rid in sentence or rid in self.text]
+            fee = bag_fee(sentence, amount, self.text, self.state, self.bag_write,
+                          named[0] if len(named) == 1 and not self.written else None)
+            if fee is not None:
+                return fee
         res = self.reservation(sentence)
         if self.policy is None or res is None:
             return None
@@ -229,13 +238,52 @@ class _Checker:
             if not _near(amount, {p * k for p in per for k in range(1, n + 1)}) and not _near(amount, self.balances()):
                 return ("compensation.cancelled", f"the policy's certificate is ${min(per)} or ${max(per)} per passenger "
                         f"({n} passengers on {res.get('reservation_id')})")
+        if _REFUND.search(sentence) and not _CANCEL.search(sentence) and res.get("insurance") == "yes":
+            counted = self.insurance_as_fare(res, amount)
+            if counted is not None:
+                return "cabin.difference", counted
         cabin = next((c for c, p in _CABINS.items() if p.search(sentence)), None)
-        if _CABIN.search(sentence) and cabin is not None and cabin != res.get("cabin") and not _PER_PASSENGER.search(sentence):
+        if _CABIN.search(sentence) and cabin is not None and cabin != res.get("cabin"):
             diff = self.policy.fare_difference(res, cabin, self.policy.legs(res))
-            if diff.verdict and n > 1 and _near(amount, {diff.per_passenger}) and not _near(amount, {diff.total}):
-                return ("cabin.difference", f"the {cabin} upgrade of {res.get('reservation_id')} costs {diff.total:g} for its "
-                        f"{n} passengers ({diff.per_passenger:g} each)")
+            costs = (f"the {cabin} upgrade of {res.get('reservation_id')} costs {diff.total:g} for its {n} passenger(s) "
+                     f"({diff.per_passenger:g} each)")
+            if diff.verdict and n > 1 and _near(amount, {diff.per_passenger}) and not _near(amount, {diff.total}) \
+                    and not _PER_PASSENGER.search(sentence):
+                return "cabin.difference", costs
+            # an upgrade's cost no price of the flights gives (another flight's fare, say), of the one reservation
+            # the message is about; not a figure the user said (a budget) or one the database gives
+            if diff.verdict and _UPGRADE.search(sentence) and self.named_reservation(sentence) is res \
+                    and not _near(amount, self.known()) and not _near(amount, self.itineraries()) and not self.said(amount):
+                return "cabin.difference", f"{costs}: no fare of its flights gives {amount:g}"
         return None
+
+    def said(self, amount: float) -> bool:
+        """The figure was said before the message: a budget the user named, or a figure the agent gave earlier
+        (one the records as read may no longer give: a flight's fare on another date), judged there if at all."""
+        return any(_near(amount, {a}) for a in _amounts(self.state.said))
+
+    def insurance_as_fare(self, res: dict[str, Any], amount: float) -> str | None:
+        """Where ``amount`` is a change's refund or charge only with the reservation's insurance counted as fare
+        (its whole payment against the new fares): what the fare difference is; else None."""
+        n = len(res.get("passengers") or []) or 1
+        old = sum(float(f.get("price", 0)) for f in res.get("flights") or [] if isinstance(f, dict))
+        paid = sum(float(p.get("amount", 0)) for p in res.get("payment_history") or [] if isinstance(p, dict))
+        if abs(paid - old * n) < 0.01 or _near(amount, self.known()):
+            return None  # the payment is the fares: nothing to tell apart
+        said = self.state.said + "\n" + self.text
+        named = [f for f in dict.fromkeys(_FLIGHT_NO.findall(said)) if f in self.state.flights][:10]
+        prices = [float(p) for f in named if isinstance(p := (self.state.flights[f].get("prices") or {}).get(res.get("cabin")),
+                                                           int | float)]
+        sums = {0.0}
+        for price in prices:
+            sums |= {x + price for x in sums}
+        wrong = _cents(abs(x * n - paid) for x in sums if x)
+        right = _cents(abs(x * n - old * n) for x in sums if x) | _cents(abs(x - old) for x in sums if x)
+        if not _near(amount, wrong) or _near(amount, right):
+            return None
+        new = next(x for x in sums if x and _near(amount, {round(abs(x * n - paid), 2)}))
+        return (f"the fare difference is the new fares {new * n:g} against the fares paid {old * n:g}: "
+                f"{abs(new * n - old * n):g}; the payment of {paid:g} includes the travel insurance, which is no fare")
 
     def itineraries(self) -> set[float]:
         """The fares of new itineraries and their differences against each reservation read (the model's

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from conversation_reading._bag_fees import BAG_WRITES
 from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import holds, needs
@@ -152,8 +153,10 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
             kind = _kind(sentence, decline, gate)
             if kind is None:
                 continue
-            checker = checker or _Checker(partial(_state_at, states, t.index), t.text, flights_db,
-                                          written=first_write < t.index, shared=shared)
+            if checker is None:
+                checker = _Checker(partial(_state_at, states, t.index), t.text, flights_db,
+                                   written=first_write < t.index, shared=shared)
+                checker.bag_write = _bag_write(turns, t.index, writes)
             verdict, clause, why = _judge(kind, sentence, checker, figures=relied)
             excerpt, _start, _end = t.excerpt(sentence)
             relied_here = _taken(turns, t.index, sentence) if kind == "offer" else None
@@ -183,6 +186,14 @@ def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
 
 _CONFIRM_ASKED = re.compile(r"\b(?:confirm|is (?:that|this|it) (?:right|correct|true)|be honou?red|am I right)\b[^?]*\?",
                             re.IGNORECASE)
+
+
+def _bag_write(turns: list[Turn], index: int, writes: list[Write]) -> tuple[str, dict[str, Any]] | None:
+    """The write of bags message ``index`` lists: the first booking or bag change after it that the user's next
+    message confirms, or that comes before the user speaks again."""
+    reply = next((t.index for t in turns[index + 1 :] if t.role == "user" and t.text.strip()), len(turns))
+    return next(((w.tool, w.arguments) for w in writes if w.tool in BAG_WRITES and w.message_index > index
+                 and (w.message_index < reply or w.confirmation_index == reply)), None)
 
 
 def _asked_to_confirm(turns: list[Turn], index: int) -> bool:
@@ -215,6 +226,10 @@ def _relied(turns: list[Turn], index: int, decisions: set[int], is_write: Callab
     return False
 
 
+# the figures an option states that are its own price (an upgrade's cost, a bag fee), not what follows from it
+_PRICED_OPTIONS = ("cabin.difference", "bags.allowance", "bags.extra_fee")
+
+
 def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) -> tuple[str, str, str]:
     """The sentence's verdict. ``figures``: check its figures against every figure the model gives (the costly
     part: done where the user's decision followed the message; elsewhere a figure is left unchecked, which no
@@ -244,6 +259,11 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
             checker.derive(amounts)
             return "true", "figures", "each figure is one the database as read or the policy model gives"
         return "not_checkable", "", "a figure neither the database as read nor the policy model gives"
+    if kind in ("offer", "promise") and figures and _MONEY.search(sentence):
+        for amount in _amounts(sentence):  # an option's price ("1. Upgrade both passengers for $600")
+            typed = checker.typed_figure(sentence, amount)
+            if typed is not None and typed[0] in _PRICED_OPTIONS:
+                return "false", typed[0], typed[1]
     if kind in ("rule_claim", "decline", "offer", "promise"):
         act = (_OPTION.match(sentence) or _ACT.search(sentence)) if kind in ("offer", "promise") else None
         if kind in ("offer", "promise") and act is None:

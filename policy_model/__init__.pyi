@@ -4,6 +4,7 @@ and the figures (fares, refunds, compensation, bags, price differences) tau2's t
 from ._airline import (
     FIXED_FLIGHT_CABINS,
     INSURANCE_REASONS,
+    MAX_PASSENGERS,
     PAYMENT_LIMITS,
     AirlinePolicy,
 )
@@ -93,6 +94,7 @@ __all__ = [
     "Forbidden",
     "INSURANCE_PER_PASSENGER",
     "INSURANCE_REASONS",
+    "MAX_PASSENGERS",
     "NOW",
     "ONCE_PER_ORDER",
     "PAYMENT_LIMITS",

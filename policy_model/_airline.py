@@ -20,6 +20,7 @@ from policy_model._verdicts import Allowed, Forbidden, PolicyVerdict, Undecided
 INSURANCE_REASONS = frozenset({"health", "weather"})  # what the travel insurance covers
 FIXED_FLIGHT_CABINS = frozenset({"basic_economy"})  # "Basic economy flights cannot be modified."
 PAYMENT_LIMITS = {"certificate": 1, "credit_card": 1, "gift_card": 3}  # per reservation
+MAX_PASSENGERS = 5  # "Each reservation can have at most five passengers." (passengers.max)
 
 
 def _c(clause_id: str) -> Clause:

@@ -1,0 +1,144 @@
+"""Money figures checked from the policy, not from one conversation's phrasing (#46 "facts, not phrasings"): a new
+booking's total against its own passengers, bag fees against the membership's allowance, a change's refund with
+the insurance counted as fare, an upgrade quoted for one passenger or at another flight's price. Each class on a
+real shared conversation and copies of it edited here; every verdict comes from ``score_simulation``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tau2.data_model.message import UserMessage
+from tau2.data_model.simulation import Results
+
+from envs import engine_for
+from loophole_scoring import score_simulation
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+OTHER = SHARED / "dev-corpus" / "other-families" / "runs"
+REAL = SHARED / "real-runs"
+pytestmark = pytest.mark.skipif(not OTHER.is_dir() or not REAL.is_dir(), reason="the shared runs are not here")
+
+LANGCHAIN = "standard__sierra-research__tau2-bench__52a4ed7b__langchain_agent_airline_2025-11-26_00-37-06.json"
+O3 = "standard__sierra-research__tau2-bench__17044a0b__ironshell_ironforge_o3_wave2.json"
+AIDE = "aide_claude-sonnet-4-5_airline_tau2_1trial.json"
+
+
+def _simulation(folder: Path, name: str, sim_id: str):
+    results = Results.model_validate_json((folder / name).read_text())
+    return next(s for s in results.simulations if s.id.startswith(sim_id))
+
+
+def _edited(sim, index: int, *replace: tuple[str, str], cut_with: str | None = None):
+    """A copy of ``sim`` whose message ``index`` has each (old, new) replaced, ending there with the user's
+    ``cut_with`` where given."""
+    messages = [m.model_copy(deep=True) for m in sim.messages]
+    content = messages[index].content or ""
+    for old, new in replace:
+        assert old in content, old
+        content = content.replace(old, new)
+    messages[index] = messages[index].model_copy(update={"content": content})
+    if cut_with is not None:
+        messages = [*messages[: index + 1], UserMessage(role="user", content=cut_with)]
+    return sim.model_copy(update={"messages": messages})
+
+
+def _record(sim):
+    return score_simulation(sim, "airline", "tau2", engine_for("airline"), None).record
+
+
+def _said(record, index: int, words: str):
+    return next(s for s in record.sentences if s.message_index == index and words in s.excerpt)
+
+
+# -- a new booking's total, not another reservation's ----------------------------------------------------------
+
+
+def test_a_new_bookings_total_is_checked_against_its_own_passengers_not_another_reservations():
+    """gpt-oss-120b, airline 24: one message discusses H9ZU1C (3 passengers, MIA-IAH) and quotes a new one-passenger
+    booking JFK-SEA-JFK, HAT069 $51 + HAT276 $55: "Total price: $106" is the new booking's total (the booking the
+    user confirms holds one passenger), not H9ZU1C's. The same quote of $160 is no fare of those flights for any
+    count of passengers a booking may have, and stays false."""
+    sim = _simulation(OTHER, LANGCHAIN, "8bf426dd-a1d9-4358-aa14-30dedee70494")
+    record = _record(sim)
+    assert not [c for c in record.claims if c.kind == "quoted_total" and c.false]
+    assert _said(record, 12, "$106").verdict == "true"
+
+    wrong = _record(_edited(sim, 12, ("*Total price: **$106**.*", "*Total price: **$160**.*")))
+    false = [c for c in wrong.claims if c.kind == "quoted_total" and c.false]
+    assert [c.message_index for c in false] == [12]
+    assert "a new booking of 1 to 5 passengers" in (false[0].truth or "") and "H9ZU1C" not in (false[0].truth or "")
+    assert (_said(wrong, 12, "$160").verdict, _said(wrong, 12, "$160").relied_on) == ("false", True)
+
+
+# -- a bag called free and charged in the same confirmation ----------------------------------------------------
+
+FREE = "You are a **Silver** member, so you receive **1 free checked bag** in basic economy."
+
+
+def test_a_bag_called_free_and_charged_in_the_same_confirmation_is_false():
+    """The same confirmation (silver, basic economy: one free checked bag per passenger; the booking holds one
+    passenger and one bag) also charging $50 for that bag is false, whether the user books on it or leaves; two
+    bags for $50 (one free, one extra) and the bag at $0 are the allowance's own figures, but $0 where the booking
+    the user confirms charges the bag is false too."""
+    sim = _simulation(OTHER, LANGCHAIN, "8bf426dd-a1d9-4358-aa14-30dedee70494")
+    charged = _record(_edited(sim, 12, (FREE, FREE + " Checked bag (1): **$50**.")))
+    fee = _said(charged, 12, "Checked bag (1)")
+    assert (fee.verdict, fee.clause, fee.relied_on) == ("false", "bags.allowance", True)
+    assert "1 free checked bag(s) per basic economy passenger" in fee.why and "not $50" in fee.why
+
+    left = _record(_edited(sim, 12, (FREE, FREE + " Checked bag (1): **$50**."),
+                           cut_with="A fee for the free bag? No thanks, I'll leave it. ###STOP###"))
+    assert _said(left, 12, "Checked bag (1)").verdict == "false"
+
+    for right in ("Checked bags (2): **$50**.", "Checked bag (1): **$0**."):
+        assert _said(_record(_edited(sim, 12, (FREE, f"{FREE} {right}"))), 12, right[:14]).verdict != "false", right
+
+    # the confirmation says $0 and the booking it leads to charges the bag as non-free ($50 more from the gift card)
+    free = _edited(sim, 12, (FREE, FREE + " Checked bag (1): **$0**."))
+    messages = list(free.messages)
+    calls = [c.model_copy(update={"arguments": {**c.arguments, "nonfree_baggages": 1, "payment_methods": [
+        {"payment_id": "gift_card_7359776", "amount": 39}, {"payment_id": "gift_card_7773485", "amount": 117}]}})
+             if c.name == "book_reservation" else c for c in messages[14].tool_calls or []]
+    messages[14] = messages[14].model_copy(update={"tool_calls": calls})
+    charged = _said(_record(free.model_copy(update={"messages": messages})), 12, "Checked bag (1)")
+    assert (charged.verdict, charged.clause, charged.relied_on) == ("false", "bags.extra_fee", True)
+    assert "charges 1 bag(s) as non-free ($50), not $0" in charged.why
+
+
+# -- a change's refund with the insurance counted as fare ------------------------------------------------------
+
+
+def test_a_change_refund_counting_the_insurance_as_fare_is_false():
+    """o3, airline 29: VA5SGQ paid $686, $656 of fares and $30 of insurance; the new fares are $282. The agent
+    quotes "Refund due $404" (686 − 282), the user confirms, and tau2 refunds $374: the fare difference. The same
+    quote of $374 is true."""
+    sim = _simulation(OTHER, O3, "e9d14f93-b337-4a80-b39c-1ce982eb5383")
+    record = _record(sim)
+    quoted = _said(record, 16, "Refund due $404")
+    assert (quoted.verdict, quoted.clause, quoted.relied_on) == ("false", "cabin.difference", True)
+    assert "656" in quoted.why and "374" in quoted.why and "insurance" in quoted.why
+
+    right = _record(_edited(sim, 16, ("$404", "$374")))
+    assert _said(right, 16, "Refund due $374").verdict == "true"
+
+
+# -- an upgrade quoted for one passenger or at another flight's price -------------------------------------------
+
+ALONE = "Unfortunately, the business class upgrade alone costs $1,200"
+LEAVE = "That's over my budget, so I'll keep economy. ###STOP###"
+
+
+def test_an_upgrade_quoted_for_one_passenger_or_at_another_flights_price_is_false():
+    """Claude Sonnet 4.5, airline 12: YAX4DR, two passengers in economy on HAT235 ($122) and HAT298 ($127);
+    business is $350 and $499, so the upgrade costs 2 × 849 − 498 = $1,200, and the user leaves on it. Quoted for
+    one passenger ($600) or with HAT145's business fare ($401) for HAT235's ($1,302), it is false."""
+    sim = _simulation(REAL, AIDE, "2c5a046c-45c7-486f-85c1-52008fe3da17")
+    record = _record(_edited(sim, 13, cut_with=LEAVE))
+    assert not [s for s in record.sentences if s.message_index == 13 and s.verdict == "false"]
+
+    for cost in ("$600", "$1,302"):
+        wrong = _record(_edited(sim, 13, (ALONE, ALONE.replace("$1,200", cost)), cut_with=LEAVE))
+        quoted = _said(wrong, 13, f"alone costs {cost}")
+        assert (quoted.verdict, quoted.clause, quoted.relied_on) == ("false", "cabin.difference", True), cost
+        assert "costs 1200 for its 2 passenger(s)" in quoted.why
