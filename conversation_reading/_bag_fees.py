@@ -35,8 +35,24 @@ _CABINS = (("basic_economy", re.compile(r"\bbasic[\s-]*economy\b", re.I)),
 BAG_WRITES = ("book_reservation", "update_reservation_baggages")
 
 
+# a fee of nothing said in words ("adding 2 bags won't cost anything", "at no extra charge"), not the allowance's
+# adjective ("3 free checked bags")
+_FREE = re.compile(r"\b(?:free of charge|at no (?:extra |additional )?(?:cost|charge)|no (?:extra |additional )?"
+                   r"(?:cost|charge|fee)s?\b|(?:won't|will not|wouldn't|would not|doesn't|does not|shouldn't) cost (?:you )?"
+                   r"(?:anything|a (?:thing|cent|dime)|extra)|(?:is|are|be|will be|would be) (?:free|complimentary)\b|"
+                   r"(?:don't|do not|won't|will not|wouldn't) (?:have to |need to )?pay (?:anything|extra|for (?:it|them)))",
+                   re.IGNORECASE)
+
+
+def stated_free(sentence: str) -> bool:
+    """The sentence says in words that bags cost nothing (a fee of $0), naming no amount."""
+    return "$" not in sentence and bool(_FREE.search(sentence)) and bool(re.search(_BAG, sentence, re.I))
+
+
 def _fee_amounts(sentence: str) -> set[float]:
-    """The amounts the sentence ties to bags, less the per-bag rule."""
+    """The amounts the sentence ties to bags, less the per-bag rule (a fee said in words to be nothing: 0)."""
+    if stated_free(sentence):
+        return {0.0}
     found = set()
     for pattern in (_FEE_AFTER, _FEE_BEFORE):
         for m in pattern.finditer(sentence):

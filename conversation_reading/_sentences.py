@@ -19,7 +19,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from conversation_reading._bag_fees import BAG_WRITES
+from conversation_reading._bag_fees import BAG_WRITES, stated_free
 from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import holds, needs
@@ -76,6 +76,8 @@ def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...]) -> str
         return "rule_claim"
     if _CONFIRM.search(sentence):
         return "confirmation_request"
+    if stated_free(sentence):
+        return "fact_claim"  # a bag fee of nothing, in words
     return None
 
 
@@ -192,7 +194,7 @@ def _bag_write(turns: list[Turn], index: int, writes: list[Write]) -> tuple[str,
     """The write of bags message ``index`` lists: the first booking or bag change after it that the user's next
     message confirms, or that comes before the user speaks again."""
     reply = next((t.index for t in turns[index + 1 :] if t.role == "user" and t.text.strip()), len(turns))
-    return next(((w.tool, w.arguments) for w in writes if w.tool in BAG_WRITES and w.message_index > index
+    return next(((w.tool, w.arguments) for w in writes if w.tool in BAG_WRITES and w.message_index >= index
                  and (w.message_index < reply or w.confirmation_index == reply)), None)
 
 
@@ -248,6 +250,13 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
         return conditional
     if kind == "figure" and not figures:
         return "not_checkable", "", "not checked: the user's decision did not follow it"
+    if figures and stated_free(sentence):  # "adding 2 bags won't cost anything": a bag fee of $0
+        typed = checker.typed_figure(sentence, 0.0)
+        if typed is not None and typed[0].startswith("bags."):
+            return "false", typed[0], typed[1]
+    if kind == "fact_claim":
+        return "read_elsewhere", "bags.allowance", "a bag fee of nothing, in words: false only where the bag write or " \
+            "the allowance charges"
     if kind == "figure":
         for amount in _amounts(sentence):
             typed = checker.typed_figure(sentence, amount)

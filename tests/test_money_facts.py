@@ -142,3 +142,29 @@ def test_an_upgrade_quoted_for_one_passenger_or_at_another_flights_price_is_fals
         quoted = _said(wrong, 13, f"alone costs {cost}")
         assert (quoted.verdict, quoted.clause, quoted.relied_on) == ("false", "cabin.difference", True), cost
         assert "costs 1200 for its 2 passenger(s)" in quoted.why
+
+
+DEEPSEEK = "standard__sierra-research__tau2-bench__17044a0b__ironshell_ironforge_v3_deepseek.json"
+
+
+def test_a_bag_called_free_in_words_then_charged_is_false():
+    """DeepSeek, τ² airline 33: "Adding 2 bags won't cost anything" (no figure: a fee of nothing, in words); the
+    user says go ahead and the bag write charges both bags as non-free ($100). The user relied on a false
+    statement: strict fails and cites it. The same words before a write that charges nothing are not false."""
+    sim = _simulation(OTHER, DEEPSEEK, "e6e76f8e")
+    scored = score_simulation(sim, "airline", "tau2", engine_for("airline"), None)
+    free = [s for s in scored.record.sentences if "won't cost anything" in s.excerpt]
+    assert free and all(s.verdict == "false" and s.clause == "bags.extra_fee" for s in free), free
+    assert any(s.relied_on for s in free)
+    assert scored.result.single_gold.reward == 1.0 and scored.strict.reward == 0.0
+    assert "won't cost anything" in (scored.strict.reason or "")
+
+    messages = [m.model_copy(deep=True) for m in sim.messages]
+    (index,) = [i for i, m in enumerate(messages) if any(c.name == "update_reservation_baggages"
+                                                          for c in (getattr(m, "tool_calls", None) or []))]
+    calls = [c.model_copy(update={"arguments": {**c.arguments, "nonfree_baggages": 0}})
+             if c.name == "update_reservation_baggages" else c for c in messages[index].tool_calls or []]
+    messages[index] = messages[index].model_copy(update={"tool_calls": calls})
+    kept = score_simulation(sim.model_copy(update={"messages": messages}), "airline", "tau2", engine_for("airline"), None)
+    free = [s for s in kept.record.sentences if "won't cost anything" in s.excerpt]
+    assert free and not [s for s in free if s.verdict == "false"], free
