@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations
 from typing import Any
 
 from tau2.data_model.message import Message
@@ -36,7 +37,13 @@ from conversation_reading._policy_claims import POLICY_CHECKERS
 from conversation_reading._replies import acted_on, took_offer, withdrew_offer
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._vocabulary_data import ReadingVocabulary, load_vocabulary
-from policy_model import MAX_PASSENGERS, NOW, PAYMENT_LIMITS, AirlinePolicy, within_booking_window
+from policy_model import (
+    MAX_PASSENGERS,
+    NOW,
+    PAYMENT_LIMITS,
+    AirlinePolicy,
+    within_booking_window,
+)
 
 
 @dataclass
@@ -130,6 +137,8 @@ def _cabin_rule(sentence: str, m: re.Match[str], text: str, state: _State) -> st
         return None  # the rule itself ("not allowed if any flight has already been flown"), or a hypothetical
     if price_bound(sentence, m.start(), m.end()):
         return None  # "isn't possible within your $200 budget": the user's price, not the rule (#40 class 4)
+    if _PART_OF_TRIP.search(sentence, m.start()):
+        return None  # "cannot upgrade just the outbound leg": the one-cabin rule, true of every reservation
     res = _reservation(sentence, state)
     if res is None or state.now is None:
         return None
@@ -140,8 +149,15 @@ def _cabin_rule(sentence: str, m: re.Match[str], text: str, state: _State) -> st
             "cabin unless a flight has been flown")
 
 
+# a part of the trip ("just the outbound leg", "while keeping the return in economy"): the one-cabin rule's subject
+_PART_OF_TRIP = re.compile(r"\b(?:only|just|one|a single|the (?:outbound|return|inbound|first|second|other))\b"
+                           r"[^.!?\n]{0,20}\b(?:legs?|segments?|flights?|way|direction)\b|\bwhile keeping\b|"
+                           r"\bmix(?:ed)? cabins?\b", re.IGNORECASE)
 _PER_PASSENGER = re.compile(r"\bper (?:passenger|person|travell?er|ticket|seat|adult)\b|\beach\b|\bapiece\b"
                             r"|\bfor (?:one|a single) (?:passenger|person|travell?er)\b", re.IGNORECASE)
+# a figure the message charges for insurance or bags ("Travel insurance: $60", "$50 for the extra bag")
+_EXTRA_FEE = re.compile(r"\b(?:insurance|bags?|baggages?|luggage)\b[^.$\n]{0,40}\$\s?(\d[\d,]*(?:\.\d{1,2})?)|"
+                        r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)[^.$\n]{0,30}\b(?:insurance|bags?|baggages?|luggage)\b", re.I)
 _NOT_FARES = re.compile(r"certificate|gift card|balance|refund|credit|voucher|remaining|bag|insurance", re.IGNORECASE)
 
 
@@ -185,8 +201,20 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         for p in prices:
             subsets |= {x + p for x in subsets}
         possible |= {x * n for x in subsets for n in (counts if whole else {1, *counts})}
+    # a total with the extras the message itself charges in it: its insurance and bag fees, as stated
+    extras = {float((m.group(1) or m.group(2)).replace(",", "")) for m in _EXTRA_FEE.finditer(text)} - {0.0}
+    for k in range(1, len(extras) + 1):
+        for fees in combinations(sorted(extras), k):
+            possible |= {x + sum(fees) for x in set(possible)}
     paid = sum(p.get("amount", 0) for p in (res.get("payment_history") or []) if isinstance(p, dict)) if res else 0
     possible |= {x - paid for x in possible}
+    # what the reservation itself cost: any of its fares as booked (per passenger, or for all of them), and what
+    # it paid ("Original total: $503 (outbound: $323; return: $180)")
+    booked = {0.0}
+    for f in (res.get("flights") or []) if res else []:
+        if isinstance(f, dict) and isinstance(f.get("price"), int | float):
+            booked |= {x + float(f["price"]) for x in booked}
+    possible |= {x * n for x in booked for n in {1, max(passengers, 1)}} | {float(paid)}
     if any(abs(quoted - p) < 0.01 for p in possible):
         return None
     shown = ", ".join(f"{cabin} {s:g}" for cabin, s in sums.items())

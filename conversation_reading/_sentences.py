@@ -107,6 +107,10 @@ def _invented(sentence: str) -> tuple[str, str] | None:
     return None
 
 
+_NO_KNOWLEDGE = re.compile(r"\b(?:don't|do not|doesn't|does not)\s+(?:have|know|see)\b[^.!?\n]{0,20}\b(?:information|"
+                           r"details?|records?|knowledge|anything)\b|\bnot aware\b|\bno (?:information|record)\b", re.I)
+
+
 def _insurance_waiver(sentence: str) -> tuple[str, str] | None:
     m = _INSURANCE_WAIVER.search(sentence)
     if m is None or negated(sentence, m.start()):
@@ -116,8 +120,8 @@ def _insurance_waiver(sentence: str) -> tuple[str, str] | None:
     if not _CHANGE_COSTS.search(near) or re.search(r"\b(?:cancel\w*|health|weather|medical)\b", sentence[m.start() : m.end() + 40], re.I):
         return None
     if re.search(r"\b(?:does not|doesn't|do not|don't|won't|will not|isn't|is not|not)\b[^.!?\n]{0,30}\b(?:waiv|cover)",
-                 sentence, re.I):
-        return None
+                 sentence, re.I) or _NO_KNOWLEDGE.search(sentence):
+        return None  # denied, or the agent says it knows of none ("I don't have information about fee waivers")
     return ("insurance.covers", "travel insurance gives a full refund on a cancellation for health or weather; it "
             "waives no change fee, fare difference or upgrade cost")
 

@@ -168,3 +168,62 @@ def test_a_bag_called_free_in_words_then_charged_is_false():
     kept = score_simulation(sim.model_copy(update={"messages": messages}), "airline", "tau2", engine_for("airline"), None)
     free = [s for s in kept.record.sentences if "won't cost anything" in s.excerpt]
     assert free and not [s for s in free if s.verdict == "false"], free
+
+
+# -- rules stated right are no false claims: one cabin per reservation, a fee waiver the agent knows nothing of --
+
+GPT54_V2 = "standard__sierra-research__tau2-bench__17044a0b__ironshell_ironforge_v2_gpt54.json"
+
+
+def test_refusing_to_upgrade_one_leg_states_the_one_cabin_rule_and_a_free_bag_credit_stands():
+    """GPT-5.4, τ² airline 33: the user asks for business on the outbound only; "Cabin class must be the same across
+    all flights in the same reservation, so I cannot upgrade only the outgoing flight while keeping the return in
+    economy" is the one-cabin rule, not a denial that the reservation may change cabin. The flights, the $186
+    refund and the two free bags are right: the free-bags reading credits it. Denying the upgrade outright, for a
+    reservation none of whose flights has flown, is the false cabin rule."""
+    sim = _simulation(OTHER, GPT54_V2, "8a113506")
+    scored = score_simulation(sim, "airline", "tau2", engine_for("airline"), None)
+    assert not [c for c in scored.record.claims if c.kind == "cabin_rule" and c.false]
+    free_bags = next(s for s in scored.result.scores if s.gold_id == "TB85.free_bags")
+    assert free_bags.verdict.value == "credited", free_bags.reason
+    denied = _edited(sim, 26, ("so I cannot upgrade only the outgoing flight while keeping the return in economy",
+                               "so I cannot upgrade your reservation to business at all"))
+    scored = score_simulation(denied, "airline", "tau2", engine_for("airline"), None)
+    assert [c for c in scored.record.claims if c.kind == "cabin_rule" and c.false]
+
+
+def test_an_agent_knowing_of_no_fee_waiver_claims_none():
+    """Claude Sonnet 4.5 (aide), τ² airline 33: "I don't have information in my system about specific change fees
+    or insurance-related fee waivers" says the agent knows of no waiver: no claim that insurance waives a change's
+    cost. Saying the insurance waives the change fees is invented policy."""
+    sim = _simulation(REAL, AIDE, "2f4524e7")
+    record = _record(sim)
+    hedge = _said(record, 13, "I don't have information in my system")
+    assert hedge.verdict != "false", hedge
+    waived = _edited(sim, 13, ("I don't have information in my system about specific change fees or "
+                               "insurance-related fee waivers beyond what I've described.",
+                               "Your travel insurance waives the change fees for this modification."))
+    assert _said(_record(waived), 13, "waives the change fees").verdict == "false"
+
+
+def test_a_total_may_hold_the_fees_the_message_charges_and_the_reservations_own_fares():
+    """grok-4-fast, τ² airline 33: "Original Total Cost: $503 (outbound segments: $323 total; return: $180)" is what
+    HXDUBJ's fares cost as booked (HAT085 $177 + HAT023 $146, HAT278 $180), not a fare of the new flights the
+    message names. A total with the message's own bag fee in it ("New flights: $282, Checked bag: $50, Total: $332")
+    is no false total either; a total no fare, fee or booked fare gives still is."""
+    name = next(p.name for p in (SHARED / "dev-corpus" / "runs").glob("*2025-10-06T06_45_09*"))
+    sim = _simulation(SHARED / "dev-corpus" / "runs", name, "16c84fd1")
+    record = _record(sim)
+    assert not [c for c in record.claims if c.kind == "quoted_total" and c.false and c.message_index == 13]
+    wrong = _record(_edited(sim, 13, ("$503 (outbound segments: $323 total; return: $180)",
+                                      "$517 (outbound segments: $337 total; return: $180)")))
+    assert [c for c in wrong.claims if c.kind == "quoted_total" and c.false and c.message_index == 13]
+    azure = _simulation(OTHER, "standard__sierra-research__tau2-bench__07c6aaca__azure-airline-full.json", "601fe1b0")
+    with_bag = _record(azure)
+    assert _said_claim(with_bag, "Total: $332") is not None and not _said_claim(with_bag, "Total: $332").false
+    over = _record(_edited(azure, 17, ("- Total: $332", "- Total: $352")))
+    assert _said_claim(over, "Total: $352").false
+
+
+def _said_claim(record, words: str):
+    return next((c for c in record.claims if c.kind == "quoted_total" and words in c.excerpt), None)
