@@ -154,6 +154,7 @@ _PART_OF_TRIP = re.compile(r"\b(?:only|just|one|a single|the (?:outbound|return|
                            r"[^.!?\n]{0,20}\b(?:legs?|segments?|flights?|way|direction)\b|\bwhile keeping\b|"
                            r"\bmix(?:ed)? cabins?\b", re.IGNORECASE)
 _PER_PASSENGER = re.compile(r"\bper (?:passenger|person|travell?er|ticket|seat|adult)\b|\beach\b|\bapiece\b"
+                            r"|\$\s?[\d,]+(?:\.\d{1,2})?\s*[\u00d7x*]\s*\d\b"  # "$871 x 3 = $2,613": a fare times the passengers
                             r"|\bfor (?:one|a single) (?:passenger|person|travell?er)\b", re.IGNORECASE)
 # a figure the message charges for insurance or bags ("Travel insurance: $60", "$50 for the extra bag")
 _EXTRA_FEE = re.compile(r"\b(?:insurance|bags?|baggages?|luggage)\b[^.$\n]{0,40}\$\s?(\d[\d,]*(?:\.\d{1,2})?)|"
@@ -208,13 +209,28 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
             possible |= {x + sum(fees) for x in set(possible)}
     paid = sum(p.get("amount", 0) for p in (res.get("payment_history") or []) if isinstance(p, dict)) if res else 0
     possible |= {x - paid for x in possible}
-    # what the reservation itself cost: any of its fares as booked (per passenger, or for all of them), and what
-    # it paid ("Original total: $503 (outbound: $323; return: $180)")
-    booked = {0.0}
-    for f in (res.get("flights") or []) if res else []:
-        if isinstance(f, dict) and isinstance(f.get("price"), int | float):
-            booked |= {x + float(f["price"]) for x in booked}
-    possible |= {x * n for x in booked for n in {1, max(passengers, 1)}} | {float(paid)}
+    # what a reservation the sentence is about cost: any of its fares as booked (per passenger, or for all of
+    # them), what it paid ("Original total: $503 (outbound: $323; return: $180)", "7WPL39 - total paid: $402"),
+    # and the new fares' difference against the booked ones ("from $174 to $408, an additional $234")
+    about = [r for rid, r in state.reservations.items() if rid in sentence] or (
+        [res] if res else list(state.reservations.values()))
+    booked: set[float] = set()
+    for r in about:
+        n = len(r.get("passengers") or []) or 1
+        fares = {0.0}
+        for f in r.get("flights") or []:
+            if isinstance(f, dict) and isinstance(f.get("price"), int | float):
+                fares |= {x + float(f["price"]) for x in fares}
+        booked |= {x * k for x in fares for k in {1, n}}
+        booked.add(float(sum(p.get("amount", 0) for p in r.get("payment_history") or [] if isinstance(p, dict))))
+    possible |= booked | {x - b for x in set(possible) for b in booked if 0 < b < x}
+    # several reservations the message lists, added up ("Total cost of your upcoming flights: $1,628")
+    totals = [sum(p.get("amount", 0) for p in r.get("payment_history") or [] if isinstance(p, dict))
+              for rid, r in state.reservations.items() if rid in text][:8]
+    sums_paid = {0.0}
+    for x in totals:
+        sums_paid |= {y + float(x) for y in sums_paid}
+    possible |= sums_paid
     if any(abs(quoted - p) < 0.01 for p in possible):
         return None
     shown = ", ".join(f"{cabin} {s:g}" for cabin, s in sums.items())

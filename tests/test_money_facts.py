@@ -227,3 +227,16 @@ def test_a_total_may_hold_the_fees_the_message_charges_and_the_reservations_own_
 
 def _said_claim(record, words: str):
     return next((c for c in record.claims if c.kind == "quoted_total" and words in c.excerpt), None)
+
+
+def test_a_total_may_be_a_fare_times_the_passengers_a_reservations_payment_or_their_sum():
+    """gpt-oss-120b, τ² airline 14: "$871 × 3 = $2,613" quotes the fare per passenger (HAT023 + HAT204 + HAT100 in
+    business), times K1NW8N's three passengers. GPT-5.4, τ² airline 7: "7WPL39 — total paid: $402" is what 7WPL39
+    paid, and "Total cost of your upcoming flights: $1,628" adds up the payments of the reservations listed."""
+    per = _record(_simulation(OTHER, LANGCHAIN, "3a3412f8"))
+    assert not _said_claim(per, "$871 × 3") or not _said_claim(per, "$871 × 3").false
+    listed = _record(_simulation(OTHER, GPT54_V2, "47735c7f"))
+    assert not [c for c in listed.claims if c.kind == "quoted_total" and c.message_index == 27 and c.false]
+    summed = _record(_edited(_simulation(OTHER, GPT54_V2, "47735c7f"), 27,
+                             ("upcoming flights: $1,628", "upcoming flights: $1,728")))
+    assert _said_claim(summed, "upcoming flights: $1,728").false
