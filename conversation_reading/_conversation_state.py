@@ -29,6 +29,7 @@ class _State:
     statuses: dict[tuple[str, str], str] = field(default_factory=dict)  # (flight, date) -> status read
     domain: str = ""
     said: str = ""  # what the user and the agent said before the message
+    earlier: tuple[dict[str, Any], ...] = ()  # reservations as read before a write changed them (their figures hold)
 
 
 def _json(text: str | None) -> Any:
@@ -36,6 +37,10 @@ def _json(text: str | None) -> Any:
         return json.loads(text or "")
     except (json.JSONDecodeError, TypeError):
         return None
+
+
+_CHANGES_RESERVATION = frozenset({"update_reservation_flights", "update_reservation_baggages",
+                                  "update_reservation_passengers"})
 
 
 def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list[_State]:
@@ -48,7 +53,7 @@ def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list
         # the dicts are shared between messages until a tool result changes them (copied then): readers never
         # write to a state
         out.append(_State(state.reservations, state.last_reservation, state.user, state.flights, now,
-                          state.statuses, domain, state.said))
+                          state.statuses, domain, state.said, state.earlier))
         if t.role in ("user", "assistant"):
             state.said += "\n" + t.text
         for c in t.calls:
@@ -58,6 +63,12 @@ def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list
             name = calls[m.id].name
             if name == "get_reservation_details" and isinstance(value, dict) and "reservation_id" in value:
                 state.reservations = {**state.reservations, str(value["reservation_id"]): value}
+                state.last_reservation = value
+            elif name in _CHANGES_RESERVATION and isinstance(value, dict) and "reservation_id" in value:
+                # a change returns the reservation as it left it: read since; its figures before stay known
+                rid = str(value["reservation_id"])
+                state.earlier = (*state.earlier, *([state.reservations[rid]] if rid in state.reservations else []))
+                state.reservations = {**state.reservations, rid: value}
                 state.last_reservation = value
             elif name == "get_user_details" and isinstance(value, dict):
                 state.user = value

@@ -173,7 +173,7 @@ class _Checker:
             if isinstance(method, dict) and isinstance(method.get("amount"), int | float):
                 balances.append(float(method["amount"]))
         found |= set(balances)
-        for r in s.reservations.values():
+        for r in (*s.reservations.values(), *s.earlier):
             found |= {float(p.get("amount", 0)) for p in r.get("payment_history") or [] if isinstance(p, dict)}
             found |= {float(f.get("price", 0)) for f in r.get("flights") or [] if isinstance(f, dict)}
             if self.policy is not None:
@@ -295,7 +295,7 @@ class _Checker:
         said = self.state.said + "\n" + self.text
         named = [n for n in dict.fromkeys(reversed(_FLIGHT_NO.findall(said))) if n in self.state.flights][:10]
         found: set[float] = set()
-        reservations = list(self.state.reservations.values()) or [{}]
+        reservations = [*self.state.reservations.values(), *self.state.earlier] or [{}]
         for cabin in ("basic_economy", "economy", "business"):
             prices = [float(p) for n in named if isinstance(p := (self.state.flights[n].get("prices") or {}).get(cabin), int | float)]
             sums = {0.0}

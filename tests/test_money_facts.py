@@ -240,3 +240,18 @@ def test_a_total_may_be_a_fare_times_the_passengers_a_reservations_payment_or_th
     summed = _record(_edited(_simulation(OTHER, GPT54_V2, "47735c7f"), 27,
                              ("upcoming flights: $1,628", "upcoming flights: $1,728")))
     assert _said_claim(summed, "upcoming flights: $1,728").false
+
+
+def test_a_figure_after_a_write_is_checked_against_the_reservation_the_write_returned():
+    """grok-4-fast, τ² airline 33: after the flight change (HAT072 $130 + HAT278 $187, as the write returned
+    HXDUBJ) the agent quotes "this would cost $408" for business on both (HAT072 $282 + HAT278 $443, less the fares
+    as changed). The write's result is what the conversation has read of HXDUBJ since; the figures of the
+    reservation before it stay known. The figure is true, and the free-bags reading (2 bags free for a gold
+    member in economy, the one-leg business refused by the one-cabin rule) credits it."""
+    name = next(p.name for p in (SHARED / "dev-corpus" / "runs").glob("*2025-10-06T06_45_09*"))
+    sim = _simulation(SHARED / "dev-corpus" / "runs", name, "16c84fd1")
+    scored = score_simulation(sim, "airline", "tau2", engine_for("airline"), None)
+    assert _said(scored.record, 21, "$408").verdict == "true"
+    assert next(s for s in scored.result.scores if s.gold_id == "TB85.free_bags").verdict.value == "credited"
+    wrong = _edited(sim, 21, ("this would cost $408", "this would cost $417"))
+    assert _said(_record(wrong), 21, "$417").verdict != "true"
