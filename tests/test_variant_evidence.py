@@ -159,6 +159,9 @@ def test_the_same_change_without_the_prior_decline_is_credited_in_place():
             "Please note that you cannot change the origin, destination, or trip type.", ""
         ),
     )
+    # and the refund quoted right: "$404 ($686 - $282)" counts the insurance as fare; the fare difference tau2
+    # refunds is $374, and a false refund the user relied on voids the credit (#46 class 1)
+    _say(sim, 16, sim.messages[16].content.replace("$404 ($686 - $282)", "$374"))
     result = _score(sim, "tau3")
     assert result.single_gold.reward == 0.0 and "L16.modify_in_place" in result.crediting_readings()
 
