@@ -164,8 +164,8 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
         at = agreed.message_index
         asked = any(u.role == "user" and u.index < at and r.units.may_say((v.transfer_request,), u.text)
                     and mentions(v.transfer_request, u.text) for u in r.turns)
-        declined = any(d.message_index < at and d.form == "words" for n in {*names, GENERIC_REFUSAL}
-                       for d in r.declines(n))
+        declined = any(d.message_index < at and d.form == "words" for n in dict.fromkeys([*names, GENERIC_REFUSAL])
+                       for d in r.declines(n))  # in order: which clauses get read may not hang on a hash seed
         out.append(Transfer(how="agreed_in_words", message_index=at, excerpt=agreed.excerpt, what=agreed.what,
                             asked_by_user=asked, declined_before=declined))
     return out
