@@ -186,9 +186,18 @@ def _leaves(arguments: dict[str, Any]) -> Iterator[tuple[str, Any]]:
 
 def _named(form: str, text: str) -> bool:
     form = form.strip()
-    if len(form) < 2 or form not in text:  # the pattern matches ``form`` itself: no compile where it is absent
+    if len(form) < 2:
         return False
-    return re.search(r"(?<![\w.])" + re.escape(form) + r"(?![\w]|\.\d)", text) is not None
+    # ``(?<![\w.])form(?![\w]|\.\d)`` tested at each occurrence by hand: a pattern compiled per form overflowed
+    # ``re``'s cache (one compile a call); ``\w`` is ``isalnum()`` or ``_``, ``\d`` ``isdecimal()``
+    at, size, n = text.find(form), len(form), len(text)
+    while at >= 0:
+        before, end = text[at - 1] if at else "", at + size
+        if not (before and (before.isalnum() or before in "_.")) and not (end < n and (
+                text[end].isalnum() or text[end] == "_" or text[end] == "." and text[end + 1: end + 2].isdecimal())):
+            return True
+        at = text.find(form, at + 1)
+    return False
 
 
 def _failed(messages: Sequence[Message]) -> set[str]:
