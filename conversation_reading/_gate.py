@@ -31,25 +31,59 @@ except ImportError:  # pragma: no cover - Python < 3.11
 Requirement = frozenset[str] | tuple[list["Requirement"], ...]
 
 
+_PRODUCT_CAP = 64  # at most this many spellings of one run (a branch of words inside it multiplies them)
+_ZERO_WIDTH = ("AT", "ASSERT", "ASSERT_NOT")  # consume nothing: the text on either side is contiguous
+
+
+def _words_of(alternatives: list) -> list[str] | None:
+    """A branch's alternatives as the texts they match, where each is ASCII literals only (else None)."""
+    words = []
+    for alternative in alternatives:
+        word = ""
+        for op, av in alternative:
+            if op is not _c.LITERAL or av >= 128:
+                return None
+            word += chr(av).lower()
+        words.append(word)
+    return words
+
+
+def _flat(items: list) -> list:
+    """``items`` with each group's contents in its place (a group matches its contents, contiguous with what is
+    around it)."""
+    out = []
+    for op, av in items:
+        if op is _c.SUBPATTERN:
+            out += _flat(list(av[-1]))
+        else:
+            out.append((op, av))
+    return out
+
+
 def _requirements(items: list) -> list[Requirement]:
-    """The requirements of a sequence of parsed items (ASCII literals only, lowercased)."""
+    """The requirements of a sequence of parsed items (ASCII literals only, lowercased). A run of literals, with
+    the branches of plain words inside it, is one requirement: one of its spellings (``"the " (user|customer)``:
+    "the user" or "the customer") occurs whole."""
     out: list[Requirement] = []
-    run = ""
+    runs = {""}  # the spellings of the run so far
 
     def flush() -> None:
-        nonlocal run
-        if len(run) >= 2:
-            out.append(frozenset({run}))
-        run = ""
+        nonlocal runs
+        if all(len(r) >= 2 for r in runs):
+            out.append(frozenset(runs))
+        runs = {""}
 
-    for op, av in items:
+    for op, av in _flat(items):
         if op is _c.LITERAL and av < 128:
-            run += chr(av).lower()
+            runs = {r + chr(av).lower() for r in runs}
+            continue
+        if str(op) in _ZERO_WIDTH:
+            continue
+        if op is _c.BRANCH and (words := _words_of(av[1])) is not None and len(runs) * len(words) <= _PRODUCT_CAP:
+            runs = {r + w for r in runs for w in words}
             continue
         flush()
-        if op is _c.SUBPATTERN:
-            out += _requirements(list(av[-1]))
-        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
+        if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
             out += _requirements(list(av[2]))
         elif op is _c.BRANCH:
             alternatives = [_requirements(list(alternative)) for alternative in av[1]]
