@@ -240,7 +240,8 @@ def without_reasoning(
         return (low is None or holds(needs(pattern), low[i])) and pattern.search(said[i]) is not None
 
     last = max((i for i in range(len(said)) if may_deliberate and says(deliberates, i)), default=-1)
-    drop = [i <= last or (may_aside and says(aside, i) and not says(to_the_user, i)) for i in range(len(said))]
+    # "you" first: most paragraphs say it, and the aside's scan is the costlier (both are pure: the same answer)
+    drop = [i <= last or (may_aside and not says(to_the_user, i) and says(aside, i)) for i in range(len(said))]
     if not any(drop):
         return text
     out: list[str] = []
