@@ -131,6 +131,17 @@ def needs(pattern: re.Pattern[str]) -> Needs:
     return found
 
 
+@cache
+def holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
+    """Whether one of ``patterns`` could match a lowered text: ``any(holds(needs(p), s) for p in patterns)``, compiled
+    into one expression (a reader that gates a message on a claim kind's patterns calls it once, not once each)."""
+    required = [needs(p) for p in patterns]
+    try:  # as ``needs``: string literals, ``in``, ``and``, ``or`` only
+        return eval("lambda s: " + (" or ".join(f"({_expression(r)})" for r in required) or "False"))  # noqa: S307
+    except (SyntaxError, RecursionError, MemoryError):
+        return lambda s: any(holds(r, s) for r in required)
+
+
 def holds(requirements: Sequence[Requirement], lowered: str) -> bool:
     """Whether the text whose lowercase is ``lowered`` has what ``requirements`` (``needs``) asks for: a pattern's
     ``needs`` by its compiled ``check``, any other by walking it (the reference the check is tested against)."""
@@ -191,4 +202,4 @@ def may_match(pattern: re.Pattern[str], lowered: str, gated: bool) -> bool:
     return not gated or holds(needs(pattern), lowered)
 
 
-__all__ = ["gateable", "holds", "may_match", "needs", "walked"]
+__all__ = ["gateable", "holds", "holds_any", "may_match", "needs", "walked"]

@@ -56,7 +56,7 @@ from conversation_reading._evidence import (
     read_turns,
     split_sentences,
 )
-from conversation_reading._gate import holds, needs
+from conversation_reading._gate import holds, holds_any, needs
 from conversation_reading._handling import declines_refund, other_option, taken_up
 from conversation_reading._no_write import (
     TRANSFER_MARK,
@@ -264,8 +264,8 @@ def _claims(r: _Reading) -> list[Claim]:
     """Every claim sentence of the agent: per message and kind, the first sentence the database contradicts, else
     the first that states it; over every kind (those checked only for some refusals included, marked)."""
     check = checkers()
-    kinds = [(kind, check[kind.name], [needs(p) for p in kind.patterns]) for kind in claim_kinds()[0]
-             if kind.name in check]
+    kinds = [(kind, check[kind.name], [needs(p) for p in kind.patterns], holds_any(tuple(kind.patterns)))
+             for kind in claim_kinds()[0] if kind.name in check]
     acted: dict[tuple[str, int], bool] = {}
     found: list[Claim] = []
     for t in r.turns:
@@ -274,10 +274,10 @@ def _claims(r: _Reading) -> list[Claim]:
         sentences = split_sentences(t.text)
         lowered = r.units.lowered(t.text)
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
-        for kind, checker, needed in kinds:
+        for kind, checker, needed, may in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
             # no claim there, and a pattern that could match no word of a sentence is not scanned there
-            if lowered is not None and not any(holds(n, lowered) for n in needed):
+            if lowered is not None and not may(lowered):
                 continue
             if lowered is not None and said is None:
                 said = [s.lower() for s in sentences]
