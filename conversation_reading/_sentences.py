@@ -21,7 +21,7 @@ from typing import Any
 
 from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
-from conversation_reading._gate import holds, needs
+from conversation_reading._gate import gateable, holds, needs
 from conversation_reading._record import Claim, ConsequentialSentence, Write
 from conversation_reading._sentence_facts import (
     _BAGS,
@@ -60,20 +60,25 @@ _OPTION = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|option \w+:?)\s*\**\s*(?:you (?
 def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...]) -> str | None:
     if _OPTION.match(sentence):
         return "offer"
-    if holds(gate, sentence.lower()) and decline.search(sentence):  # the gate first: most say no decline
+    lowered = sentence.lower()
+    if holds(gate, lowered) and decline.search(sentence):  # the gate first: most say no decline
         return "decline"
-    if _MONEY.search(sentence):
+    if "$" in sentence and _MONEY.search(sentence):  # ``_MONEY`` matches a "$"
         return "figure"
+    gated = gateable(sentence)
+
+    def says(pattern: re.Pattern[str]) -> bool:  # the gate (``_gate``) first: a scan only where it may match
+        return (not gated or holds(needs(pattern), lowered)) and pattern.search(sentence) is not None
+
     if sentence.rstrip().endswith("?"):
-        return "confirmation_request" if _CONFIRM.search(sentence) else ("offer" if _OFFER.search(sentence) else "question")
-    if _PROMISE.search(sentence) and (_COMPENSATION.search(sentence) or _CANCEL.search(sentence) or _REFUND.search(sentence)):
+        return "confirmation_request" if says(_CONFIRM) else ("offer" if says(_OFFER) else "question")
+    if says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL) or says(_REFUND)):
         return "promise"
-    if _OFFER.search(sentence) and (_CANCEL.search(sentence) or _CABIN.search(sentence) or _FLIGHTS.search(sentence)
-                                    or _COMPENSATION.search(sentence)):
+    if says(_OFFER) and (says(_CANCEL) or says(_CABIN) or says(_FLIGHTS) or says(_COMPENSATION)):
         return "offer"
-    if _RULE.search(sentence):
+    if says(_RULE):
         return "rule_claim"
-    if _CONFIRM.search(sentence):
+    if says(_CONFIRM):
         return "confirmation_request"
     return None
 
