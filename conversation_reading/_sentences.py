@@ -21,7 +21,7 @@ from typing import Any
 
 from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
-from conversation_reading._gate import gateable, holds, needs
+from conversation_reading._gate import gateable, holds, may_match, needs
 from conversation_reading._record import Claim, ConsequentialSentence, Write
 from conversation_reading._sentence_facts import (
     _BAGS,
@@ -92,13 +92,15 @@ _SOMEONE_MAY = re.compile(r"\b(?:human|supervisor|agent|specialist|team|manager|
 def _invented(sentence: str) -> tuple[str, str] | None:
     """Policy no clause states: an exception a human may make, a team that changes a tier, a compensation amount
     set by the tier."""
-    exception = _EXCEPTION.search(sentence)
+    lowered, gated = sentence.lower(), gateable(sentence)  # each scan gated (``_gate``): most sentences invent nothing
+    exception = _EXCEPTION.search(sentence) if may_match(_EXCEPTION, lowered, gated) else None
     if exception is not None and not negated(sentence, exception.start()) and _SOMEONE_MAY.search(sentence):
         return "transfer", "the policy makes no exceptions: a transfer is for what the agent cannot handle"
-    if _TIER_TEAM.search(sentence) and _TIER.search(sentence) or _TIER_TEAM.search(sentence) and re.search(
-            r"\b(?:tier|status|membership)\b", sentence, re.I):
+    if may_match(_TIER_TEAM, lowered, gated) and (_TIER_TEAM.search(sentence) and _TIER.search(sentence) or
+                                                  _TIER_TEAM.search(sentence) and re.search(
+            r"\b(?:tier|status|membership)\b", sentence, re.I)):
         return "compensation.eligible", "the membership tier is a fact of the profile; no team changes it"
-    if _COMPENSATION.search(sentence) and _MONEY.search(sentence) and re.search(
+    if "$" in sentence and _COMPENSATION.search(sentence) and _MONEY.search(sentence) and re.search(
             r"\bfor (?:gold|silver|regular)(?: members?)?\b|\b(?:gold|silver) members? (?:get|receive|are entitled)", sentence, re.I):
         return "compensation.eligible", ("the certificate's amount does not depend on the tier: $100 per passenger for a "
                                          "cancelled flight, $50 for a delayed one")
@@ -106,7 +108,7 @@ def _invented(sentence: str) -> tuple[str, str] | None:
 
 
 def _insurance_waiver(sentence: str) -> tuple[str, str] | None:
-    m = _INSURANCE_WAIVER.search(sentence)
+    m = _INSURANCE_WAIVER.search(sentence) if may_match(_INSURANCE_WAIVER, sentence.lower(), gateable(sentence)) else None
     if m is None or negated(sentence, m.start()):
         return None
     # what it waives or covers: a change's cost next to the verb, not a cancellation for health or weather
@@ -200,7 +202,10 @@ _STANDS_ALONE = re.compile(  # what counts without the user's decision following
 def _worth_reading(text: str, acts_follow: bool) -> bool:
     """A message no decision follows is read only for what stands on its own: invented policy or an insurance
     waiver, a promise on a condition, or an offer a later write or transfer may take."""
-    return bool(_STANDS_ALONE.search(text)) or (acts_follow and bool(_OPTION.search(text) or _ACT.search(text)))
+    lowered, gated = text.lower(), gateable(text)  # each scan gated (``_gate``)
+    return (may_match(_STANDS_ALONE, lowered, gated) and bool(_STANDS_ALONE.search(text))) or (acts_follow and bool(
+        (may_match(_OPTION, lowered, gated) and _OPTION.search(text))
+        or (may_match(_ACT, lowered, gated) and _ACT.search(text))))
 
 
 def _state_at(states: Callable[[], list[_State]], index: int) -> _State:
@@ -223,7 +228,8 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
     invented = _invented(sentence) or _insurance_waiver(sentence)
     if invented is not None and not (_HEDGED.search(sentence) and kind == "decline"):
         return "false", invented[0], invented[1]
-    plan = checker.plan() if (_CERTIFICATE_ID.search(sentence) or _GIFT_CARD_ID.search(sentence)) else None
+    plan = checker.plan() if (("certificate_" in sentence and _CERTIFICATE_ID.search(sentence))
+                              or ("gift_card_" in sentence and _GIFT_CARD_ID.search(sentence))) else None
     if plan is not None and (_CERTIFICATE_ID if plan[0] == "certificate" else _GIFT_CARD_ID).search(sentence):
         return "false", "payment.limits", plan[1]
     # a decline restating the clause's condition ("the policy only allows a certificate if you change or cancel, so
