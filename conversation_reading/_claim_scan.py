@@ -1,0 +1,27 @@
+"""Where a claim kind's patterns match one agent message (``_reading._claims``): sentence by sentence, each pattern
+in its order, every match; a sentence that none of the kind's patterns could match (``_gate``) is passed over with
+one test, not one per pattern, and a pattern that could not match a sentence is not scanned there."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+
+from conversation_reading._gate import Needs, holds
+
+
+def kind_matches(
+    patterns: Sequence[re.Pattern[str]], needed: Sequence[Needs], may: Callable[[str], bool], sentences: Sequence[str],
+    lowered: Sequence[str] | None,
+) -> Iterator[tuple[str, re.Match[str]]]:
+    """Each (sentence, match) of ``patterns`` in ``sentences``, in order (``needed``: each pattern's ``needs``;
+    ``may``: ``holds_any`` of them all; ``lowered``: each sentence's lowercase, None where the gate does not apply)."""
+    for k, sentence in enumerate(sentences):
+        if lowered is not None and not may(lowered[k]):
+            continue
+        for pattern, required in zip(patterns, needed, strict=True):
+            if lowered is None or holds(required, lowered[k]):
+                yield from ((sentence, m) for m in pattern.finditer(sentence))
+
+
+__all__ = ["kind_matches"]
