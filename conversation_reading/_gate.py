@@ -80,6 +80,8 @@ def _requirements(items: list) -> list[Requirement]:
         if str(op) in _ZERO_WIDTH:
             continue
         if op is _c.BRANCH and (words := _words_of(av[1])) is not None and len(runs) * len(words) <= _PRODUCT_CAP:
+            if runs != {""} and all(len(r) >= 2 for r in runs):
+                out.append(frozenset(runs))  # implied by what follows, and fewer words: a text lacking it fails fast
             runs = {r + w for r in runs for w in words}
             continue
         flush()
@@ -95,8 +97,9 @@ def _requirements(items: list) -> list[Requirement]:
             else:
                 out.append(tuple(alternatives))
     flush()
-    # word groups first: a substring test is cheaper than a branch's alternatives, and most texts fail one
-    return sorted(out, key=lambda r: isinstance(r, tuple))
+    # word groups first, the fewest words first: a substring test is cheaper than a branch's alternatives, and
+    # most texts fail one (the order of a conjunction: the same answer)
+    return sorted(out, key=lambda r: (isinstance(r, tuple), len(r)))
 
 
 class Needs(tuple):

@@ -34,6 +34,7 @@ from typing import Literal
 
 from tau2.data_model.message import Message
 
+from conversation_reading._claim_scan import kind_matches
 from conversation_reading._claims import (
     ACTED_ON,
     _not_cancellable,
@@ -283,8 +284,7 @@ def _claims(r: _Reading) -> list[Claim]:
                 said = [s.lower() for s in sentences]
             first: str | None = None
             truth: str | None = None
-            for sentence, m in ((s, m) for k, s in enumerate(sentences) for p, n in zip(kind.patterns, needed, strict=True)
-                                if said is None or holds(n, said[k]) for m in p.finditer(s)):
+            for sentence, m in kind_matches(kind.patterns, needed, may, sentences, said):
                 if kind.not_claims is not None and kind.not_claims.search(sentence):
                     continue  # the sentence states the rule
                 truth = checker(sentence, m, t.text, r.states[t.index])
