@@ -207,6 +207,9 @@ def _run_steps(text: str, origin: Sequence[int], steps: tuple, guarded: bool) ->
 def normalise(text: str, guarded: bool = True) -> Normalised:
     """``text`` ready for matching, with its origin map (module docstring). ``guarded=False`` scans every
     step whatever the text holds (the reference the guards are tested against)."""
+    if guarded and text.isascii() and not any(mark in text for mark in _STEP_MARKS) and (
+            _INLINE_ITEM_NEEDS.search(text) is None):
+        return Normalised(text, range(len(text) + 1))  # no step's guard lets it run: as the steps would leave it
     before, after = _STEPS
     text, origin = _run_steps(text, range(len(text) + 1), before, guarded)
     text, origin = _nfkc(text, origin)
@@ -215,6 +218,9 @@ def normalise(text: str, guarded: bool = True) -> Normalised:
 
 
 _STEPS = _steps()
+# An ASCII text holding none of these, and no match of ``_INLINE_ITEM_NEEDS``, passes every guard of ``_steps``
+# unchanged (the other steps need a character outside ASCII), NFKC included
+_STEP_MARKS = ('"', "\\", "<", "|", "**", "__")
 
 
 def without_reasoning(
