@@ -39,6 +39,7 @@ from typing import Any
 
 from tau2.data_model.message import Message, ToolMessage
 
+from conversation_reading._boundary import named_in
 from conversation_reading._evidence import TRANSFER_TOOL, Turn, read_turns
 from conversation_reading._no_write import Settled, _answers_confirmation
 
@@ -186,18 +187,7 @@ def _leaves(arguments: dict[str, Any]) -> Iterator[tuple[str, Any]]:
 
 def _named(form: str, text: str) -> bool:
     form = form.strip()
-    if len(form) < 2:
-        return False
-    # ``(?<![\w.])form(?![\w]|\.\d)`` tested at each occurrence by hand: a pattern compiled per form overflowed
-    # ``re``'s cache (one compile a call); ``\w`` is ``isalnum()`` or ``_``, ``\d`` ``isdecimal()``
-    at, size, n = text.find(form), len(form), len(text)
-    while at >= 0:
-        before, end = text[at - 1] if at else "", at + size
-        if not (before and (before.isalnum() or before in "_.")) and not (end < n and (
-                text[end].isalnum() or text[end] == "_" or text[end] == "." and text[end + 1: end + 2].isdecimal())):
-            return True
-        at = text.find(form, at + 1)
-    return False
+    return len(form) >= 2 and named_in(form, text)
 
 
 def _failed(messages: Sequence[Message]) -> set[str]:
