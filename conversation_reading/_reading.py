@@ -147,7 +147,7 @@ def _requests(r: _Reading) -> list[UserRequest]:
     words = {tool: pattern for tool, pattern in vocabulary().requests.items() if r.is_write(tool)}
     found: dict[str, UserRequest] = {}
     for t in r.turns:
-        if t.role != "user" or not t.text.strip():
+        if t.role != "user" or not t.text.strip() or not r.units.may_any(tuple(words.values()), t.text):
             continue
         lowered = r.units.lowered(t.text)
         for tool, pattern in words.items():  # the gate and a search first: most words are in no message at all
