@@ -32,6 +32,7 @@ from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message
 
+from conversation_reading._gate import gateable, may_match
 from conversation_reading._normalise import Normalised, _apply, normalise, without_reasoning
 from conversation_reading._units import Units, split_sentences
 from conversation_reading._vocabulary import EvidenceKind, Offer, vocabulary
@@ -164,6 +165,8 @@ def price_bound(sentence: str, start: int, end: int) -> bool:
 
 def mentions(pattern: re.Pattern[str], text: str) -> bool:
     """``pattern`` occurs in ``text`` outside a negator's scope ("add a bag", not "no bags")."""
+    if not may_match(pattern, text.lower(), gateable(text)):
+        return False  # no sentence (a part of the text) could hold a match (``_gate``): most texts lack its words
     return any(
         any(not negated(s, m.start()) for m in pattern.finditer(s)) for s in split_sentences(text)
     )
