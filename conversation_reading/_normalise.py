@@ -187,9 +187,20 @@ def _may_match(text: str, needs: tuple[str | re.Pattern[str], ...], ascii_text: 
         if isinstance(n, str):
             if (not ascii_text) if n == _NON_ASCII else n in text:
                 return 0
-        elif (hint := n.search(text)) is not None:
+        elif (hint := _search(n, text)) is not None:
             return _inline_item_start(text, hint) if n is _INLINE_ITEM_NEEDS else 0
     return None
+
+
+def _search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """``pattern.search(text)``; for ``_INLINE_ITEM_NEEDS``, none where the text lacks the "." or ")" and blank
+    every match holds (a few substring tests: its scan tries every digit of a tool's JSON)."""
+    if pattern is _INLINE_ITEM_NEEDS and not any(pair in text for pair in _ITEM_MARKS):
+        return None
+    return pattern.search(text)
+
+
+_ITEM_MARKS = (". ", ".\t", ") ", ")\t")  # what ``_INLINE_ITEM_NEEDS`` matches "[.)][ \t]" in
 
 
 def _run_steps(text: str, origin: Sequence[int], steps: tuple, guarded: bool) -> tuple[str, Sequence[int]]:
@@ -208,7 +219,7 @@ def normalise(text: str, guarded: bool = True) -> Normalised:
     """``text`` ready for matching, with its origin map (module docstring). ``guarded=False`` scans every
     step whatever the text holds (the reference the guards are tested against)."""
     if guarded and text.isascii() and not any(mark in text for mark in _STEP_MARKS) and (
-            _INLINE_ITEM_NEEDS.search(text) is None):
+            _search(_INLINE_ITEM_NEEDS, text) is None):
         return Normalised(text, range(len(text) + 1))  # no step's guard lets it run: as the steps would leave it
     before, after = _STEPS
     text, origin = _run_steps(text, range(len(text) + 1), before, guarded)
