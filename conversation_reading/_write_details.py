@@ -74,13 +74,15 @@ class _Read:
 
 
 def _walk(value: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(value, dict):
-        yield value
-        for v in value.values():
-            yield from _walk(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _walk(v)
+    """Every dict in ``value``, itself first, in document order (a stack, not a generator per level)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            yield v
+            stack += reversed(v.values())
+        elif isinstance(v, list):
+            stack += reversed(v)
 
 
 def _words(value: Any) -> set[str]:
