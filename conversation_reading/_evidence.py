@@ -101,11 +101,13 @@ _LAST: list[tuple[tuple, tuple[Turn, ...]]] = []
 
 def read_turns(messages: Sequence[Message]) -> list[Turn]:
     """The turns as the verdicts read them: normalised, an agent's reasoning and quotes of the user out."""
-    key = tuple((m, m.role, m.content, getattr(m, "tool_calls", None)) for m in messages)
-    if _LAST and len(_LAST[0][0]) == len(key) and all(
-        x[0] is y[0] and x[1] == y[1] and x[2] is y[2] and x[3] is y[3] for x, y in zip(_LAST[0][0], key, strict=True)
+    # compared message by message before any key is built (a hit builds none)
+    if _LAST and len(_LAST[0][0]) == len(messages) and all(
+        x[0] is m and x[1] == m.role and x[2] is m.content and x[3] is getattr(m, "tool_calls", None)
+        for x, m in zip(_LAST[0][0], messages, strict=True)
     ):
         return list(_LAST[0][1])
+    key = tuple((m, m.role, m.content, getattr(m, "tool_calls", None)) for m in messages)
     out = _read_turns(messages)
     _LAST[:] = [(key, tuple(out))]
     return out
