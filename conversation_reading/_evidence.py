@@ -125,7 +125,7 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
         text, origin = norm.text, norm.origin
         if m.role == "user":
             heard += " " + _norm(text)
-        elif m.role == "assistant" and heard:
+        elif m.role == "assistant" and heard and ('"' in text or "\u201c" in text):  # ``_QUOTED`` opens with one
             said = heard
 
             def unquote(q: re.Match[str], said: str = said) -> str:
