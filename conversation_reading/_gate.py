@@ -120,9 +120,25 @@ def _expression(requirements: Sequence[Requirement]) -> str:
     return " and ".join(parts) or "True"
 
 
-@cache
+# ``needs`` and ``holds_any`` by the patterns' identity: a compiled pattern's hash walks its whole compiled code
+# each time (~3 us for the catalog's largest), more than the gate it looks up. An entry keeps its patterns, so
+# their ids are not reused while it is held; the lookups behind are by equality.
+_BY_ID: dict[int, tuple[re.Pattern[str], Needs]] = {}
+_ANY_BY_IDS: dict[tuple[int, ...], tuple[tuple[re.Pattern[str], ...], Callable[[str], bool]]] = {}
+
+
 def needs(pattern: re.Pattern[str]) -> Needs:
     """What ``pattern`` needs (a compiled catalog pattern: the cache holds patterns, never texts)."""
+    held = _BY_ID.get(id(pattern))
+    if held is not None and held[0] is pattern:
+        return held[1]
+    found = _needs(pattern)
+    _BY_ID[id(pattern)] = (pattern, found)
+    return found
+
+
+@cache
+def _needs(pattern: re.Pattern[str]) -> Needs:
     try:
         found = Needs(_requirements(list(_p.parse(pattern.pattern, pattern.flags))))
     except Exception:  # noqa: BLE001 - a pattern the parser cannot take apart: no gate, always scan
@@ -134,10 +150,20 @@ def needs(pattern: re.Pattern[str]) -> Needs:
     return found
 
 
-@cache
 def holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
     """Whether one of ``patterns`` could match a lowered text: ``any(holds(needs(p), s) for p in patterns)``, compiled
     into one expression (a reader that gates a message on a claim kind's patterns calls it once, not once each)."""
+    key = tuple(map(id, patterns))
+    held = _ANY_BY_IDS.get(key)
+    if held is not None and all(a is b for a, b in zip(held[0], patterns, strict=True)):
+        return held[1]
+    found = _holds_any(patterns)
+    _ANY_BY_IDS[key] = (patterns, found)
+    return found
+
+
+@cache
+def _holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
     required = [needs(p) for p in patterns]
     try:  # as ``needs``: string literals, ``in``, ``and``, ``or`` only
         return eval("lambda s: " + (" or ".join(f"({_expression(r)})" for r in required) or "False"))  # noqa: S307
