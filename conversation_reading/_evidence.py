@@ -213,6 +213,8 @@ def asks(unit: str, start: int) -> bool:
 
 def _stated(pattern: re.Pattern[str], unit: str) -> bool:
     """``pattern`` occurs in ``unit`` outside a question."""
+    if not may_match(pattern, unit.lower(), gateable(unit)):
+        return False  # the decline classes are the costliest scans, and most units lack their words (``_gate``)
     return any(not asks(unit, m.start()) for m in pattern.finditer(unit))
 
 
