@@ -195,15 +195,22 @@ def _asked_to_confirm(turns: list[Turn], index: int) -> bool:
     return before is not None and bool(_CONFIRM_ASKED.search(before.text))
 
 
-_STANDS_ALONE = re.compile(  # what counts without the user's decision following it: invented policy, a taken offer
-    r"exception|team|department|desk|insurance|\bif\b[^.!?\n]{0,60}\b(?:modif|chang|cancel)", re.IGNORECASE)
+# what counts without the user's decision following it: invented policy, a taken offer; its plain words apart
+# (a substring test of the lowercase where the gate applies: the same answer as the alternation's scan)
+_STANDS_ALONE_WORDS = ("exception", "team", "department", "desk", "insurance")
+_STANDS_ALONE_IF = r"\bif\b[^.!?\n]{0,60}\b(?:modif|chang|cancel)"
+_STANDS_ALONE = re.compile("|".join((*_STANDS_ALONE_WORDS, _STANDS_ALONE_IF)), re.IGNORECASE)
+_IF_ACTS = re.compile(_STANDS_ALONE_IF, re.IGNORECASE)
 
 
 def _worth_reading(text: str, acts_follow: bool) -> bool:
     """A message no decision follows is read only for what stands on its own: invented policy or an insurance
     waiver, a promise on a condition, or an offer a later write or transfer may take."""
     lowered, gated = text.lower(), gateable(text)  # each scan gated (``_gate``)
-    return (may_match(_STANDS_ALONE, lowered, gated) and bool(_STANDS_ALONE.search(text))) or (acts_follow and bool(
+    stands = (any(w in lowered for w in _STANDS_ALONE_WORDS) or (may_match(_IF_ACTS, lowered, gated)
+                                                                and _IF_ACTS.search(text) is not None)
+              ) if gated else _STANDS_ALONE.search(text) is not None
+    return stands or (acts_follow and bool(
         (may_match(_OPTION, lowered, gated) and _OPTION.search(text))
         or (may_match(_ACT, lowered, gated) and _ACT.search(text))))
 
