@@ -101,6 +101,11 @@ def _apply(
     any other maps every new character to the match's first. Nothing replaced by other text: ``text`` and
     ``origin`` themselves; only replacements of the same length: ``origin`` itself (a curly apostrophe made
     straight moves no character). ``start``: where the scan begins (no match begins before it)."""
+    if (pattern is _DASHES or pattern is _APOSTROPHES) and start == 0 and isinstance(repl, str):
+        # one character (never ``repl`` itself) for another: every match a change of the same length, as ``sub``
+        # writes it in one call, and the origin kept
+        new = pattern.sub(repl, text)
+        return (text, origin) if new == text else (new, origin)
     changes: list[tuple[int, int, str]] = []
     same_length = True
     for m in pattern.finditer(text, start):
