@@ -91,9 +91,9 @@ def _requirements(items: list) -> list[Requirement]:
             alternatives = [_requirements(list(alternative)) for alternative in av[1]]
             if not all(alternatives):
                 continue  # an alternative that needs nothing: the branch needs nothing
-            words = [a[0] for a in alternatives if len(a) == 1 and isinstance(a[0], frozenset)]
-            if len(words) == len(alternatives):
-                out.append(frozenset(w for group in words for w in group))  # one word of any alternative
+            groups = [a[0] for a in alternatives if len(a) == 1 and isinstance(a[0], frozenset)]
+            if len(groups) == len(alternatives):
+                out.append(frozenset(w for group in groups for w in group))  # one word of any alternative
             else:
                 out.append(tuple(alternatives))
     flush()
