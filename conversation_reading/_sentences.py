@@ -57,11 +57,12 @@ _OPTION = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|option \w+:?)\s*\**\s*(?:you (?
                      r"(cancel\w*|chang\w*|modif\w*|upgrad\w*|rebook\w*|switch\w*|transfer\w*|keep\w*)\b", re.I)
 
 
-def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...]) -> str | None:
+def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], declines: bool = True) -> str | None:
+    """``declines``: the decline's gate holds on the sentence's message (a sentence is a part of it)."""
     if _OPTION.match(sentence):
         return "offer"
     lowered = sentence.lower()
-    if holds(gate, lowered) and decline.search(sentence):  # the gate first: most say no decline
+    if declines and holds(gate, lowered) and decline.search(sentence):  # the gate first: most say no decline
         return "decline"
     if "$" in sentence and _MONEY.search(sentence):  # ``_MONEY`` matches a "$"
         return "figure"
@@ -151,8 +152,9 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
         asked = relied or _asked_to_confirm(turns, t.index)
         if not (asked or _worth_reading(t.text, acted_after > t.index)):
             continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
+        declines = holds(gate, t.text.lower())  # once a message, not once a sentence: its gate is the largest
         for sentence in split_sentences(t.text):
-            kind = _kind(sentence, decline, gate)
+            kind = _kind(sentence, decline, gate, declines)
             if kind is None:
                 continue
             checker = checker or _Checker(partial(_state_at, states, t.index), t.text, flights_db,
