@@ -194,7 +194,7 @@ def _asked_to_confirm(turns: list[Turn], index: int) -> bool:
     """The user's message before ``index`` asks the agent to confirm what they believe: the answer is what they
     go on with."""
     before = next((t for t in reversed(turns[:index]) if t.role == "user" and t.text.strip()), None)
-    return before is not None and bool(_CONFIRM_ASKED.search(before.text))
+    return before is not None and "?" in before.text and bool(_CONFIRM_ASKED.search(before.text))  # it ends on a "?"
 
 
 # what counts without the user's decision following it: invented policy, a taken offer; its plain words apart
@@ -313,8 +313,10 @@ _IF_ACT = re.compile(r"\b(?:if|once|when|should)\b[^.!?\n]{0,60}?\b(modif\w*|cha
 def _conditional_promise(sentence: str, checker: _Checker) -> tuple[str, str, str] | None:
     """A promise of compensation or a refund on a condition the user may meet ("if you later decide to modify or
     cancel, I'll issue the certificate"): false where the rules forbid every act the condition names."""
+    if not _COMPENSATION.search(sentence):  # the cheaper scan first (both pure: the same answer)
+        return None
     m = _IF_ACT.search(sentence)
-    if m is None or not _COMPENSATION.search(sentence):
+    if m is None:
         return None
     res = checker.reservation(sentence)
     if checker.policy is None or res is None:
