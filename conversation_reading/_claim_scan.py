@@ -7,7 +7,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 
-from conversation_reading._gate import Needs, holds
+from conversation_reading._claims import _Kind
+from conversation_reading._gate import Needs, holds, holds_any, needs
+
+# Each kind's gates (its patterns' ``needs`` and ``holds_any`` of them), by the kind's identity (held with it):
+# built once, not once a conversation.
+_GATES: dict[int, tuple[_Kind, list[Needs], Callable[[str], bool]]] = {}
+
+
+def kind_gates(kind: _Kind) -> tuple[list[Needs], Callable[[str], bool]]:
+    """``kind``'s (a claim kind's) patterns' ``needs``, and ``holds_any`` of them all."""
+    held = _GATES.get(id(kind))
+    if held is None or held[0] is not kind:
+        held = _GATES[id(kind)] = (kind, [needs(p) for p in kind.patterns], holds_any(tuple(kind.patterns)))
+    return held[1], held[2]
 
 
 def kind_matches(
@@ -24,4 +37,4 @@ def kind_matches(
                 yield from ((sentence, m) for m in pattern.finditer(sentence))
 
 
-__all__ = ["kind_matches"]
+__all__ = ["kind_gates", "kind_matches"]

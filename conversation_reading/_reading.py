@@ -34,7 +34,7 @@ from typing import Literal
 
 from tau2.data_model.message import Message
 
-from conversation_reading._claim_scan import kind_matches
+from conversation_reading._claim_scan import kind_gates, kind_matches
 from conversation_reading._claims import (
     ACTED_ON,
     _not_cancellable,
@@ -57,7 +57,7 @@ from conversation_reading._evidence import (
     read_turns,
     split_sentences,
 )
-from conversation_reading._gate import holds, holds_any, needs
+from conversation_reading._gate import holds, needs
 from conversation_reading._handling import declines_refund, other_option, taken_up
 from conversation_reading._no_write import (
     TRANSFER_MARK,
@@ -265,8 +265,7 @@ def _claims(r: _Reading) -> list[Claim]:
     """Every claim sentence of the agent: per message and kind, the first sentence the database contradicts, else
     the first that states it; over every kind (those checked only for some refusals included, marked)."""
     check = checkers()
-    kinds = [(kind, check[kind.name], [needs(p) for p in kind.patterns], holds_any(tuple(kind.patterns)))
-             for kind in claim_kinds()[0] if kind.name in check]
+    kinds = [(kind, check[kind.name], *kind_gates(kind)) for kind in claim_kinds()[0] if kind.name in check]
     acted: dict[tuple[str, int], bool] = {}
     found: list[Claim] = []
     for t in r.turns:
