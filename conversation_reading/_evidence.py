@@ -32,6 +32,7 @@ from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message
 
+from conversation_reading._gate import gateable, may_match
 from conversation_reading._normalise import Normalised, _apply, normalise, without_reasoning
 from conversation_reading._units import Units, split_sentences
 from conversation_reading._vocabulary import EvidenceKind, Offer, vocabulary
@@ -100,11 +101,13 @@ _LAST: list[tuple[tuple, tuple[Turn, ...]]] = []
 
 def read_turns(messages: Sequence[Message]) -> list[Turn]:
     """The turns as the verdicts read them: normalised, an agent's reasoning and quotes of the user out."""
-    key = tuple((m, m.role, m.content, getattr(m, "tool_calls", None)) for m in messages)
-    if _LAST and len(_LAST[0][0]) == len(key) and all(
-        x[0] is y[0] and x[1] == y[1] and x[2] is y[2] and x[3] is y[3] for x, y in zip(_LAST[0][0], key, strict=True)
+    # compared message by message before any key is built (a hit builds none)
+    if _LAST and len(_LAST[0][0]) == len(messages) and all(
+        x[0] is m and x[1] == m.role and x[2] is m.content and x[3] is getattr(m, "tool_calls", None)
+        for x, m in zip(_LAST[0][0], messages, strict=True)
     ):
         return list(_LAST[0][1])
+    key = tuple((m, m.role, m.content, getattr(m, "tool_calls", None)) for m in messages)
     out = _read_turns(messages)
     _LAST[:] = [(key, tuple(out))]
     return out
@@ -122,7 +125,7 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
         text, origin = norm.text, norm.origin
         if m.role == "user":
             heard += " " + _norm(text)
-        elif m.role == "assistant" and heard:
+        elif m.role == "assistant" and heard and ('"' in text or "\u201c" in text):  # ``_QUOTED`` opens with one
             said = heard
 
             def unquote(q: re.Match[str], said: str = said) -> str:
@@ -164,6 +167,8 @@ def price_bound(sentence: str, start: int, end: int) -> bool:
 
 def mentions(pattern: re.Pattern[str], text: str) -> bool:
     """``pattern`` occurs in ``text`` outside a negator's scope ("add a bag", not "no bags")."""
+    if not may_match(pattern, text.lower(), gateable(text)):
+        return False  # no sentence (a part of the text) could hold a match (``_gate``): most texts lack its words
     return any(
         any(not negated(s, m.start()) for m in pattern.finditer(s)) for s in split_sentences(text)
     )
@@ -208,6 +213,8 @@ def asks(unit: str, start: int) -> bool:
 
 def _stated(pattern: re.Pattern[str], unit: str) -> bool:
     """``pattern`` occurs in ``unit`` outside a question."""
+    if not may_match(pattern, unit.lower(), gateable(unit)):
+        return False  # the decline classes are the costliest scans, and most units lack their words (``_gate``)
     return any(not asks(unit, m.start()) for m in pattern.finditer(unit))
 
 

@@ -31,38 +31,75 @@ except ImportError:  # pragma: no cover - Python < 3.11
 Requirement = frozenset[str] | tuple[list["Requirement"], ...]
 
 
+_PRODUCT_CAP = 64  # at most this many spellings of one run (a branch of words inside it multiplies them)
+_ZERO_WIDTH = ("AT", "ASSERT", "ASSERT_NOT")  # consume nothing: the text on either side is contiguous
+
+
+def _words_of(alternatives: list) -> list[str] | None:
+    """A branch's alternatives as the texts they match, where each is ASCII literals only (else None)."""
+    words = []
+    for alternative in alternatives:
+        word = ""
+        for op, av in alternative:
+            if op is not _c.LITERAL or av >= 128:
+                return None
+            word += chr(av).lower()
+        words.append(word)
+    return words
+
+
+def _flat(items: list) -> list:
+    """``items`` with each group's contents in its place (a group matches its contents, contiguous with what is
+    around it)."""
+    out = []
+    for op, av in items:
+        if op is _c.SUBPATTERN:
+            out += _flat(list(av[-1]))
+        else:
+            out.append((op, av))
+    return out
+
+
 def _requirements(items: list) -> list[Requirement]:
-    """The requirements of a sequence of parsed items (ASCII literals only, lowercased)."""
+    """The requirements of a sequence of parsed items (ASCII literals only, lowercased). A run of literals, with
+    the branches of plain words inside it, is one requirement: one of its spellings (``"the " (user|customer)``:
+    "the user" or "the customer") occurs whole."""
     out: list[Requirement] = []
-    run = ""
+    runs = {""}  # the spellings of the run so far
 
     def flush() -> None:
-        nonlocal run
-        if len(run) >= 2:
-            out.append(frozenset({run}))
-        run = ""
+        nonlocal runs
+        if all(len(r) >= 2 for r in runs):
+            out.append(frozenset(runs))
+        runs = {""}
 
-    for op, av in items:
+    for op, av in _flat(items):
         if op is _c.LITERAL and av < 128:
-            run += chr(av).lower()
+            runs = {r + chr(av).lower() for r in runs}
+            continue
+        if str(op) in _ZERO_WIDTH:
+            continue
+        if op is _c.BRANCH and (words := _words_of(av[1])) is not None and len(runs) * len(words) <= _PRODUCT_CAP:
+            if runs != {""} and all(len(r) >= 2 for r in runs):
+                out.append(frozenset(runs))  # implied by what follows, and fewer words: a text lacking it fails fast
+            runs = {r + w for r in runs for w in words}
             continue
         flush()
-        if op is _c.SUBPATTERN:
-            out += _requirements(list(av[-1]))
-        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
+        if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
             out += _requirements(list(av[2]))
         elif op is _c.BRANCH:
             alternatives = [_requirements(list(alternative)) for alternative in av[1]]
             if not all(alternatives):
                 continue  # an alternative that needs nothing: the branch needs nothing
-            words = [a[0] for a in alternatives if len(a) == 1 and isinstance(a[0], frozenset)]
-            if len(words) == len(alternatives):
-                out.append(frozenset(w for group in words for w in group))  # one word of any alternative
+            groups = [a[0] for a in alternatives if len(a) == 1 and isinstance(a[0], frozenset)]
+            if len(groups) == len(alternatives):
+                out.append(frozenset(w for group in groups for w in group))  # one word of any alternative
             else:
                 out.append(tuple(alternatives))
     flush()
-    # word groups first: a substring test is cheaper than a branch's alternatives, and most texts fail one
-    return sorted(out, key=lambda r: isinstance(r, tuple))
+    # word groups first, the fewest words first: a substring test is cheaper than a branch's alternatives, and
+    # most texts fail one (the order of a conjunction: the same answer)
+    return sorted(out, key=lambda r: (isinstance(r, tuple), len(r)))
 
 
 class Needs(tuple):
@@ -83,9 +120,25 @@ def _expression(requirements: Sequence[Requirement]) -> str:
     return " and ".join(parts) or "True"
 
 
-@cache
+# ``needs`` and ``holds_any`` by the patterns' identity: a compiled pattern's hash walks its whole compiled code
+# each time (~3 us for the catalog's largest), more than the gate it looks up. An entry keeps its patterns, so
+# their ids are not reused while it is held; the lookups behind are by equality.
+_BY_ID: dict[int, tuple[re.Pattern[str], Needs]] = {}
+_ANY_BY_IDS: dict[tuple[int, ...], tuple[tuple[re.Pattern[str], ...], Callable[[str], bool]]] = {}
+
+
 def needs(pattern: re.Pattern[str]) -> Needs:
     """What ``pattern`` needs (a compiled catalog pattern: the cache holds patterns, never texts)."""
+    held = _BY_ID.get(id(pattern))
+    if held is not None and held[0] is pattern:
+        return held[1]
+    found = _needs(pattern)
+    _BY_ID[id(pattern)] = (pattern, found)
+    return found
+
+
+@cache
+def _needs(pattern: re.Pattern[str]) -> Needs:
     try:
         found = Needs(_requirements(list(_p.parse(pattern.pattern, pattern.flags))))
     except Exception:  # noqa: BLE001 - a pattern the parser cannot take apart: no gate, always scan
@@ -95,6 +148,27 @@ def needs(pattern: re.Pattern[str]) -> Needs:
     except (SyntaxError, RecursionError, MemoryError):  # nested past what the compiler takes: walk it
         found.check = lambda s: walked(found, s)
     return found
+
+
+def holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
+    """Whether one of ``patterns`` could match a lowered text: ``any(holds(needs(p), s) for p in patterns)``, compiled
+    into one expression (a reader that gates a message on a claim kind's patterns calls it once, not once each)."""
+    key = tuple(map(id, patterns))
+    held = _ANY_BY_IDS.get(key)
+    if held is not None and all(a is b for a, b in zip(held[0], patterns, strict=True)):
+        return held[1]
+    found = _holds_any(patterns)
+    _ANY_BY_IDS[key] = (patterns, found)
+    return found
+
+
+@cache
+def _holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
+    required = [needs(p) for p in patterns]
+    try:  # as ``needs``: string literals, ``in``, ``and``, ``or`` only
+        return eval("lambda s: " + (" or ".join(f"({_expression(r)})" for r in required) or "False"))  # noqa: S307
+    except (SyntaxError, RecursionError, MemoryError):
+        return lambda s: any(holds(r, s) for r in required)
 
 
 def holds(requirements: Sequence[Requirement], lowered: str) -> bool:
@@ -157,4 +231,4 @@ def may_match(pattern: re.Pattern[str], lowered: str, gated: bool) -> bool:
     return not gated or holds(needs(pattern), lowered)
 
 
-__all__ = ["gateable", "holds", "may_match", "needs", "walked"]
+__all__ = ["gateable", "holds", "holds_any", "may_match", "needs", "walked"]

@@ -101,6 +101,11 @@ def _apply(
     any other maps every new character to the match's first. Nothing replaced by other text: ``text`` and
     ``origin`` themselves; only replacements of the same length: ``origin`` itself (a curly apostrophe made
     straight moves no character). ``start``: where the scan begins (no match begins before it)."""
+    if (pattern is _DASHES or pattern is _APOSTROPHES) and start == 0 and isinstance(repl, str):
+        # one character (never ``repl`` itself) for another: every match a change of the same length, as ``sub``
+        # writes it in one call, and the origin kept
+        new = pattern.sub(repl, text)
+        return (text, origin) if new == text else (new, origin)
     changes: list[tuple[int, int, str]] = []
     same_length = True
     for m in pattern.finditer(text, start):
@@ -187,9 +192,20 @@ def _may_match(text: str, needs: tuple[str | re.Pattern[str], ...], ascii_text: 
         if isinstance(n, str):
             if (not ascii_text) if n == _NON_ASCII else n in text:
                 return 0
-        elif (hint := n.search(text)) is not None:
+        elif (hint := _search(n, text)) is not None:
             return _inline_item_start(text, hint) if n is _INLINE_ITEM_NEEDS else 0
     return None
+
+
+def _search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """``pattern.search(text)``; for ``_INLINE_ITEM_NEEDS``, none where the text lacks the "." or ")" and blank
+    every match holds (a few substring tests: its scan tries every digit of a tool's JSON)."""
+    if pattern is _INLINE_ITEM_NEEDS and not any(pair in text for pair in _ITEM_MARKS):
+        return None
+    return pattern.search(text)
+
+
+_ITEM_MARKS = (". ", ".\t", ") ", ")\t")  # what ``_INLINE_ITEM_NEEDS`` matches "[.)][ \t]" in
 
 
 def _run_steps(text: str, origin: Sequence[int], steps: tuple, guarded: bool) -> tuple[str, Sequence[int]]:
@@ -207,6 +223,9 @@ def _run_steps(text: str, origin: Sequence[int], steps: tuple, guarded: bool) ->
 def normalise(text: str, guarded: bool = True) -> Normalised:
     """``text`` ready for matching, with its origin map (module docstring). ``guarded=False`` scans every
     step whatever the text holds (the reference the guards are tested against)."""
+    if guarded and text.isascii() and not any(mark in text for mark in _STEP_MARKS) and (
+            _search(_INLINE_ITEM_NEEDS, text) is None):
+        return Normalised(text, range(len(text) + 1))  # no step's guard lets it run: as the steps would leave it
     before, after = _STEPS
     text, origin = _run_steps(text, range(len(text) + 1), before, guarded)
     text, origin = _nfkc(text, origin)
@@ -215,6 +234,9 @@ def normalise(text: str, guarded: bool = True) -> Normalised:
 
 
 _STEPS = _steps()
+# An ASCII text holding none of these, and no match of ``_INLINE_ITEM_NEEDS``, passes every guard of ``_steps``
+# unchanged (the other steps need a character outside ASCII), NFKC included
+_STEP_MARKS = ('"', "\\", "<", "|", "**", "__")
 
 
 def without_reasoning(
@@ -240,7 +262,8 @@ def without_reasoning(
         return (low is None or holds(needs(pattern), low[i])) and pattern.search(said[i]) is not None
 
     last = max((i for i in range(len(said)) if may_deliberate and says(deliberates, i)), default=-1)
-    drop = [i <= last or (may_aside and says(aside, i) and not says(to_the_user, i)) for i in range(len(said))]
+    # "you" first: most paragraphs say it, and the aside's scan is the costlier (both are pure: the same answer)
+    drop = [i <= last or (may_aside and not says(to_the_user, i) and says(aside, i)) for i in range(len(said))]
     if not any(drop):
         return text
     out: list[str] = []

@@ -139,6 +139,8 @@ def records_named(turns: list[Turn], record_ids: Collection[str]) -> list[Record
     keys = vocabulary().record_arguments
     first: dict[str, int] = {}
     for t in turns:
+        if len(first) == len(set(record_ids)):
+            break  # every id found (none asked: nothing to look for)
         said = [t.text] if t.role in ("user", "assistant") else []
         said += [json.dumps(c.arguments, ensure_ascii=False) for c in t.calls]
         read = {str(c.arguments.get(k)) for c in t.calls for k in keys if c.arguments.get(k)}

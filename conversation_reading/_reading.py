@@ -34,6 +34,7 @@ from typing import Literal
 
 from tau2.data_model.message import Message
 
+from conversation_reading._claim_scan import kind_gates, kind_matches
 from conversation_reading._claims import (
     ACTED_ON,
     WITHDRAWN,
@@ -248,8 +249,7 @@ def _claims(r: _Reading) -> list[Claim]:
     """Every claim sentence of the agent: per message and kind, the first sentence the database contradicts, else
     the first that states it; over every kind (those checked only for some refusals included, marked)."""
     check = checkers()
-    kinds = [(kind, check[kind.name], [needs(p) for p in kind.patterns]) for kind in claim_kinds()[0]
-             if kind.name in check]
+    kinds = [(kind, check[kind.name], *kind_gates(kind)) for kind in claim_kinds()[0] if kind.name in check]
     acted: dict[tuple[str, int], bool] = {}
     found: list[Claim] = []
     for t in r.turns:
@@ -258,17 +258,16 @@ def _claims(r: _Reading) -> list[Claim]:
         sentences = split_sentences(t.text)
         lowered = r.units.lowered(t.text)
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
-        for kind, checker, needed in kinds:
+        for kind, checker, needed, may in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
             # no claim there, and a pattern that could match no word of a sentence is not scanned there
-            if lowered is not None and not any(holds(n, lowered) for n in needed):
+            if lowered is not None and not may(lowered):
                 continue
             if lowered is not None and said is None:
                 said = [s.lower() for s in sentences]
             first: str | None = None
             truth: str | None = None
-            for sentence, m in ((s, m) for k, s in enumerate(sentences) for p, n in zip(kind.patterns, needed, strict=True)
-                                if said is None or holds(n, said[k]) for m in p.finditer(s)):
+            for sentence, m in kind_matches(kind.patterns, needed, may, sentences, said):
                 if kind.not_claims is not None and kind.not_claims.search(sentence):
                     continue  # the sentence states the rule
                 truth = checker(sentence, m, t.text, r.states[t.index])

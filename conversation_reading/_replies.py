@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from conversation_reading._boundary import named_in
 from conversation_reading._evidence import (
     TRANSFER_TOOL,
     Turn,
@@ -156,7 +157,7 @@ def lists(agent: Turn, arguments: dict[str, Any], tool: str = "") -> bool:
     if v.confirmation_request.search(agent.text):
         return True
     text = agent.text.lower()
-    if any(re.search(r"(?<![\w.])" + re.escape(x) + r"(?![\w]|\.\d)", text) for x in _values(arguments)):
+    if any(named_in(x, text) for x in _values(arguments)):  # as a word of its own (``_boundary``)
         return True
     act = v.requests.get(tool)
     return act is not None and any(s.rstrip().endswith("?") and act.search(s) for s in split_sentences(agent.text))

@@ -36,7 +36,7 @@ def user_requests(turns: list[Turn], units: Units, is_write: Callable[[str], boo
     words = {tool: pattern for tool, pattern in vocabulary().requests.items() if is_write(tool)}
     found: dict[str, UserRequest] = {}
     for t in turns:
-        if t.role != "user" or not t.text.strip():
+        if t.role != "user" or not t.text.strip() or not units.may_any(tuple(words.values()), t.text):
             continue
         lowered = units.lowered(t.text)
         for tool, pattern in words.items():  # the gate and a search first: most words are in no message at all

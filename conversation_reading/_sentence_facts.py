@@ -294,7 +294,14 @@ class _Checker:
             return self._itineraries
         said = self.state.said + "\n" + self.text
         named = [n for n in dict.fromkeys(reversed(_FLIGHT_NO.findall(said))) if n in self.state.flights][:10]
+        # the same flights over the same records give the same figures: one computation per conversation
+        key = ("itineraries", tuple(named), id(self.state.flights), id(self.state.reservations))
+        cached = self.shared.get(key)
+        if cached is not None:
+            self._itineraries = cached
+            return cached
         found: set[float] = set()
+        add = found.add
         reservations = [*self.state.reservations.values(), *self.state.earlier] or [{}]
         for cabin in ("basic_economy", "economy", "business"):
             prices = [float(p) for n in named if isinstance(p := (self.state.flights[n].get("prices") or {}).get(cabin), int | float)]
@@ -309,11 +316,18 @@ class _Checker:
                 kept = {0.0}
                 for price in old if res.get("cabin") == cabin else []:
                     kept |= {x + price for x in kept}
-                for x in sums:
+                total_old, insurance = sum(old), INSURANCE_PER_PASSENGER * n
+                for x in sums:  # the same figures as a set of seven per (x, k), added one by one
+                    add(x)
+                    add(x * n)
+                    add(x * n + insurance)
                     for k in kept:
-                        diff = x + k - sum(old)
-                        found |= {x, x * n, x * n + INSURANCE_PER_PASSENGER * n, diff, abs(diff), diff * n, abs(diff) * n}
-        self._itineraries = _cents(found)
+                        diff = x + k - total_old
+                        add(diff)
+                        add(abs(diff))
+                        add(diff * n)
+                        add(abs(diff) * n)
+        self._itineraries = self.shared[key] = _cents(found)
         return self._itineraries
 
     def derive(self, amounts: Iterable[float]) -> None:

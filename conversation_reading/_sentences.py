@@ -22,28 +22,25 @@ from typing import Any
 from conversation_reading._bag_fees import BAG_WRITES, stated_free
 from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
-from conversation_reading._gate import holds, needs
+from conversation_reading._gate import gateable, holds, may_match, needs
+from conversation_reading._invented_policy import insurance_waiver
+from conversation_reading._invented_policy import invented as invented_policy
 from conversation_reading._record import Claim, ConsequentialSentence, Write
 from conversation_reading._sentence_facts import (
     _BAGS,
     _CABIN,
     _CANCEL,
     _CERTIFICATE_ID,
-    _CHANGE_COSTS,
     _COMPENSATION,
     _CONFIRM,
-    _EXCEPTION,
     _FLIGHTS,
     _GIFT_CARD_ID,
     _HEDGED,
-    _INSURANCE_WAIVER,
     _MONEY,
     _OFFER,
     _PROMISE,
     _REFUND,
     _RULE,
-    _TIER,
-    _TIER_TEAM,
     _amounts,
     _Checker,
     _near,
@@ -58,23 +55,29 @@ _OPTION = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|option \w+:?)\s*\**\s*(?:you (?
                      r"(cancel\w*|chang\w*|modif\w*|upgrad\w*|rebook\w*|switch\w*|transfer\w*|keep\w*)\b", re.I)
 
 
-def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...]) -> str | None:
+def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], declines: bool = True) -> str | None:
+    """``declines``: the decline's gate holds on the sentence's message (a sentence is a part of it)."""
     if _OPTION.match(sentence):
         return "offer"
-    if holds(gate, sentence.lower()) and decline.search(sentence):  # the gate first: most say no decline
+    lowered = sentence.lower()
+    if declines and holds(gate, lowered) and decline.search(sentence):  # the gate first: most say no decline
         return "decline"
-    if _MONEY.search(sentence):
+    if "$" in sentence and _MONEY.search(sentence):  # ``_MONEY`` matches a "$"
         return "figure"
+    gated = gateable(sentence)
+
+    def says(pattern: re.Pattern[str]) -> bool:  # the gate (``_gate``) first: a scan only where it may match
+        return (not gated or holds(needs(pattern), lowered)) and pattern.search(sentence) is not None
+
     if sentence.rstrip().endswith("?"):
-        return "confirmation_request" if _CONFIRM.search(sentence) else ("offer" if _OFFER.search(sentence) else "question")
-    if _PROMISE.search(sentence) and (_COMPENSATION.search(sentence) or _CANCEL.search(sentence) or _REFUND.search(sentence)):
+        return "confirmation_request" if says(_CONFIRM) else ("offer" if says(_OFFER) else "question")
+    if says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL) or says(_REFUND)):
         return "promise"
-    if _OFFER.search(sentence) and (_CANCEL.search(sentence) or _CABIN.search(sentence) or _FLIGHTS.search(sentence)
-                                    or _COMPENSATION.search(sentence)):
+    if says(_OFFER) and (says(_CANCEL) or says(_CABIN) or says(_FLIGHTS) or says(_COMPENSATION)):
         return "offer"
-    if _RULE.search(sentence):
+    if says(_RULE):
         return "rule_claim"
-    if _CONFIRM.search(sentence):
+    if says(_CONFIRM):
         return "confirmation_request"
     if stated_free(sentence):
         return "fact_claim"  # a bag fee of nothing, in words
@@ -86,46 +89,6 @@ _DENIES = re.compile(r"\b(?:not|no|never|none|neither|nothing|isn't|aren't|canno
 _REASON = re.compile(r"^\W*(?:since|because|as|given that|now that)\b[^,;:]*[,;:]\s*", re.IGNORECASE)
 _PROVISO = re.compile(r"\b(?:as long as|so long as|provided that)\b.*$", re.IGNORECASE)
 _POSSIBLE = re.compile(r"\b(?:can|could|may|eligible|allowed|permitted|possible|able to|qualif\w+|entitled)\b", re.I)
-# an exception someone else may make ("a human agent may be able to make an exception"), not "I wish I could"
-_SOMEONE_MAY = re.compile(r"\b(?:human|supervisor|agent|specialist|team|manager|representative|someone|they)\b"
-                          r"[^.!?\n]{0,60}\b(?:may|might|could|can|able)\b", re.I)
-
-
-def _invented(sentence: str) -> tuple[str, str] | None:
-    """Policy no clause states: an exception a human may make, a team that changes a tier, a compensation amount
-    set by the tier."""
-    exception = _EXCEPTION.search(sentence)
-    if exception is not None and not negated(sentence, exception.start()) and _SOMEONE_MAY.search(sentence):
-        return "transfer", "the policy makes no exceptions: a transfer is for what the agent cannot handle"
-    if _TIER_TEAM.search(sentence) and _TIER.search(sentence) or _TIER_TEAM.search(sentence) and re.search(
-            r"\b(?:tier|status|membership)\b", sentence, re.I):
-        return "compensation.eligible", "the membership tier is a fact of the profile; no team changes it"
-    if _COMPENSATION.search(sentence) and _MONEY.search(sentence) and re.search(
-            r"\bfor (?:gold|silver|regular)(?: members?)?\b|\b(?:gold|silver) members? (?:get|receive|are entitled)", sentence, re.I):
-        return "compensation.eligible", ("the certificate's amount does not depend on the tier: $100 per passenger for a "
-                                         "cancelled flight, $50 for a delayed one")
-    return None
-
-
-_NO_KNOWLEDGE = re.compile(r"\b(?:don't|do not|doesn't|does not)\s+(?:have|know|see)\b[^.!?\n]{0,20}\b(?:information|"
-                           r"details?|records?|knowledge|anything)\b|\bnot aware\b|\bno (?:information|record)\b", re.I)
-
-
-def _insurance_waiver(sentence: str) -> tuple[str, str] | None:
-    m = _INSURANCE_WAIVER.search(sentence)
-    if m is None or negated(sentence, m.start()):
-        return None
-    # what it waives or covers: a change's cost next to the verb, not a cancellation for health or weather
-    near = sentence[max(0, m.start() - 40) : m.end() + 80]
-    if not _CHANGE_COSTS.search(near) or re.search(r"\b(?:cancel\w*|health|weather|medical)\b", sentence[m.start() : m.end() + 40], re.I):
-        return None
-    if re.search(r"\b(?:does not|doesn't|do not|don't|won't|will not|isn't|is not|not)\b[^.!?\n]{0,30}\b(?:waiv|cover)",
-                 sentence, re.I) or _NO_KNOWLEDGE.search(sentence):
-        return None  # denied, or the agent says it knows of none ("I don't have information about fee waivers")
-    return ("insurance.covers", "travel insurance gives a full refund on a cancellation for health or weather; it "
-            "waives no change fee, fare difference or upgrade cost")
-
-
 def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]], domain: str, claims: list[Claim],
                             until: int | None, writes: list[Write],
                             is_write: Callable[[str], bool]) -> list[ConsequentialSentence]:
@@ -155,8 +118,9 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
         asked = relied or _asked_to_confirm(turns, t.index)
         if not (asked or _worth_reading(t.text, acted_after > t.index)):
             continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
+        declines = holds(gate, t.text.lower())  # once a message, not once a sentence: its gate is the largest
         for sentence in split_sentences(t.text):
-            kind = _kind(sentence, decline, gate)
+            kind = _kind(sentence, decline, gate, declines)
             if kind is None:
                 continue
             if checker is None:
@@ -206,17 +170,27 @@ def _asked_to_confirm(turns: list[Turn], index: int) -> bool:
     """The user's message before ``index`` asks the agent to confirm what they believe: the answer is what they
     go on with."""
     before = next((t for t in reversed(turns[:index]) if t.role == "user" and t.text.strip()), None)
-    return before is not None and bool(_CONFIRM_ASKED.search(before.text))
+    return before is not None and "?" in before.text and bool(_CONFIRM_ASKED.search(before.text))  # it ends on a "?"
 
 
-_STANDS_ALONE = re.compile(  # what counts without the user's decision following it: invented policy, a taken offer
-    r"exception|team|department|desk|insurance|\bif\b[^.!?\n]{0,60}\b(?:modif|chang|cancel)", re.IGNORECASE)
+# what counts without the user's decision following it: invented policy, a taken offer; its plain words apart
+# (a substring test of the lowercase where the gate applies: the same answer as the alternation's scan)
+_STANDS_ALONE_WORDS = ("exception", "team", "department", "desk", "insurance")
+_STANDS_ALONE_IF = r"\bif\b[^.!?\n]{0,60}\b(?:modif|chang|cancel)"
+_STANDS_ALONE = re.compile("|".join((*_STANDS_ALONE_WORDS, _STANDS_ALONE_IF)), re.IGNORECASE)
+_IF_ACTS = re.compile(_STANDS_ALONE_IF, re.IGNORECASE)
 
 
 def _worth_reading(text: str, acts_follow: bool) -> bool:
     """A message no decision follows is read only for what stands on its own: invented policy or an insurance
     waiver, a promise on a condition, or an offer a later write or transfer may take."""
-    return bool(_STANDS_ALONE.search(text)) or (acts_follow and bool(_OPTION.search(text) or _ACT.search(text)))
+    lowered, gated = text.lower(), gateable(text)  # each scan gated (``_gate``)
+    stands = (any(w in lowered for w in _STANDS_ALONE_WORDS) or (may_match(_IF_ACTS, lowered, gated)
+                                                                and _IF_ACTS.search(text) is not None)
+              ) if gated else _STANDS_ALONE.search(text) is not None
+    return stands or (acts_follow and bool(
+        (may_match(_OPTION, lowered, gated) and _OPTION.search(text))
+        or (may_match(_ACT, lowered, gated) and _ACT.search(text))))
 
 
 def _state_at(states: Callable[[], list[_State]], index: int) -> _State:
@@ -240,10 +214,11 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
     """The sentence's verdict. ``figures``: check its figures against every figure the model gives (the costly
     part: done where the user's decision followed the message; elsewhere a figure is left unchecked, which no
     credit reads)."""
-    invented = _invented(sentence) or _insurance_waiver(sentence)
+    invented = invented_policy(sentence) or insurance_waiver(sentence)
     if invented is not None and not (_HEDGED.search(sentence) and kind == "decline"):
         return "false", invented[0], invented[1]
-    plan = checker.plan() if (_CERTIFICATE_ID.search(sentence) or _GIFT_CARD_ID.search(sentence)) else None
+    plan = checker.plan() if (("certificate_" in sentence and _CERTIFICATE_ID.search(sentence))
+                              or ("gift_card_" in sentence and _GIFT_CARD_ID.search(sentence))) else None
     if plan is not None and (_CERTIFICATE_ID if plan[0] == "certificate" else _GIFT_CARD_ID).search(sentence):
         return "false", "payment.limits", plan[1]
     # a decline restating the clause's condition ("the policy only allows a certificate if you change or cancel, so
@@ -336,8 +311,10 @@ _IF_ACT = re.compile(r"\b(?:if|once|when|should)\b[^.!?\n]{0,60}?\b(modif\w*|cha
 def _conditional_promise(sentence: str, checker: _Checker) -> tuple[str, str, str] | None:
     """A promise of compensation or a refund on a condition the user may meet ("if you later decide to modify or
     cancel, I'll issue the certificate"): false where the rules forbid every act the condition names."""
+    if not _COMPENSATION.search(sentence):  # the cheaper scan first (both pure: the same answer)
+        return None
     m = _IF_ACT.search(sentence)
-    if m is None or not _COMPENSATION.search(sentence):
+    if m is None:
         return None
     res = checker.reservation(sentence)
     if checker.policy is None or res is None:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from conversation_reading._gate import gateable, holds, needs
+from conversation_reading._gate import gateable, holds, holds_any, needs
 from conversation_reading._normalise import normalise
 from conversation_reading._vocabulary import EvidenceKind, vocabulary
 
@@ -76,6 +76,11 @@ class Units:
         """Whether every one of ``patterns`` could match some sentence of ``text``."""
         low = self.lowered(text)
         return low is None or all(holds(needs(p), low) for p in patterns)
+
+    def may_any(self, patterns: tuple[re.Pattern[str], ...], text: str) -> bool:
+        """Whether one of ``patterns`` could match some sentence of ``text`` (one compiled gate: ``holds_any``)."""
+        low = self.lowered(text)
+        return low is None or holds_any(patterns)(low)
 
     def may(self, patterns: Sequence[re.Pattern[str]], text: str) -> bool:
         """Whether every one of ``patterns`` could match some unit of ``text``."""

@@ -39,6 +39,7 @@ from typing import Any
 
 from tau2.data_model.message import Message, ToolMessage
 
+from conversation_reading._boundary import named_in
 from conversation_reading._evidence import TRANSFER_TOOL, Turn, read_turns
 from conversation_reading._no_write import Settled, _answers_confirmation
 
@@ -73,13 +74,15 @@ class _Read:
 
 
 def _walk(value: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(value, dict):
-        yield value
-        for v in value.values():
-            yield from _walk(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _walk(v)
+    """Every dict in ``value``, itself first, in document order (a stack, not a generator per level)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            yield v
+            stack += reversed(v.values())
+        elif isinstance(v, list):
+            stack += reversed(v)
 
 
 def _words(value: Any) -> set[str]:
@@ -186,9 +189,7 @@ def _leaves(arguments: dict[str, Any]) -> Iterator[tuple[str, Any]]:
 
 def _named(form: str, text: str) -> bool:
     form = form.strip()
-    if len(form) < 2 or form not in text:  # the pattern matches ``form`` itself: no compile where it is absent
-        return False
-    return re.search(r"(?<![\w.])" + re.escape(form) + r"(?![\w]|\.\d)", text) is not None
+    return len(form) >= 2 and named_in(form, text)
 
 
 def _failed(messages: Sequence[Message]) -> set[str]:

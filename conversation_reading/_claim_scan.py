@@ -1,0 +1,40 @@
+"""Where a claim kind's patterns match one agent message (``_reading._claims``): sentence by sentence, each pattern
+in its order, every match; a sentence that none of the kind's patterns could match (``_gate``) is passed over with
+one test, not one per pattern, and a pattern that could not match a sentence is not scanned there."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+
+from conversation_reading._claims import _Kind
+from conversation_reading._gate import Needs, holds, holds_any, needs
+
+# Each kind's gates (its patterns' ``needs`` and ``holds_any`` of them), by the kind's identity (held with it):
+# built once, not once a conversation.
+_GATES: dict[int, tuple[_Kind, list[Needs], Callable[[str], bool]]] = {}
+
+
+def kind_gates(kind: _Kind) -> tuple[list[Needs], Callable[[str], bool]]:
+    """``kind``'s (a claim kind's) patterns' ``needs``, and ``holds_any`` of them all."""
+    held = _GATES.get(id(kind))
+    if held is None or held[0] is not kind:
+        held = _GATES[id(kind)] = (kind, [needs(p) for p in kind.patterns], holds_any(tuple(kind.patterns)))
+    return held[1], held[2]
+
+
+def kind_matches(
+    patterns: Sequence[re.Pattern[str]], needed: Sequence[Needs], may: Callable[[str], bool], sentences: Sequence[str],
+    lowered: Sequence[str] | None,
+) -> Iterator[tuple[str, re.Match[str]]]:
+    """Each (sentence, match) of ``patterns`` in ``sentences``, in order (``needed``: each pattern's ``needs``;
+    ``may``: ``holds_any`` of them all; ``lowered``: each sentence's lowercase, None where the gate does not apply)."""
+    for k, sentence in enumerate(sentences):
+        if lowered is not None and not may(lowered[k]):
+            continue
+        for pattern, required in zip(patterns, needed, strict=True):
+            if lowered is None or holds(required, lowered[k]):
+                yield from ((sentence, m) for m in pattern.finditer(sentence))
+
+
+__all__ = ["kind_gates", "kind_matches"]

@@ -1,0 +1,63 @@
+"""Invented policy (#46 class 4): what no clause of the policy states, said as if one did: an exception a human may
+make, a team that changes the membership tier, a compensation amount set by the tier, travel insurance waiving a
+change's cost. Each finder returns the clause it contradicts and what the policy says, or None."""
+
+from __future__ import annotations
+
+import re
+
+from conversation_reading._evidence import negated
+from conversation_reading._gate import gateable, may_match
+from conversation_reading._sentence_facts import (
+    _CHANGE_COSTS,
+    _COMPENSATION,
+    _EXCEPTION,
+    _INSURANCE_WAIVER,
+    _MONEY,
+    _TIER,
+    _TIER_TEAM,
+)
+
+# an exception someone else may make ("a human agent may be able to make an exception"), not "I wish I could"
+_SOMEONE_MAY = re.compile(r"\b(?:human|supervisor|agent|specialist|team|manager|representative|someone|they)\b"
+                          r"[^.!?\n]{0,60}\b(?:may|might|could|can|able)\b", re.I)
+
+
+def invented(sentence: str) -> tuple[str, str] | None:
+    """Policy no clause states: an exception a human may make, a team that changes a tier, a compensation amount
+    set by the tier."""
+    lowered, gated = sentence.lower(), gateable(sentence)  # each scan gated (``_gate``): most sentences invent nothing
+    exception = _EXCEPTION.search(sentence) if may_match(_EXCEPTION, lowered, gated) else None
+    if exception is not None and not negated(sentence, exception.start()) and _SOMEONE_MAY.search(sentence):
+        return "transfer", "the policy makes no exceptions: a transfer is for what the agent cannot handle"
+    if may_match(_TIER_TEAM, lowered, gated) and (_TIER_TEAM.search(sentence) and _TIER.search(sentence) or
+                                                  _TIER_TEAM.search(sentence) and re.search(
+            r"\b(?:tier|status|membership)\b", sentence, re.I)):
+        return "compensation.eligible", "the membership tier is a fact of the profile; no team changes it"
+    if "$" in sentence and _COMPENSATION.search(sentence) and _MONEY.search(sentence) and re.search(
+            r"\bfor (?:gold|silver|regular)(?: members?)?\b|\b(?:gold|silver) members? (?:get|receive|are entitled)", sentence, re.I):
+        return "compensation.eligible", ("the certificate's amount does not depend on the tier: $100 per passenger for a "
+                                         "cancelled flight, $50 for a delayed one")
+    return None
+
+
+_NO_KNOWLEDGE = re.compile(r"\b(?:don't|do not|doesn't|does not)\s+(?:have|know|see)\b[^.!?\n]{0,20}\b(?:information|"
+                           r"details?|records?|knowledge|anything)\b|\bnot aware\b|\bno (?:information|record)\b", re.I)
+
+
+def insurance_waiver(sentence: str) -> tuple[str, str] | None:
+    m = _INSURANCE_WAIVER.search(sentence) if may_match(_INSURANCE_WAIVER, sentence.lower(), gateable(sentence)) else None
+    if m is None or negated(sentence, m.start()):
+        return None
+    # what it waives or covers: a change's cost next to the verb, not a cancellation for health or weather
+    near = sentence[max(0, m.start() - 40) : m.end() + 80]
+    if not _CHANGE_COSTS.search(near) or re.search(r"\b(?:cancel\w*|health|weather|medical)\b", sentence[m.start() : m.end() + 40], re.I):
+        return None
+    if re.search(r"\b(?:does not|doesn't|do not|don't|won't|will not|isn't|is not|not)\b[^.!?\n]{0,30}\b(?:waiv|cover)",
+                 sentence, re.I) or _NO_KNOWLEDGE.search(sentence):
+        return None  # denied, or the agent says it knows of none ("I don't have information about fee waivers")
+    return ("insurance.covers", "travel insurance gives a full refund on a cancellation for health or weather; it "
+            "waives no change fee, fare difference or upgrade cost")
+
+
+__all__ = ["insurance_waiver", "invented"]

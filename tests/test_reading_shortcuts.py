@@ -1,0 +1,55 @@
+"""The record's speed-ups (#47) answer as what they replace: a value named as a word of its own tested by hand
+(``_boundary.named_in``) as the regex it stands for, a claim kind's one gate (``_gate.holds_any``) as its
+patterns' gates one by one, and a run's spellings (``_gate.needs``) are whole phrases a text must hold."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+from conversation_reading._boundary import named_in
+from conversation_reading._claims import claim_kinds
+from conversation_reading._gate import holds, holds_any, needs
+from conversation_reading._normalise import normalise
+from conversation_reading._units import _units
+from conversation_reading._vocabulary import vocabulary
+from tests.conftest import real_run
+
+
+def _regex_named(form: str, text: str) -> bool:
+    return re.search(r"(?<![\w.])" + re.escape(form) + r"(?![\w]|\.\d)", text) is not None
+
+
+def test_named_in_answers_as_the_boundary_regex():
+    cases = [("ab", "ab"), ("ab", "xab"), ("ab", ".ab"), ("ab", " ab."), ("ab", " ab.5"), ("ab", "ab_"), ("ab", "ab\u0663"),
+             ("12.5", "$12.50"), ("12.5", "12.5 "), ("", ""), ("", "a"), ("#1", "x #1 y"), ("ab", "ab ab1 ab")]
+    rng = random.Random(7)
+    alphabet = "ab1._ -\n$\u00e9\u0663x#"
+    cases += [("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4))),
+               "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))) for _ in range(20000)]
+    answers = set()
+    for form, text in cases:
+        answer = named_in(form, text)
+        assert answer == _regex_named(form, text), (form, text)
+        answers.add(answer)
+    assert answers == {True, False}
+
+
+def test_holds_any_answers_as_each_pattern_gate_and_runs_are_whole_phrases():
+    raw = json.loads(real_run("whissle_airline_tau3_1trial.json").read_text(encoding="utf-8"))
+    texts = [u.lower() for sim in raw["simulations"] for m in sim["messages"] if isinstance(m.get("content"), str)
+             for u in _units(normalise(m["content"]).text)]
+    answers = set()
+    for kind in claim_kinds()[0]:
+        patterns = tuple(kind.patterns)
+        may = holds_any(patterns)
+        for text in texts:
+            answer = may(text)
+            assert answer == any(holds(needs(p), text) for p in patterns), (kind.name, text[:200])
+            answers.add(answer)
+    assert answers == {True, False}
+    # "the (user|customer)" needs the phrase whole: the words apart ("the user's ... the ID") do not hold it
+    reasoning = needs(vocabulary().reasoning)
+    assert not holds(reasoning, "please tell me the id of the reservation for your user profile")
+    assert holds(reasoning, "i should tell the user that the flight cannot be changed")
