@@ -32,7 +32,6 @@ _PAID = re.compile(r"extra|additional|non-?free|paid", re.I)
 _CABINS = (("basic_economy", re.compile(r"\bbasic[\s-]*economy\b", re.I)),
            ("business", re.compile(r"\bbusiness\b", re.I)),
            ("economy", re.compile(r"(?<!basic )(?<!basic-)\beconomy\b", re.I)))
-BAG_WRITES = ("book_reservation", "update_reservation_baggages")
 
 
 # a fee of nothing said in words ("adding 2 bags won't cost anything", "at no extra charge"), not the allowance's

@@ -14,7 +14,7 @@ from typing import Any
 from tau2.data_model.message import Message, ToolMessage
 
 from conversation_reading._evidence import Turn
-from policy_model import booking_age, domain_now
+from policy_model import RESERVATION_UPDATES, booking_age, domain_now
 
 
 @dataclass
@@ -39,10 +39,6 @@ def _json(text: str | None) -> Any:
         return None
 
 
-_CHANGES_RESERVATION = frozenset({"update_reservation_flights", "update_reservation_baggages",
-                                  "update_reservation_passengers"})
-
-
 def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list[_State]:
     """The state before each message."""
     now = domain_now(domain)
@@ -64,7 +60,7 @@ def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list
             if name == "get_reservation_details" and isinstance(value, dict) and "reservation_id" in value:
                 state.reservations = {**state.reservations, str(value["reservation_id"]): value}
                 state.last_reservation = value
-            elif name in _CHANGES_RESERVATION and isinstance(value, dict) and "reservation_id" in value:
+            elif name in RESERVATION_UPDATES and isinstance(value, dict) and "reservation_id" in value:
                 # a change returns the reservation as it left it: read since; its figures before stay known
                 rid = str(value["reservation_id"])
                 state.earlier = (*state.earlier, *([state.reservations[rid]] if rid in state.reservations else []))

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from conversation_reading._bag_fees import BAG_WRITES, stated_free
+from conversation_reading._bag_fees import stated_free
 from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import gateable, holds, may_match, needs
@@ -48,7 +48,7 @@ from conversation_reading._sentence_facts import (
 )
 from conversation_reading._units import split_sentences
 from conversation_reading._vocabulary import vocabulary
-from policy_model import AIRLINE, BAG_ALLOWANCE
+from policy_model import AIRLINE, BAG_ALLOWANCE, BAG_WRITES
 
 # an option in a list ("1. **Cancel the reservation** — ..."): an offer of that act, whatever the line says of it
 _OPTION = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|option \w+:?)\s*\**\s*(?:you (?:can|could) )?"

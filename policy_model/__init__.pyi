@@ -39,6 +39,7 @@ from ._time import (
 )
 from ._tools import (
     AIRLINE_WRITES,
+    BAG_WRITES,
     BOOK_TOOL,
     CANCEL_TOOL,
     CHANGE_OR_CANCEL,
@@ -46,6 +47,7 @@ from ._tools import (
     FLIGHT_CHANGE_TOOL,
     ONCE_PER_ORDER,
     RESERVATION_CHANGES,
+    RESERVATION_UPDATES,
     RETAIL_WRITES,
 )
 from ._verdicts import (
@@ -69,6 +71,7 @@ __all__ = [
     "AirlinePolicy",
     "Allowed",
     "BAG_ALLOWANCE",
+    "BAG_WRITES",
     "BagAllowance",
     "BagChange",
     "BOOK_TOOL",
@@ -101,6 +104,7 @@ __all__ = [
     "PriceDifference",
     "Refund",
     "RESERVATION_CHANGES",
+    "RESERVATION_UPDATES",
     "RETAIL",
     "RETAIL_WRITES",
     "RetailPolicy",

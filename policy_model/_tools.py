@@ -23,6 +23,12 @@ COMPENSATION_TOOL = "send_certificate"
 # A write that books, changes or cancels a reservation (a certificate changes none): each must answer a request.
 RESERVATION_CHANGES: frozenset[str] = frozenset(t for t, act in AIRLINE_WRITES.items() if act != "compensate")
 
+# A change of a reservation that stays booked: its result is the reservation as the change left it.
+RESERVATION_UPDATES: frozenset[str] = frozenset(t for t, act in AIRLINE_WRITES.items() if act.startswith("change_"))
+
+# A write that sets the reservation's checked bags (and charges the non-free ones): a booking or a bag change.
+BAG_WRITES: frozenset[str] = frozenset(t for t, act in AIRLINE_WRITES.items() if act in ("book", "change_bags"))
+
 # "wants to change or cancel the reservation" (delay compensation): a change of its flights or cabin, or its
 # cancellation.
 CHANGE_OR_CANCEL: frozenset[str] = frozenset({CANCEL_TOOL, FLIGHT_CHANGE_TOOL})
