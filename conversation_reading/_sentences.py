@@ -26,6 +26,7 @@ from conversation_reading._gate import gateable, holds, may_match, needs
 from conversation_reading._invented_policy import insurance_waiver
 from conversation_reading._invented_policy import invented as invented_policy
 from conversation_reading._record import Claim, ConsequentialSentence, Write
+from conversation_reading._replies import agrees
 from conversation_reading._sentence_facts import (
     _BAGS,
     _CABIN,
@@ -115,7 +116,9 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
             continue
         checker: _Checker | None = None
         relied = _relied(turns, t.index, decisions, is_write)
-        asked = relied or _asked_to_confirm(turns, t.index)
+        # the user's next message says yes to it: a false sentence there is one the user went on with
+        agreed = not relied and _agreed(turns, t.index)
+        asked = relied or agreed or _asked_to_confirm(turns, t.index)
         if not (asked or _worth_reading(t.text, acted_after > t.index)):
             continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
         declines = holds(gate, t.text.lower())  # once a message, not once a sentence: its gate is the largest
@@ -135,7 +138,8 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
             out.append(ConsequentialSentence(kind=kind, verdict=verdict, clause=clause, why=why,
                                              message_index=t.index, excerpt=excerpt,
                                              relied_on=relied_here if relied_here is not None else
-                                             relied or (asked and kind == "rule_claim")))
+                                             relied or (asked and kind == "rule_claim" and not agreed)
+                                             or (agreed and verdict == "false")))
     return out
 
 
@@ -152,6 +156,11 @@ def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
     verb = act.group(1).lower()
     tool = next((tool for stems, tool in _OFFERED_TOOLS if re.match(stems, verb)), None)
     return tool is not None and any(c.name == tool for t in turns[index:] for c in t.calls)
+
+
+def _agreed(turns: list[Turn], index: int) -> bool:
+    reply = next((t for t in turns[index + 1 :] if t.role == "user" and t.text.strip()), None)
+    return reply is not None and agrees(reply.text)
 
 
 _CONFIRM_ASKED = re.compile(r"\b(?:confirm|is (?:that|this|it) (?:right|correct|true)|be honou?red|am I right)\b[^?]*\?",

@@ -234,3 +234,24 @@ def test_a_certificate_named_as_a_means_of_payment_asks_for_no_compensation():
                                                 "caused?", 6: offer}))
     assert "send_certificate" in {q.tool for q in asked.record.requests}
     assert asked.record.unasked_compensation is None
+
+
+# --- strict cites what the user said yes to: "you can upgrade, which will allow you to modify your flights" ------
+
+GPT41 = "gpt-4.1_airline_default"
+
+
+def test_a_false_possibility_the_user_says_yes_to_is_relied_on_and_cited():
+    """GPT-4.1, τ² airline 13 (labeled strict fail: "said route change to LAS possible after upgrade; declined only
+    on the flown-flight cabin rule"): "Yes, you can upgrade your reservation ..., which will allow you to modify your
+    flights" states what is possible (consequential), and it is false (a flight of XEWRD9 has flown: no cabin
+    change). The user's next message says yes to it: strict cites it, not the unsettled request. Where the user
+    answers with a question instead, it is not relied on."""
+    sim = _sim(GPT41, "b762699f")
+    scored = _scored(sim)
+    said = next(s for s in scored.record.sentences if s.message_index == 12 and "you can upgrade" in s.excerpt)
+    assert (said.verdict, said.relied_on) == ("false", True), said
+    assert scored.strict.reward == 0.0 and "message 12" in (scored.strict.reason or ""), scored.strict
+    asked = _scored(_sim(GPT41, "b762699f", {13: "How much would the upgrade cost?"}))
+    said = next((s for s in asked.record.sentences if s.message_index == 12 and "you can upgrade" in s.excerpt), None)
+    assert said is None or not said.relied_on
