@@ -69,6 +69,36 @@ class RetailPolicy:
     def may_exchange(self, order: str | Any) -> PolicyVerdict:
         return self._status_is(order, "delivered", "exchange.delivered")
 
+    def may_write(self, tool: str, arguments: Any) -> PolicyVerdict | None:
+        """Whether the policy allows the write ``tool(arguments)`` on its order as ``db`` holds it: the order's
+        status for the act, an accepted cancellation reason, and an item swapped only for an option of its own
+        product (an id no product lists is left undecided: a typo is no breach). None: a tool the policy does
+        not judge here (the user's address), or no order named."""
+        order = str(get(arguments, "order_id") or "")
+        if not order:
+            return None
+        if tool == "cancel_pending_order":
+            return self.may_cancel(order, get(arguments, "reason"))
+        if tool in ("modify_pending_order_address", "modify_pending_order_payment"):
+            return self.may_modify(order)
+        if tool == "return_delivered_order_items":
+            return self.may_return(order)
+        if tool not in ("modify_pending_order_items", "exchange_delivered_order_items"):
+            return None
+        exchange = tool == "exchange_delivered_order_items"
+        verdict = self.may_exchange(order) if exchange else self.may_modify(order)
+        found = self.order(order)
+        if not verdict or found is None:
+            return verdict
+        product_of = {str(v): str(pid) for pid, p in table(self.db, "products").items()
+                      for v in (get(p, "variants") or {})}
+        ordered = {str(get(i, "item_id")): str(get(i, "product_id")) for i in items(found, "items")}
+        for old, new in zip(get(arguments, "item_ids") or [], get(arguments, "new_item_ids") or [], strict=False):
+            if str(new) in product_of and str(old) in ordered and product_of[str(new)] != ordered[str(old)]:
+                return Forbidden(_c("exchange.same_product" if exchange else "modify.same_product"),
+                                 f"{new} is an item of another product than {old}")
+        return verdict
+
     def cancellation_refund(self, order: str | Any) -> Refund:
         """Every payment of a pending order back to its method (a gift card at once, else in 5 to 7 days)."""
         found = self.order(order)
