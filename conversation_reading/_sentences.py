@@ -27,6 +27,8 @@ from conversation_reading._invented_policy import insurance_waiver
 from conversation_reading._invented_policy import invented as invented_policy
 from conversation_reading._record import Claim, ConsequentialSentence, Write
 from conversation_reading._replies import agrees
+from conversation_reading._route_claims import ROUTE as _ROUTE
+from conversation_reading._route_claims import route_claim
 from conversation_reading._sentence_facts import (
     _BAGS,
     _CABIN,
@@ -80,8 +82,8 @@ def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], declin
         return "rule_claim"
     if says(_CONFIRM):
         return "confirmation_request"
-    if stated_free(sentence):
-        return "fact_claim"  # a bag fee of nothing, in words
+    if stated_free(sentence) or ("from" in lowered or "origin" in lowered) and _ROUTE.search(sentence):
+        return "fact_claim"  # a bag fee of nothing, in words; a reservation's route
     return None
 
 
@@ -242,9 +244,13 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
         typed = checker.typed_figure(sentence, 0.0)
         if typed is not None and typed[0].startswith("bags."):
             return "false", typed[0], typed[1]
+    route = route_claim(checker.policy, sentence) if checker.policy and ("from" in sentence or "origin" in sentence) \
+        else None
+    if route is not None:  # a route said of a reservation, against the database: invented where never read
+        return "false", route[0], route[1]
     if kind == "fact_claim":
-        return "read_elsewhere", "bags.allowance", "a bag fee of nothing, in words: false only where the bag write or " \
-            "the allowance charges"
+        return "read_elsewhere", "bags.allowance" if stated_free(sentence) else "reservation.route", \
+            "a bag fee of nothing or a reservation's route, in words: false only where the database says otherwise"
     if kind == "figure":
         for amount in _amounts(sentence):
             typed = checker.typed_figure(sentence, amount)

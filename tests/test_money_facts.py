@@ -255,3 +255,21 @@ def test_a_figure_after_a_write_is_checked_against_the_reservation_the_write_ret
     assert next(s for s in scored.result.scores if s.gold_id == "TB85.free_bags").verdict.value == "credited"
     wrong = _edited(sim, 21, ("this would cost $408", "this would cost $417"))
     assert _said(_record(wrong), 21, "$417").verdict != "true"
+
+
+# -- a reservation's route said against the database: invented where the reservation was never read -----------------
+
+
+def test_a_route_said_of_a_reservation_never_read_is_checked_against_the_database():
+    """Qwen2.5-7B, τ² airline 31 (labeled strict fail: "invented destination LAX (actual DTW)"): without reading
+    DF89BM the agent says it is "with origin JFK and destination LAX"; the user says yes and searches on it. False
+    (DF89BM is JFK to DTW), relied on: strict cites it. Naming the true route, or a route set aside ("not the one
+    you mentioned (from ORD to PHL)"), is no false claim."""
+    qwen = next(p.name for p in OTHER.glob("*qwen2.5_7b_airline*"))
+    sim = _simulation(OTHER, qwen, "36406114")
+    scored = score_simulation(sim, "airline", "tau2", engine_for("airline"), None)
+    said = _said(scored.record, 6, "destination LAX")
+    assert (said.verdict, said.clause, said.relied_on) == ("false", "reservation.route", True)
+    assert scored.strict.reward == 0.0 and "DF89BM is JFK to DTW" in (scored.strict.reason or "")
+    right = _record(_edited(sim, 6, ("with origin JFK and destination LAX", "with origin JFK and destination DTW")))
+    assert _said(right, 6, "destination DTW").verdict != "false"

@@ -1,0 +1,47 @@
+"""A reservation's route as a sentence states it, against the database (#46: facts, not phrasings): a route said
+of a reservation the agent never read is invented ("DF89BM with origin JFK and destination LAX", where DF89BM
+is JFK to DTW)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from conversation_reading._evidence import negated
+from policy_model import AirlinePolicy
+
+_RESERVATION_ID = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6}\b")
+# a route said of a reservation: "origin JFK and destination LAX", "from JFK to LAX"
+ROUTE = re.compile(r"\b(?:origin|from)\s+(?:airport\s+)?\(?([A-Z]{3})\)?\b[^.!?\n]{0,25}?\b(?:destination|to)\s+"
+                    r"(?:airport\s+)?\(?([A-Z]{3})\)?\b")
+
+
+def route_claim(policy: AirlinePolicy, sentence: str) -> tuple[str, str] | None:
+    """A reservation's route stated against the database (what is true whatever was read: a route
+    said of a reservation never read is invented): the sentence names one reservation id and its origin and
+    destination ("DF89BM with origin JFK and destination LAX", "DF89BM from JFK to LAX"). (clause, the truth)
+    where neither airport pair is the reservation's, in either direction, nor a leg of it; else None."""
+    m = ROUTE.search(sentence)
+    ids = set(_RESERVATION_ID.findall(sentence))
+    if m is None or len(ids) != 1:
+        return None
+    res = policy.reservation(next(iter(ids)))
+    if res is None:
+        return None
+
+    def get(record: Any, key: str) -> Any:
+        return record.get(key) if isinstance(record, dict) else getattr(record, key, None)
+
+    said = {m.group(1), m.group(2)}
+    ends = {str(get(res, "origin")), str(get(res, "destination"))}
+    if all(code in sentence for code in ends) or negated(sentence, m.start()) or re.search(
+            r"\b(?:not|you mentioned|you said|you asked)\b[^.!?\n]{0,30}$", sentence[: m.start()], re.I):
+        return None  # the sentence also states the true route, or sets the one it names aside
+    legs = {(str(get(f, "origin")), str(get(f, "destination"))) for f in get(res, "flights") or []}
+    if said == ends or (m.group(1), m.group(2)) in legs or (m.group(2), m.group(1)) in legs:
+        return None
+    return ("reservation.route", f"{get(res, 'reservation_id')} is {get(res, 'origin')} to {get(res, 'destination')}"
+            f" ({get(res, 'flight_type')}), not {m.group(1)} to {m.group(2)}")
+
+
+__all__ = ["ROUTE", "route_claim"]
