@@ -107,7 +107,7 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
     decisions = {i for i in (until, *(w.confirmation_index for w in writes)) if i is not None}
     decline = vocabulary().decline
     gate = needs(decline)
-    false_claims = {(c.message_index, c.excerpt[:60]) for c in claims if c.false}
+    false_claims = {(c.message_index, c.excerpt[:60]): c.relied_on for c in claims if c.false}
     out: list[ConsequentialSentence] = []
     shared: dict[Any, set[float]] = {}
     first_write = next((t.index for t in turns if any(is_write(c.name) for c in t.calls)), len(turns))
@@ -135,8 +135,9 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
             verdict, clause, why = _judge(kind, sentence, checker, figures=relied)
             excerpt, _start, _end = t.excerpt(sentence)
             relied_here = _taken(turns, t.index, sentence) if kind == "offer" else None
-            if verdict != "false" and any(i == t.index and e[:40] in excerpt for i, e in false_claims):
-                verdict, clause, why = "false", "claim", "a claim kind's checker finds it false"
+            claim = next((on for (i, e), on in false_claims.items() if i == t.index and e[:40] in excerpt), None)
+            if verdict != "false" and claim is not None:  # the claim kind's reading says whether the user acted on it
+                verdict, clause, why, relied_here = "false", "claim", "a claim kind's checker finds it false", claim
             out.append(ConsequentialSentence(kind=kind, verdict=verdict, clause=clause, why=why,
                                              message_index=t.index, excerpt=excerpt,
                                              relied_on=relied_here if relied_here is not None else
