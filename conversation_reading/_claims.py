@@ -207,7 +207,7 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
     for k in range(1, len(extras) + 1):
         for fees in combinations(sorted(extras), k):
             possible |= {x + sum(fees) for x in set(possible)}
-    paid = sum(p.get("amount", 0) for p in (res.get("payment_history") or []) if isinstance(p, dict)) if res else 0
+    paid = _paid(res) if res else 0
     possible |= {x - paid for x in possible}
     # what a reservation the sentence is about cost: any of its fares as booked (per passenger, or for all of
     # them), what it paid ("Original total: $503 (outbound: $323; return: $180)", "7WPL39 - total paid: $402"),
@@ -222,11 +222,10 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
             if isinstance(f, dict) and isinstance(f.get("price"), int | float):
                 fares |= {x + float(f["price"]) for x in fares}
         booked |= {x * k for x in fares for k in {1, n}}
-        booked.add(float(sum(p.get("amount", 0) for p in r.get("payment_history") or [] if isinstance(p, dict))))
+        booked.add(float(_paid(r)))
     possible |= booked | {x - b for x in set(possible) for b in booked if 0 < b < x}
     # several reservations the message lists, added up ("Total cost of your upcoming flights: $1,628")
-    totals = [sum(p.get("amount", 0) for p in r.get("payment_history") or [] if isinstance(p, dict))
-              for rid, r in state.reservations.items() if rid in text][:8]
+    totals = [_paid(r) for rid, r in state.reservations.items() if rid in text][:8]
     sums_paid = {0.0}
     for x in totals:
         sums_paid |= {y + float(x) for y in sums_paid}
@@ -238,6 +237,11 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
            f"a new booking of 1 to {MAX_PASSENGERS} passengers" if new_booking else "passengers")
     return (f"no choice of the flights named ({', '.join(dict.fromkeys(numbers))}; all of them: {shown} per passenger) "
             f"and {who} makes {quoted:g}")
+
+
+def _paid(res: dict[str, Any]) -> float:
+    """What a reservation's payment history adds up to (refunds are negative lines)."""
+    return sum(p.get("amount", 0) for p in res.get("payment_history") or [] if isinstance(p, dict))
 
 
 def _another_itinerary(res: dict[str, Any], legs: Sequence[dict[str, Any] | None], numbers: list[str]) -> bool:

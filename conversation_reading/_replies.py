@@ -32,6 +32,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._vocabulary import vocabulary
+from policy_model import CANCEL_TOOL
 
 # Arguments that name nothing the user confirms (who the user is, the trip's shape, counts any message holds).
 _NOT_LISTED = frozenset({"user_id", "flight_type", "total_baggages", "nonfree_baggages", "insurance", "country",
@@ -86,11 +87,16 @@ def answered(turns: list[Turn], said: Turn) -> Turn | None:
     return next((t for t in reversed(turns[: said.index]) if t.role == "assistant" and t.text.strip()), None)
 
 
+def _cancelled_after(turns: list[Turn], index: int) -> bool:
+    """A cancellation was called after message ``index``."""
+    return any(c.name == CANCEL_TOOL for t in turns[index + 1 :] for c in t.calls)
+
+
 def took_offer(turns: list[Turn], index: int) -> bool:
     """The user took the cancellation offered at ``index``: a cancellation was made after it, or their reply
     picks it (asks for the cancellation in a statement, or says yes to a message offering it alone), and
     neither turns it down, ends the call nor asks for a transfer."""
-    if any(c.name == "cancel_reservation" for t in turns[index + 1 :] for c in t.calls):
+    if _cancelled_after(turns, index):
         return True
     nxt = reply_to(turns, index)
     if nxt is None:
@@ -110,13 +116,13 @@ def withdrew_offer(turns: list[Turn], index: int) -> int | None:
     reading rests on what the agent finally did): its answer to the user's take (its messages before the user
     speaks again) declines a cancellation, in words or in a transfer summary, and no cancellation is ever
     called. None where it kept to the offer."""
-    if any(c.name == "cancel_reservation" for t in turns[index + 1 :] for c in t.calls):
+    if _cancelled_after(turns, index):
         return None
     took = reply_to(turns, index)
     if took is None:
         return None
     v = vocabulary()
-    cancel = v.requests["cancel_reservation"]
+    cancel = v.requests[CANCEL_TOOL]
     for t in turns[took.index + 1 :]:
         if t.role == "user":
             break
