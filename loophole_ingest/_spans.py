@@ -19,13 +19,12 @@ from loophole_base import HarnessInputError
 from loophole_ingest._identity import _Run as IdentifiedRun
 from loophole_ingest._identity import identified
 from loophole_ingest._jsonstream import (
-    _DECODER,
     ARRAY,
     Stream,
-    _lone_surrogate,
     _Refused,
     members,
     open_stream,
+    strict_value,
 )
 from loophole_ingest._simulations import ImportedSimulation
 
@@ -190,12 +189,11 @@ def read_spans(path: Path, lo: int, spans: list[tuple[int, int]], first: bool) -
         if gap != (b"" if first and k == 0 else b","):
             raise SpanError(f"unexpected text before the simulation at byte {start}")
         try:
-            text = data[start - lo : end - lo].decode("utf-8")
-            value, stop = _DECODER.raw_decode(text)
+            value = strict_value(data[start - lo : end - lo])
         except (UnicodeDecodeError, json.JSONDecodeError, _Refused, RecursionError) as exc:
             raise SpanError(f"the simulation at byte {start}: {exc}") from None
-        if stop != len(text) or ("\\u" in text and _lone_surrogate(text)):
-            raise SpanError(f"the simulation at byte {start} is not one strict JSON value")
+        except ValueError:
+            raise SpanError(f"the simulation at byte {start} is not one strict JSON value") from None
         out.append(value)
         prev = end
     return out
