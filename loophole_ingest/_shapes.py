@@ -192,6 +192,8 @@ def foreign_tools(domain: str, messages: object) -> list[str]:
     """Tools the agent called that ``domain`` does not have and whose recorded result is not tau2's
     "Tool '…' not found" (an agent that invents a tool in a tau2 run replays fine): the run's own tools."""
     known = domain_tools(domain)
+    if not _calls_unknown(messages, known):
+        return []  # every call names a domain tool: no recorded result needs reading
     return sorted(
         {
             name
@@ -199,6 +201,18 @@ def foreign_tools(domain: str, messages: object) -> list[str]:
             if name not in known and f"'{name}' not found" not in result
         }
     )
+
+
+def _calls_unknown(messages: object, known: frozenset[str]) -> bool:
+    """Whether any tool call (as ``_tool_calls`` reads them) names a tool outside ``known``."""
+    if not isinstance(messages, list):
+        return False
+    for m in messages:
+        calls = m.get("tool_calls") if isinstance(m, dict) else None
+        for tc in calls if isinstance(calls, list) else []:
+            if isinstance(tc, dict) and isinstance(tc.get("name"), str) and tc["name"] not in known:
+                return True
+    return False
 
 
 _SHOWN_VERSION = {"tau2": "τ²", "tau3": "τ³", "verified": "Verified"}

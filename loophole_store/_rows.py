@@ -7,7 +7,6 @@ a column's meaning. Values that the schema cannot hold (a bad row kept by ``--sk
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from gold_variants import catalog_sha256
+from loophole_store._json_text import json_text
 from loophole_store._schemas import TRIALS_SCHEMA
 
 if TYPE_CHECKING:  # the store imports no scorer (nor tau2) at import time
@@ -46,7 +46,7 @@ def trajectory_columns(
         "agent_cost": float_or_null(agent_cost),
         "user_cost": float_or_null(user_cost),
         "n_messages": len(messages),
-        "messages_json": json.dumps(list(messages), ensure_ascii=False),
+        "messages_json": json_text(list(messages)),
     }
 
 

@@ -1,0 +1,98 @@
+"""The messages column's text (``json_text``: pydantic-core and msgspec) is exactly ``json.dumps(value,
+ensure_ascii=False)``, whatever the value holds; the expected text is always json's own."""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import random
+import struct
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loophole_store import _json_text
+from loophole_store._json_text import json_text
+from tests.conftest import SHARED
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _deep(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+TRICKY = [
+    [], {}, [{}], [[], {}, [[]]], "text", 0, None, True,
+    [{"a": 1e-05, "b": 1e-7, "c": 0.00012, "d": -2.5e-9, "e": 1e-300}],  # small numbers: Python's exponents
+    [{"a": 1e16, "b": 1e22, "c": 1.5e300, "d": -0.0, "e": 0.1, "f": 100.0, "g": 123456.789}],
+    [float("inf")], [{"x": -math.inf}], [math.nan],  # json writes Infinity and NaN
+    [2**64, -(2**63) - 1, 10**40, 2**63 - 1],  # integers beyond 64 bits, written whole
+    ["\ud800 a lone surrogate"], [{"\udc00": 1}],
+    ["quotes \" and \\ backslashes, \n newlines \t tabs \x00 \x1f \x7f controls, é 中文 😀 \u2028 \ufeff"],
+    [{"text: with, separators": "a: b, c", "e-mail": "one-way re-book 3e-mail 0.00001 in a string"}],
+    _deep(250), _deep(300), _deep(2000),  # within pydantic-core's 254, beyond it, beyond json's reach
+]
+
+
+@pytest.mark.parametrize("value", TRICKY, ids=range(len(TRICKY)))
+def test_tricky_values_are_written_as_json_writes_them(value):
+    try:
+        expected = _json(value)
+    except RecursionError:
+        with pytest.raises(RecursionError):
+            json_text(value)
+        return
+    assert json_text(value) == expected
+
+
+def test_every_code_point_is_written_as_json_writes_it():
+    for lo in range(0, 0x110000, 0x4000):
+        text = "".join(chr(c) for c in range(lo, lo + 0x4000) if not 0xD800 <= c <= 0xDFFF)
+        assert json_text([text, {text: text}]) == _json([text, {text: text}])
+
+
+def test_random_floats_are_written_as_python_writes_them():
+    rng = random.Random(47)
+    floats = [struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0] for _ in range(20000)]
+    floats += [rng.random() * 10 ** rng.randint(-30, 30) for _ in range(20000)]
+    floats += [round(rng.uniform(-1e6, 1e6), rng.randint(0, 6)) for _ in range(20000)]
+    for chunk in range(0, len(floats), 500):
+        value = [{"amount": x} for x in floats[chunk:chunk + 500]]
+        assert json_text(value) == _json(value)
+
+
+_SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8)
+_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
+                       | st.dictionaries(st.text(max_size=4), inner, max_size=4), max_leaves=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_VALUES)
+def test_generated_values_are_written_as_json_writes_them(value):
+    assert json_text(value) == _json(value)
+
+
+def test_real_messages_are_written_as_json_writes_them_without_json(monkeypatch):
+    lists = []
+    for pattern in ("real-runs/*.json", "dev-corpus/runs/*.json", "dev-corpus/other-families/runs/*.json"):
+        for name in sorted(glob.glob(str(SHARED / pattern)))[:6]:
+            with open(name, "rb") as fh:
+                lists += [s["messages"] for s in (json.load(fh).get("simulations") or [])[:20]]
+    assert len(lists) > 50
+    expected = [_json(m) for m in lists]
+
+    class NoJson:
+        @staticmethod
+        def dumps(*_: object, **__: object) -> str:
+            raise AssertionError("json wrote an ordinary message list")
+
+    monkeypatch.setattr(_json_text, "json", NoJson)
+    assert [json_text(m) for m in lists] == expected
