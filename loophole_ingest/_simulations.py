@@ -16,6 +16,7 @@ from tau2.data_model.simulation import (
 from tau2.data_model.tasks import Task
 
 from loophole_base import HarnessInputError, cut, shown
+from loophole_ingest._run_validation import validate_run
 from loophole_ingest._upstream import (
     GOLD_REPLAY_INCOMPLETE_FLAG,
     Axis,
@@ -274,7 +275,7 @@ def import_simulation(run: RunView, index: int, raw: object) -> ImportedSimulati
                 # A v1 reason the pinned model lacks: every one of them scores 0 by rule, as agent_error does.
                 payload = {**row, "termination_reason": "agent_error"}
             try:
-                sim = SimulationRun.model_validate(payload)
+                sim = validate_run(payload)
             except ValidationError as exc:
                 error = validation_problem(exc, row)
             if sim is not None and sim.task_id not in run.tasks:
