@@ -138,6 +138,11 @@ def outputs_match(actual: Any, expected: Any) -> tuple[bool, bool]:
     return False, False
 
 
+# make_tool_call(self, tool_name, requestor, **kwargs) and use_tool(self, tool_name, **kwargs): an argument of
+# one of these names fails there with its own error
+_CHAIN_PARAMETERS = frozenset({"self", "tool_name", "requestor"})
+
+
 def track_tables(db: Any) -> dict[str, TrackedTable]:
     """Wrap every top-level table of a tau2 database in place; returns them by name."""
     tables: dict[str, TrackedTable] = {}
@@ -162,6 +167,9 @@ class ReplayEngine:
             raise TypeError(f"{domain} has user tools; the replay engine covers agent tools only")
         self._pristine: State = {}
         self._gold_cache: dict[str, ReplayResult] = {}
+        # The agent's tools by name, as tau2's ``ToolKitBase.use_tool`` finds them: it builds this dict of every
+        # tool (twice) on each call; its tools are the toolkit class's, so built once here (``_respond``)
+        self._agent_tools: dict[str, Callable[..., Any]] = dict(self.env.tools.tools)
         self._kinds: dict[str, str] = {}
 
     # -- replays ---------------------------------------------------------------------------------
@@ -190,7 +198,14 @@ class ReplayEngine:
         """(content, error) as tau2's ``Environment.get_response`` answers ``tc``, without its debug log line
         (an f-string of the whole response, built even when nothing logs it)."""
         try:
-            resp = self.env.make_tool_call(tc.name, requestor=tc.requestor, **tc.arguments)
+            # what ``make_tool_call`` runs for the agent (no user tools here): the tool itself; through tau2's
+            # chain where it would say something else (an unknown tool, a user's call, an argument named as
+            # one of the chain's own parameters)
+            tool = self._agent_tools.get(tc.name) if tc.requestor == "assistant" else None
+            if tool is not None and not _CHAIN_PARAMETERS & tc.arguments.keys():
+                resp = tool(**tc.arguments)
+            else:
+                resp = self.env.make_tool_call(tc.name, requestor=tc.requestor, **tc.arguments)
             self.env.sync_tools()
         except Exception as exc:  # noqa: BLE001 - tau2 answers every failure as "Error: ..."
             return f"Error: {exc}", True
