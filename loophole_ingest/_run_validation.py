@@ -44,7 +44,7 @@ def _keyed_by_role() -> SchemaValidator | None:
     complete = SimulationRun.__dict__.get("__pydantic_complete__", True)
     SimulationRun.__pydantic_complete__ = False
     try:
-        return SchemaValidator(schema, schema.get("config"))  # type: ignore[arg-type]
+        return SchemaValidator(schema, schema.get("config"))
     finally:
         SimulationRun.__pydantic_complete__ = complete
 
@@ -54,7 +54,7 @@ def validate_run(payload: object) -> SimulationRun:
     keyed = _keyed_by_role()
     if keyed is not None:
         try:
-            return keyed.validate_python(payload)  # type: ignore[no-any-return]
+            return keyed.validate_python(payload)
         except ValidationError:
             pass
     return SimulationRun.model_validate(payload)
