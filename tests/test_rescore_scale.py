@@ -220,3 +220,22 @@ def test_quotes_counted_back_agree_with_the_runs_over_the_whole_block(seed):
     expected = np.isin(b, np.frombuffer(b"{}[]", np.uint8))
     assert (_brackets(b) == expected).all()
     assert (_brackets(np.arange(256, dtype=np.uint8)) == np.isin(np.arange(256), [91, 93, 123, 125])).all()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_reading_spans_leaves_the_garbage_collector_as_it_found_it(tmp_path, enabled):
+    import gc
+
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text('{"info": {}, "simulations": [{"id": "a"}, {"id": "b"}]}', encoding="utf-8")
+    bad.write_text('{"info": {}, "simulations": [{"id": "a", "id": "b"}]}', encoding="utf-8")
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        assert len(_spanned(good, 5)) == 2
+        assert gc.isenabled() is enabled
+        with pytest.raises(SpanError):
+            _spanned(bad, 5)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
