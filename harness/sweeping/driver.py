@@ -224,6 +224,10 @@ def _start_and_run(config: SweepConfig, out: Path, pairs: set, todo: list, progr
         try:
             # imports and first database load, before the clock
             ready = [a.ready.remote(list(config.domains), threads, config.calls_llm()) for a in actors]
+            # waited for in slices: inside one ray.get the SIGINT handler does not run until every worker has
+            # warmed up (a minute and more on a busy machine), and Ctrl-C would wait that long for its line
+            while len(ray.wait(ready, num_returns=len(ready), timeout=0.5)[0]) < len(ready):
+                pass
             refused = [why for why in ray.get(ready) if why]
             if refused:
                 raise ClusterMismatchError(f"{refused[0]}; sweep stopped before any trial ran")

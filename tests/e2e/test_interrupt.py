@@ -85,9 +85,9 @@ def test_a_sweep_prints_no_ray_log_lines_unless_verbose(tmp_path, offline_demo_r
     assert "core_worker" not in quiet.stderr and "Token authentication" not in quiet.stderr, quiet.stderr
     assert [line for line in quiet.stderr.splitlines() if " elapsed " not in line and line.strip()] == []
     # Ray's lines come from its start and each worker actor's creation, not from trials: the demo's agents on one
-    # task with -v show what the quiet run hid
+    # task, on one worker actor, with -v show what the quiet run hid
     config = _demo(tmp_path, trials=1, tasks=["2"])
-    verbose = harness("-v", "sweep", str(config), timeout=600)
+    verbose = harness("-v", "sweep", str(config), "--workers", "1", timeout=600)
     assert verbose.returncode == 0, verbose.stderr[-3000:]
     assert "core_worker" in verbose.stderr and "Token authentication" in verbose.stderr, verbose.stderr[-3000:]
 
