@@ -144,7 +144,9 @@ def read_turns(messages: Sequence[Message]) -> list[Turn]:
 
 def _read_turns(messages: Sequence[Message]) -> list[Turn]:
     out = []
-    heard = ""  # what the user said so far: an agent quoting it is not speaking for itself
+    users: list[str] = []  # the user's texts so far: an agent quoting them is not speaking for itself
+    heard = ""  # the first ``len(heard_of)`` of them, each ``_norm``-ed after a space (built when a quote needs it)
+    heard_of = 0
     for i, m in enumerate(messages):
         raw = m.content if isinstance(m.content, str) else ""
         if m.role not in ("user", "assistant"):  # no reader's speech: normalised when read (``Turn.text``)
@@ -156,8 +158,10 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
             norm = without_reasoning(norm, v.reasoning, v.aside, v.second_person)
         text, origin = norm.text, norm.origin
         if m.role == "user":
-            heard += " " + _norm(text)
-        elif m.role == "assistant" and heard and ('"' in text or "\u201c" in text):  # ``_QUOTED`` opens with one
+            users.append(text)
+        elif users and ('"' in text or "\u201c" in text):  # ``_QUOTED`` opens with one
+            heard += "".join(" " + _norm(u) for u in users[heard_of:])
+            heard_of = len(users)
             said = heard
 
             def unquote(q: re.Match[str], said: str = said) -> str:

@@ -31,9 +31,15 @@ from functools import lru_cache
 from conversation_reading._gate import gateable, holds, may_match, needs
 
 _ESCAPES = re.compile(r"\\[nrt\"]")
-_DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
-_APOSTROPHES = re.compile("[\u2018\u2019\u201b\u2032]")
-_INVISIBLE = re.compile("[\u200b-\u200d\u2060\ufeff\u00ad]")
+# Hyphens and dashes, curly apostrophes, invisible characters: each step's pattern is one class of these, so a text
+# holding none of them passes the step unchanged (its guard, ``_steps``: most texts outside ASCII hold a curly
+# apostrophe, no dash and nothing invisible).
+_DASH_CHARS = (*map(chr, range(0x2010, 0x2016)), "\u2212", "\ufe58", "\ufe63", "\uff0d")
+_APOSTROPHE_CHARS = ("\u2018", "\u2019", "\u201b", "\u2032")
+_INVISIBLE_CHARS = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
+_DASHES = re.compile(f"[{''.join(_DASH_CHARS)}]")
+_APOSTROPHES = re.compile(f"[{''.join(_APOSTROPHE_CHARS)}]")
+_INVISIBLE = re.compile(f"[{''.join(_INVISIBLE_CHARS)}]")
 _TABLE_RULE = re.compile(r"(?m)^[ \t]*\|?(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*$")
 _TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*$")
 _EMPHASIS = re.compile(r"\*\*|__")
@@ -155,18 +161,17 @@ def _escape(m: re.Match[str]) -> str:
     return {"n": "\n", "r": "\n", "t": " ", '"': '"'}[m.group(0)[1]]
 
 
-_NON_ASCII = ""  # a guard: the step can match only a text with a character outside ASCII
 _GATED = "gated"  # a guard: the words the pattern needs (``_gate``), read from the pattern itself
 
-# Each step with what its pattern cannot match without (any one of these substrings; ``_NON_ASCII``: a
-# non-ASCII character; a pattern: a match of it; nothing: always run), and ``_GATED`` where it needs the words
+# Each step with what its pattern cannot match without (any one of these substrings; a pattern: a match of it;
+# nothing: always run), and ``_GATED`` where it needs the words
 # ``_gate`` reads from it as well: a text without them passes the step unchanged, so the scan is skipped.
 # Tested against every step run unguarded (tests/test_text_normalisation.py).
 def _steps() -> tuple[tuple, tuple]:
     before = (
         (_REASONING_FIELD, "", ('"',), _GATED),  # before the escapes: the field's value is still one JSON string
         (_ESCAPES, _escape, ("\\",), None),
-        (_INVISIBLE, "", (_NON_ASCII,), None),
+        (_INVISIBLE, "", _INVISIBLE_CHARS, None),
     )
     after = (
         (_TAGGED, "\n", ("<",), None),
@@ -174,8 +179,8 @@ def _steps() -> tuple[tuple, tuple]:
         (_CHANNEL, "\n", ("<|",), None),
         (_CHANNEL_TOKENS, "\n", ("<|",), None),
         (_OPENED_BY_TEMPLATE, "\n", ("<",), None),
-        (_DASHES, "-", (_NON_ASCII,), None),
-        (_APOSTROPHES, "'", (_NON_ASCII,), None),
+        (_DASHES, "-", _DASH_CHARS, None),
+        (_APOSTROPHES, "'", _APOSTROPHE_CHARS, None),
         (_TABLE_RULE, lambda m: " " * len(m.group(0)), ("|",), None),
         (_TABLE_ROW, lambda m: m.group(0).replace("|", ";"), ("|",), None),
         (_EMPHASIS, "", ("**", "__"), None),
@@ -184,13 +189,13 @@ def _steps() -> tuple[tuple, tuple]:
     return before, after
 
 
-def _may_match(text: str, needs: tuple[str | re.Pattern[str], ...], ascii_text: bool) -> int | None:
+def _may_match(text: str, needs: tuple[str | re.Pattern[str], ...]) -> int | None:
     """Where the step's scan begins (0: the start), or None where its pattern cannot match ``text``."""
     if not needs:
         return 0
     for n in needs:  # a loop, not ``any``: this runs for every step of every message
         if isinstance(n, str):
-            if (not ascii_text) if n == _NON_ASCII else n in text:
+            if n in text:
                 return 0
         elif (hint := _search(n, text)) is not None:
             return _inline_item_start(text, hint) if n is _INLINE_ITEM_NEEDS else 0
@@ -209,23 +214,24 @@ _ITEM_MARKS = (". ", ".\t", ") ", ")\t")  # what ``_INLINE_ITEM_NEEDS`` matches 
 
 
 def _run_steps(text: str, origin: Sequence[int], steps: tuple, guarded: bool) -> tuple[str, Sequence[int]]:
-    ascii_text = text.isascii()  # read again only after a step that changed the text
     for pattern, repl, required, gated in steps:
-        start = _may_match(text, required, ascii_text) if guarded else 0
+        start = _may_match(text, required) if guarded else 0
         if start is None or (guarded and gated is not None and not may_match(pattern, text.lower(), gateable(text))):
             continue
-        new, origin = _apply(text, origin, pattern, repl, start)
-        if new is not text:
-            text, ascii_text = new, new.isascii()
+        text, origin = _apply(text, origin, pattern, repl, start)
     return text, origin
 
 
 def normalise(text: str, guarded: bool = True) -> Normalised:
     """``text`` ready for matching, with its origin map (module docstring). ``guarded=False`` scans every
     step whatever the text holds (the reference the guards are tested against)."""
-    if guarded and text.isascii() and not any(mark in text for mark in _STEP_MARKS) and (
-            _search(_INLINE_ITEM_NEEDS, text) is None):
-        return Normalised(text, range(len(text) + 1))  # no step's guard lets it run: as the steps would leave it
+    if guarded and not any(mark in text for mark in _STEP_MARKS):
+        # outside ASCII only dashes and curly apostrophes (a user's "it’s"), which NFKC keeps or turns into
+        # another of them: the text each becomes "-" or "'" in, one for one; no other step's guard lets it run
+        # unless the list-item step's does on that text
+        plain = text if text.isascii() else _APOSTROPHES.sub("'", _DASHES.sub("-", text))
+        if plain.isascii() and _search(_INLINE_ITEM_NEEDS, plain) is None:
+            return Normalised(plain, range(len(text) + 1))
     before, after = _STEPS
     text, origin = _run_steps(text, range(len(text) + 1), before, guarded)
     text, origin = _nfkc(text, origin)
@@ -234,8 +240,9 @@ def normalise(text: str, guarded: bool = True) -> Normalised:
 
 
 _STEPS = _steps()
-# An ASCII text holding none of these, and no match of ``_INLINE_ITEM_NEEDS``, passes every guard of ``_steps``
-# unchanged (the other steps need a character outside ASCII), NFKC included
+# A text holding none of these, outside ASCII only dashes and apostrophes, and (those made "-" and "'") no match of
+# ``_INLINE_ITEM_NEEDS``, passes every other guard of ``_steps`` (they need another character outside ASCII), NFKC
+# included
 _STEP_MARKS = ('"', "\\", "<", "|", "**", "__")
 
 

@@ -131,6 +131,9 @@ def test_skipping_a_step_that_cannot_match_changes_nothing():
         # list items run together: one- and two-digit numbers, tabs, digits of another script, a 3-digit number
         "Options: 12. Book a new one 13) Cancel", "x \t 1) Foo \t2) \"Bar\"", "a \u0663. Book b \u0661\u0662) Cancel",
         "Do 123. Apples 4. Pears", "ok 1. Yes", "1. Yes 2. No", "\u2019 said 9) (it) 10. A",
+        # outside ASCII only dashes and apostrophes (one for one), one that NFKC turns into another, one that makes a
+        # list item of what follows
+        "It\u2019s \u2011 fine \ufe58 ok \u2032", "It\u2019s 1. \u2019Book\u2019 it", "well \u2014 2) \u2018A\u2019",
     ]
     for path in sorted(REAL_RUNS.glob("*.json")):
         for sim in json.loads(path.read_text(encoding="utf-8"))["simulations"]:
