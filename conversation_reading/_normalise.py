@@ -45,19 +45,32 @@ _TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*$")
 _EMPHASIS = re.compile(r"\*\*|__")
 _INLINE_ITEM = re.compile(r"(?<=[^\d\s])[ \t]+(?=\d{1,2}[.)][ \t]+[A-Z\"'(])")
 # what ``_INLINE_ITEM`` cannot match without: its scan tries every position (a lookbehind first), this one is
-# a quick scan that most texts fail; and the first match of ``_INLINE_ITEM`` begins at the blanks before the
-# digits of the first match of this one, or later (``_inline_item_start``)
+# a quick scan that most texts fail; each match of ``_INLINE_ITEM`` is the blanks before the digits of a match of
+# this one (``_inline_item_at``)
 _INLINE_ITEM_NEEDS = re.compile(r"\d[.)][ \t]+[A-Z\"'(]")
+_ITEM_MARKS = (". ", ".\t", ") ", ")\t")  # what ``_INLINE_ITEM_NEEDS`` matches "[.)][ \t]" in
 
 
-def _inline_item_start(text: str, hint: re.Match[str]) -> int:
-    """Where ``_INLINE_ITEM``'s scan may begin: before the blanks and the digit before ``hint``'s digit."""
-    pos = hint.start()
-    if pos > 0 and text[pos - 1].isdecimal():  # ``\\d``: a decimal digit, any script
-        pos -= 1
-    while pos > 0 and text[pos - 1] in " \t":
-        pos -= 1
-    return pos
+def _inline_item_at(text: str) -> int | None:
+    """Where ``_INLINE_ITEM``'s first match begins, or None where it has none. Its lookahead is a match of
+    ``_INLINE_ITEM_NEEDS`` (the digit before the mark, and one more digit before it where there is one); it matches
+    the blanks before those digits where a character that is neither a digit nor a space comes before them (``\\d``,
+    ``\\s``: any script's, as ``str.isdecimal``, ``str.isspace``). A match of ``_INLINE_ITEM_NEEDS`` ends in no
+    digit, so its scan finds every one."""
+    if not any(pair in text for pair in _ITEM_MARKS):
+        return None  # a few substring tests: the scan tries every digit of a tool's JSON
+    for hint in _INLINE_ITEM_NEEDS.finditer(text):
+        digits = hint.start()
+        if digits > 0 and text[digits - 1].isdecimal():
+            digits -= 1
+        blanks = digits
+        while blanks > 0 and text[blanks - 1] in " \t":
+            blanks -= 1
+        if 0 < blanks < digits and not text[blanks - 1].isdecimal() and not text[blanks - 1].isspace():
+            return blanks
+    return None
+
+
 # Reasoning as formats write it (names of tags and JSON fields; the words are the catalog's).
 _REASONING_TAGS = (r"think|thinking|thoughts?|reasoning|reason|analysis|scratchpad|reflection"
                    r"|inner_monologue|internal_monologue|chain_of_thought")
@@ -197,20 +210,12 @@ def _may_match(text: str, needs: tuple[str | re.Pattern[str], ...]) -> int | Non
         if isinstance(n, str):
             if n in text:
                 return 0
-        elif (hint := _search(n, text)) is not None:
-            return _inline_item_start(text, hint) if n is _INLINE_ITEM_NEEDS else 0
+        elif n is _INLINE_ITEM_NEEDS:
+            if (at := _inline_item_at(text)) is not None:
+                return at
+        elif n.search(text):
+            return 0
     return None
-
-
-def _search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
-    """``pattern.search(text)``; for ``_INLINE_ITEM_NEEDS``, none where the text lacks the "." or ")" and blank
-    every match holds (a few substring tests: its scan tries every digit of a tool's JSON)."""
-    if pattern is _INLINE_ITEM_NEEDS and not any(pair in text for pair in _ITEM_MARKS):
-        return None
-    return pattern.search(text)
-
-
-_ITEM_MARKS = (". ", ".\t", ") ", ")\t")  # what ``_INLINE_ITEM_NEEDS`` matches "[.)][ \t]" in
 
 
 def _run_steps(text: str, origin: Sequence[int], steps: tuple, guarded: bool) -> tuple[str, Sequence[int]]:
@@ -230,7 +235,7 @@ def normalise(text: str, guarded: bool = True) -> Normalised:
         # another of them: the text each becomes "-" or "'" in, one for one; no other step's guard lets it run
         # unless the list-item step's does on that text
         plain = text if text.isascii() else _APOSTROPHES.sub("'", _DASHES.sub("-", text))
-        if plain.isascii() and _search(_INLINE_ITEM_NEEDS, plain) is None:
+        if plain.isascii() and _inline_item_at(plain) is None:
             return Normalised(plain, range(len(text) + 1))
     before, after = _STEPS
     text, origin = _run_steps(text, range(len(text) + 1), before, guarded)
@@ -240,9 +245,9 @@ def normalise(text: str, guarded: bool = True) -> Normalised:
 
 
 _STEPS = _steps()
-# A text holding none of these, outside ASCII only dashes and apostrophes, and (those made "-" and "'") no match of
-# ``_INLINE_ITEM_NEEDS``, passes every other guard of ``_steps`` (they need another character outside ASCII), NFKC
-# included
+# A text holding none of these, outside ASCII only dashes and apostrophes, and (those made "-" and "'") no match
+# of ``_INLINE_ITEM`` (``_inline_item_at``) passes every other guard of ``_steps`` (they need another character
+# outside ASCII), NFKC included
 _STEP_MARKS = ('"', "\\", "<", "|", "**", "__")
 
 

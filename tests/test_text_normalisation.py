@@ -143,6 +143,27 @@ def test_skipping_a_step_that_cannot_match_changes_nothing():
         assert normalise(text) == normalise(text, guarded=False), text[:200]
 
 
+def test_the_list_item_step_finds_where_its_pattern_first_matches():
+    """``_inline_item_at`` (the list-item step's guard, and where its scan begins) answers where ``_INLINE_ITEM`` first
+    matches, or None: on every message of the shared runs and on texts at each edge of the pattern (one, two and three
+    digits, a digit, a newline or a no-break space before the blanks, another script's digits, the text's start)."""
+    import json
+
+    from conversation_reading._normalise import _INLINE_ITEM, _inline_item_at
+    from tests.conftest import REAL_RUNS
+
+    texts = [
+        "x 1. Apple", "x\t 12) (b", "1. A", " 1. A", "x\n 1. A", "x5 1. A", "x 123. A", "ab  \u0661. B", "x\u00a01. A",
+        "x 1.  (a", "ab 9) 'q", "a \u0663. Book b \u0661\u0662) Cancel", "x 1.A 2. B", "1. A 2. B", "9. x y 10) Z",
+    ]
+    for path in sorted(REAL_RUNS.glob("*.json")):
+        for sim in json.loads(path.read_text(encoding="utf-8"))["simulations"]:
+            texts += [m["content"] for m in sim.get("messages") or [] if isinstance(m.get("content"), str)]
+    for text in texts:
+        first = _INLINE_ITEM.search(text)
+        assert _inline_item_at(text) == (first.start() if first else None), text[:200]
+
+
 def test_the_pattern_gate_never_rules_out_a_text_its_pattern_matches():
     """A reader skips a text where a catalog pattern lacks a word it needs (``_gate``, a speed-up): on the units of
     every message of one shared run, each pattern the record's readers gate (claims, decline subjects and classes,
