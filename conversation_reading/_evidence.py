@@ -33,7 +33,7 @@ from typing import Any
 from tau2.data_model.message import AssistantMessage, Message
 
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._normalise import Normalised, _apply, normalise, without_reasoning
+from conversation_reading._normalise import _apply, normalise, origin_span, without_reasoning
 from conversation_reading._units import Units, split_sentences
 from conversation_reading._vocabulary import EvidenceKind, Offer, vocabulary
 
@@ -112,7 +112,7 @@ class Turn:
         tail = unit[-20:]
         last = self.text.find(tail, at)
         end = last + len(tail) if last >= 0 else min(at + len(unit), len(self.text))
-        start, stop = Normalised(self.text, self.origin).span(at, end)
+        start, stop = origin_span(self.origin, at, end)
         return excerpt_of(self.raw[start:stop]), start, stop
 
 

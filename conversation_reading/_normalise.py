@@ -107,9 +107,14 @@ class Normalised:
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The original (start, end) of ``text[start:end]``."""
-        if end <= start:
-            return self.origin[start], self.origin[start]
-        return self.origin[start], self.origin[end - 1] + 1
+        return origin_span(self.origin, start, end)
+
+
+def origin_span(origin: Sequence[int], start: int, end: int) -> tuple[int, int]:
+    """The original (start, end) of ``text[start:end]``, ``origin`` its map (``Normalised.origin``)."""
+    if end <= start:
+        return origin[start], origin[start]
+    return origin[start], origin[end - 1] + 1
 
 
 def _apply(
