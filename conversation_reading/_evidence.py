@@ -202,8 +202,8 @@ def price_bound(sentence: str, start: int, end: int) -> bool:
 
 
 # What ``mentions`` answered on the conversation last read (``read_turns`` drops it when it reads another, so nothing
-# is kept across conversations): its readers ask the same of the same text (24k asks, 15k distinct, on the shared
-# runs). Each answer keeps its pattern, so a pattern's id is not reused while its answers are held.
+# is kept across conversations): its readers ask the same of the same text (24k asks, a fifth of them again, on
+# the shared runs). Each answer keeps its pattern, so a pattern's id is not reused while its answers are held.
 _MENTIONED: dict[tuple[int, str], tuple[re.Pattern[str], bool]] = {}
 _MENTIONED_MAX = 4096  # past this (asks outside a conversation's record), start again
 
