@@ -145,7 +145,7 @@ def read_turns(messages: Sequence[Message]) -> list[Turn]:
 def _read_turns(messages: Sequence[Message]) -> list[Turn]:
     out = []
     users: list[str] = []  # the user's texts so far: an agent quoting them is not speaking for itself
-    heard = ""  # the first ``len(heard_of)`` of them, each ``_norm``-ed after a space (built when a quote needs it)
+    heard = ""  # the first ``heard_of`` of them, each ``_norm``-ed after a space (built when a quote needs it)
     heard_of = 0
     for i, m in enumerate(messages):
         raw = m.content if isinstance(m.content, str) else ""

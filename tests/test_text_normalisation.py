@@ -113,6 +113,23 @@ def test_a_conversation_is_read_once_and_an_edit_is_read_again():
     assert "decline" not in first[1].text  # the reasoning was never speech
 
 
+def test_a_tool_result_is_normalised_when_its_text_is_first_read():
+    """A tool's result is no reader's speech: its turn is built unread (#47) and normalised when its text or origin is
+    first read, to what a turn built read holds; the turns compare, hash and print by what they hold."""
+    from tau2.data_model.message import ToolMessage
+
+    from conversation_reading._evidence import Turn
+
+    raw = "It’s **basic‑economy**\\n| a | b |"
+    turns = read_turns([UserMessage(role="user", content="hi"),
+                        ToolMessage(id="t1", role="tool", content=raw, requestor="assistant")])
+    said = normalise(raw)
+    built = Turn(1, "tool", said.text, (), raw, said.origin)
+    assert turns[1].origin == said.origin and turns[1].text == said.text == "It's basic-economy\n; a ; b ;"
+    assert turns[1] == built and hash(turns[1]) == hash(built) and repr(turns[1]) == repr(built)
+    assert turns[1] != Turn(1, "tool", raw, (), raw, range(len(raw) + 1))
+
+
 def test_skipping_a_step_that_cannot_match_changes_nothing():
     """``normalise`` skips a step whose pattern needs a character the text lacks (a speed-up): on every
     message of the shared runs, and on texts made to reach each step (full-width tags that NFKC turns into
