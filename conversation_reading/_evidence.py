@@ -33,7 +33,7 @@ from typing import Any
 from tau2.data_model.message import AssistantMessage, Message
 
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._normalise import Normalised, _apply, normalise, without_reasoning
+from conversation_reading._normalise import _apply, normalise, origin_span, without_reasoning
 from conversation_reading._units import Units, split_sentences
 from conversation_reading._vocabulary import EvidenceKind, Offer, vocabulary
 
@@ -67,14 +67,42 @@ class PreconditionResult:
     decided: bool = True  # False: the messages cannot decide it (the verdict is uncertain)
 
 
-@dataclass(frozen=True)
 class Turn:
-    index: int
-    role: str
-    text: str  # normalised (``_normalise``); an assistant's without the user's words it quotes
-    calls: tuple[Any, ...]
-    raw: str = ""  # the message's content as written
-    origin: Sequence[int] = ()  # text[i] came from raw[origin[i]] (``_normalise.Normalised.origin``)
+    """One message as the verdicts read it. ``text``: normalised (``_normalise``), an agent's without its reasoning
+    and the user's words it quotes; ``raw``: the content as written; ``origin``: ``text[i]`` came from
+    ``raw[origin[i]]`` (``_normalise.Normalised.origin``). A message that is neither the user's nor the agent's (a
+    tool's result: no reader reads it as speech) is normalised when its text is first read, not before."""
+
+    __slots__ = ("index", "role", "calls", "raw", "text", "origin")
+    text: str
+    origin: Sequence[int]
+
+    def __init__(self, index: int, role: str, text: str | None, calls: tuple[Any, ...], raw: str = "",
+                 origin: Sequence[int] = ()) -> None:
+        self.index, self.role, self.calls, self.raw = index, role, calls, raw
+        if text is not None:  # None: ``text`` and ``origin`` are set when first read (``__getattr__``)
+            self.text, self.origin = text, origin
+
+    def __getattr__(self, name: str) -> Any:
+        """``text`` or ``origin`` of a turn built unread: ``raw`` normalised, now (a slot that is set is read without
+        this call)."""
+        if name not in ("text", "origin"):
+            raise AttributeError(name)
+        said = normalise(self.raw)
+        self.text, self.origin = said.text, said.origin
+        return getattr(self, name)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return self.index, self.role, self.text, self.calls, self.raw, self.origin
+
+    def __eq__(self, other: object) -> bool:
+        return self._fields() == other._fields() if isinstance(other, Turn) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return "Turn(index={!r}, role={!r}, text={!r}, calls={!r}, raw={!r}, origin={!r})".format(*self._fields())
 
     def excerpt(self, unit: str) -> tuple[str, int | None, int | None]:
         """``unit`` (a sentence of ``text``) as the original text has it, and where: (excerpt, start, end)."""
@@ -84,7 +112,7 @@ class Turn:
         tail = unit[-20:]
         last = self.text.find(tail, at)
         end = last + len(tail) if last >= 0 else min(at + len(unit), len(self.text))
-        start, stop = Normalised(self.text, self.origin).span(at, end)
+        start, stop = origin_span(self.origin, at, end)
         return excerpt_of(self.raw[start:stop]), start, stop
 
 
@@ -110,22 +138,30 @@ def read_turns(messages: Sequence[Message]) -> list[Turn]:
     key = tuple((m, m.role, m.content, getattr(m, "tool_calls", None)) for m in messages)
     out = _read_turns(messages)
     _LAST[:] = [(key, tuple(out))]
+    _MENTIONED.clear()  # the answers on the conversation read before
     return out
 
 
 def _read_turns(messages: Sequence[Message]) -> list[Turn]:
     out = []
-    heard = ""  # what the user said so far: an agent quoting it is not speaking for itself
+    users: list[str] = []  # the user's texts so far: an agent quoting them is not speaking for itself
+    heard = ""  # the first ``heard_of`` of them, each ``_norm``-ed after a space (built when a quote needs it)
+    heard_of = 0
     for i, m in enumerate(messages):
         raw = m.content if isinstance(m.content, str) else ""
+        if m.role not in ("user", "assistant"):  # no reader's speech: normalised when read (``Turn.text``)
+            out.append(Turn(i, m.role, None, tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else (), raw))
+            continue
         norm = normalise(raw)
         if m.role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
             v = vocabulary()
             norm = without_reasoning(norm, v.reasoning, v.aside, v.second_person)
         text, origin = norm.text, norm.origin
         if m.role == "user":
-            heard += " " + _norm(text)
-        elif m.role == "assistant" and heard and ('"' in text or "\u201c" in text):  # ``_QUOTED`` opens with one
+            users.append(text)
+        elif users and ('"' in text or "\u201c" in text):  # ``_QUOTED`` opens with one
+            heard += "".join(" " + _norm(u) for u in users[heard_of:])
+            heard_of = len(users)
             said = heard
 
             def unquote(q: re.Match[str], said: str = said) -> str:
@@ -165,8 +201,26 @@ def price_bound(sentence: str, start: int, end: int) -> bool:
     return bool(vocabulary().price_bound.search(clause))
 
 
+# What ``mentions`` answered on the conversation last read (``read_turns`` drops it when it reads another, so nothing
+# is kept across conversations): its readers ask the same of the same text (24k asks, a fifth of them again, on
+# the shared runs). Each answer keeps its pattern, so a pattern's id is not reused while its answers are held.
+_MENTIONED: dict[tuple[int, str], tuple[re.Pattern[str], bool]] = {}
+_MENTIONED_MAX = 4096  # past this (asks outside a conversation's record), start again
+
+
 def mentions(pattern: re.Pattern[str], text: str) -> bool:
     """``pattern`` occurs in ``text`` outside a negator's scope ("add a bag", not "no bags")."""
+    key = (id(pattern), text)
+    held = _MENTIONED.get(key)
+    if held is not None and held[0] is pattern:
+        return held[1]
+    if len(_MENTIONED) >= _MENTIONED_MAX:
+        _MENTIONED.clear()
+    found = _MENTIONED[key] = (pattern, _mentions(pattern, text))
+    return found[1]
+
+
+def _mentions(pattern: re.Pattern[str], text: str) -> bool:
     if not may_match(pattern, text.lower(), gateable(text)):
         return False  # no sentence (a part of the text) could hold a match (``_gate``): most texts lack its words
     return any(

@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
+import ahocorasick
+
 # the standard library's own regex parser (``re._parser`` from Python 3.11, ``sre_parse`` before)
 try:
     _p: Any = importlib.import_module("re._parser")
@@ -109,15 +111,51 @@ class Needs(tuple):
     check: Callable[[str], bool]
 
 
-def _expression(requirements: Sequence[Requirement]) -> str:
-    """``requirements`` as one Python expression over the lowered text ``s``: every word a ``repr`` literal."""
+_SCANNED = 24  # a group of at least this many words is tested by one Aho-Corasick scan, not a substring test each
+
+
+def _words_in(requirement: Requirement) -> frozenset[str]:
+    """Words one of which occurs wherever ``requirement`` holds: a group's own, and of a branch, one requirement of
+    each alternative, the one whose words are the longest (the rarest, so the test rules out the most texts)."""
+    if isinstance(requirement, frozenset):
+        return requirement
+    return frozenset(w for alternative in requirement
+                     for w in _words_in(max(alternative, key=lambda r: (min(map(len, _words_in(r))), -len(r)))))
+
+
+def _scan(words: frozenset[str], scans: dict[str, Any]) -> str:
+    """An expression over ``s`` that is true where one of ``words`` occurs in ``s``: one pass of an automaton over the
+    words (in C; a substring test each costs a pass each), bound in ``scans`` under the name it returns."""
+    automaton = ahocorasick.Automaton()
+    for word in sorted(words):
+        automaton.add_word(word, word)
+    automaton.make_automaton()
+    name = f"_a{len(scans)}"
+    scans[name] = automaton
+    return f"next({name}.iter(s), None) is not None"
+
+
+def _expression(requirements: Sequence[Requirement], scans: dict[str, Any]) -> str:
+    """``requirements`` as one Python expression over the lowered text ``s``: every word a ``repr`` literal, and each
+    large group (or the words of a large branch, a test that must pass before its alternatives are tried) one scan
+    (``_scan``, its automaton bound in ``scans``)."""
     parts = []
     for r in requirements:
         if isinstance(r, frozenset):
-            parts.append("(" + " or ".join(f"{word!r} in s" for word in sorted(r)) + ")")
+            if len(r) >= _SCANNED:
+                parts.append("(" + _scan(r, scans) + ")")
+            else:
+                parts.append("(" + " or ".join(f"{word!r} in s" for word in sorted(r)) + ")")
         else:
-            parts.append("(" + " or ".join(f"({_expression(alternative)})" for alternative in r) + ")")
+            branch = " or ".join(f"({_expression(alternative, scans)})" for alternative in r)
+            words = _words_in(r)
+            parts.append(f"({_scan(words, scans)} and ({branch}))" if len(words) >= _SCANNED else f"({branch})")
     return " and ".join(parts) or "True"
+
+
+def _compiled(expression: str, scans: dict[str, Any]) -> Callable[[str], bool]:
+    """The lambda of ``expression`` (string literals, ``in``, ``and``, ``or`` and the scans' automata only)."""
+    return eval(f"lambda s: {expression}", {"__builtins__": {"next": next}, **scans})  # noqa: S307
 
 
 # ``needs`` and ``holds_any`` by the patterns' identity: a compiled pattern's hash walks its whole compiled code
@@ -143,8 +181,9 @@ def _needs(pattern: re.Pattern[str]) -> Needs:
         found = Needs(_requirements(list(_p.parse(pattern.pattern, pattern.flags))))
     except Exception:  # noqa: BLE001 - a pattern the parser cannot take apart: no gate, always scan
         found = Needs()
-    try:  # the expression holds only string literals (each word written by ``repr``) and ``in``, ``and``, ``or``
-        found.check = eval(f"lambda s: {_expression(found)}")  # noqa: S307
+    try:  # the expression holds only string literals (each word written by ``repr``), ``in``, ``and``, ``or``, scans
+        scans: dict[str, Any] = {}
+        found.check = _compiled(_expression(found, scans), scans)
     except (SyntaxError, RecursionError, MemoryError):  # nested past what the compiler takes: walk it
         found.check = lambda s: walked(found, s)
     return found
@@ -165,8 +204,9 @@ def holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
 @cache
 def _holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
     required = [needs(p) for p in patterns]
-    try:  # as ``needs``: string literals, ``in``, ``and``, ``or`` only
-        return eval("lambda s: " + (" or ".join(f"({_expression(r)})" for r in required) or "False"))  # noqa: S307
+    try:  # as ``needs``
+        scans: dict[str, Any] = {}
+        return _compiled(" or ".join(f"({_expression(r, scans)})" for r in required) or "False", scans)
     except (SyntaxError, RecursionError, MemoryError):
         return lambda s: any(holds(r, s) for r in required)
 
@@ -228,7 +268,10 @@ def gateable(text: str) -> bool:
 
 def may_match(pattern: re.Pattern[str], lowered: str, gated: bool) -> bool:
     """Whether ``pattern`` could match the text whose lowercase is ``lowered`` (``gated``: ``gateable(text)``)."""
-    return not gated or holds(needs(pattern), lowered)
+    if not gated:
+        return True
+    held = _BY_ID.get(id(pattern))  # ``holds(needs(pattern), lowered)`` without its two calls: readers ask it most
+    return (held[1] if held is not None and held[0] is pattern else needs(pattern)).check(lowered)
 
 
 __all__ = ["gateable", "holds", "holds_any", "may_match", "needs", "walked"]

@@ -31,27 +31,46 @@ from functools import lru_cache
 from conversation_reading._gate import gateable, holds, may_match, needs
 
 _ESCAPES = re.compile(r"\\[nrt\"]")
-_DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
-_APOSTROPHES = re.compile("[\u2018\u2019\u201b\u2032]")
-_INVISIBLE = re.compile("[\u200b-\u200d\u2060\ufeff\u00ad]")
+# Hyphens and dashes, curly apostrophes, invisible characters: each step's pattern is one class of these, so a text
+# holding none of them passes the step unchanged (its guard, ``_steps``: most texts outside ASCII hold a curly
+# apostrophe, no dash and nothing invisible).
+_DASH_CHARS = (*map(chr, range(0x2010, 0x2016)), "\u2212", "\ufe58", "\ufe63", "\uff0d")
+_APOSTROPHE_CHARS = ("\u2018", "\u2019", "\u201b", "\u2032")
+_INVISIBLE_CHARS = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
+_DASHES = re.compile(f"[{''.join(_DASH_CHARS)}]")
+_APOSTROPHES = re.compile(f"[{''.join(_APOSTROPHE_CHARS)}]")
+_INVISIBLE = re.compile(f"[{''.join(_INVISIBLE_CHARS)}]")
 _TABLE_RULE = re.compile(r"(?m)^[ \t]*\|?(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*$")
 _TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*$")
 _EMPHASIS = re.compile(r"\*\*|__")
 _INLINE_ITEM = re.compile(r"(?<=[^\d\s])[ \t]+(?=\d{1,2}[.)][ \t]+[A-Z\"'(])")
 # what ``_INLINE_ITEM`` cannot match without: its scan tries every position (a lookbehind first), this one is
-# a quick scan that most texts fail; and the first match of ``_INLINE_ITEM`` begins at the blanks before the
-# digits of the first match of this one, or later (``_inline_item_start``)
+# a quick scan that most texts fail; each match of ``_INLINE_ITEM`` is the blanks before the digits of a match of
+# this one (``_inline_item_at``)
 _INLINE_ITEM_NEEDS = re.compile(r"\d[.)][ \t]+[A-Z\"'(]")
+_ITEM_MARKS = (". ", ".\t", ") ", ")\t")  # what ``_INLINE_ITEM_NEEDS`` matches "[.)][ \t]" in
 
 
-def _inline_item_start(text: str, hint: re.Match[str]) -> int:
-    """Where ``_INLINE_ITEM``'s scan may begin: before the blanks and the digit before ``hint``'s digit."""
-    pos = hint.start()
-    if pos > 0 and text[pos - 1].isdecimal():  # ``\\d``: a decimal digit, any script
-        pos -= 1
-    while pos > 0 and text[pos - 1] in " \t":
-        pos -= 1
-    return pos
+def _inline_item_at(text: str) -> int | None:
+    """Where ``_INLINE_ITEM``'s first match begins, or None where it has none. Its lookahead is a match of
+    ``_INLINE_ITEM_NEEDS`` (the digit before the mark, and one more digit before it where there is one); it matches
+    the blanks before those digits where a character that is neither a digit nor a space comes before them (``\\d``,
+    ``\\s``: any script's, as ``str.isdecimal``, ``str.isspace``). A match of ``_INLINE_ITEM_NEEDS`` ends in no
+    digit, so its scan finds every one."""
+    if not any(pair in text for pair in _ITEM_MARKS):
+        return None  # a few substring tests: the scan tries every digit of a tool's JSON
+    for hint in _INLINE_ITEM_NEEDS.finditer(text):
+        digits = hint.start()
+        if digits > 0 and text[digits - 1].isdecimal():
+            digits -= 1
+        blanks = digits
+        while blanks > 0 and text[blanks - 1] in " \t":
+            blanks -= 1
+        if 0 < blanks < digits and not text[blanks - 1].isdecimal() and not text[blanks - 1].isspace():
+            return blanks
+    return None
+
+
 # Reasoning as formats write it (names of tags and JSON fields; the words are the catalog's).
 _REASONING_TAGS = (r"think|thinking|thoughts?|reasoning|reason|analysis|scratchpad|reflection"
                    r"|inner_monologue|internal_monologue|chain_of_thought")
@@ -88,9 +107,14 @@ class Normalised:
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The original (start, end) of ``text[start:end]``."""
-        if end <= start:
-            return self.origin[start], self.origin[start]
-        return self.origin[start], self.origin[end - 1] + 1
+        return origin_span(self.origin, start, end)
+
+
+def origin_span(origin: Sequence[int], start: int, end: int) -> tuple[int, int]:
+    """The original (start, end) of ``text[start:end]``, ``origin`` its map (``Normalised.origin``)."""
+    if end <= start:
+        return origin[start], origin[start]
+    return origin[start], origin[end - 1] + 1
 
 
 def _apply(
@@ -155,18 +179,17 @@ def _escape(m: re.Match[str]) -> str:
     return {"n": "\n", "r": "\n", "t": " ", '"': '"'}[m.group(0)[1]]
 
 
-_NON_ASCII = ""  # a guard: the step can match only a text with a character outside ASCII
 _GATED = "gated"  # a guard: the words the pattern needs (``_gate``), read from the pattern itself
 
-# Each step with what its pattern cannot match without (any one of these substrings; ``_NON_ASCII``: a
-# non-ASCII character; a pattern: a match of it; nothing: always run), and ``_GATED`` where it needs the words
+# Each step with what its pattern cannot match without (any one of these substrings; a pattern: a match of it;
+# nothing: always run), and ``_GATED`` where it needs the words
 # ``_gate`` reads from it as well: a text without them passes the step unchanged, so the scan is skipped.
 # Tested against every step run unguarded (tests/test_text_normalisation.py).
 def _steps() -> tuple[tuple, tuple]:
     before = (
         (_REASONING_FIELD, "", ('"',), _GATED),  # before the escapes: the field's value is still one JSON string
         (_ESCAPES, _escape, ("\\",), None),
-        (_INVISIBLE, "", (_NON_ASCII,), None),
+        (_INVISIBLE, "", _INVISIBLE_CHARS, None),
     )
     after = (
         (_TAGGED, "\n", ("<",), None),
@@ -174,8 +197,8 @@ def _steps() -> tuple[tuple, tuple]:
         (_CHANNEL, "\n", ("<|",), None),
         (_CHANNEL_TOKENS, "\n", ("<|",), None),
         (_OPENED_BY_TEMPLATE, "\n", ("<",), None),
-        (_DASHES, "-", (_NON_ASCII,), None),
-        (_APOSTROPHES, "'", (_NON_ASCII,), None),
+        (_DASHES, "-", _DASH_CHARS, None),
+        (_APOSTROPHES, "'", _APOSTROPHE_CHARS, None),
         (_TABLE_RULE, lambda m: " " * len(m.group(0)), ("|",), None),
         (_TABLE_ROW, lambda m: m.group(0).replace("|", ";"), ("|",), None),
         (_EMPHASIS, "", ("**", "__"), None),
@@ -184,48 +207,41 @@ def _steps() -> tuple[tuple, tuple]:
     return before, after
 
 
-def _may_match(text: str, needs: tuple[str | re.Pattern[str], ...], ascii_text: bool) -> int | None:
+def _may_match(text: str, needs: tuple[str | re.Pattern[str], ...]) -> int | None:
     """Where the step's scan begins (0: the start), or None where its pattern cannot match ``text``."""
     if not needs:
         return 0
     for n in needs:  # a loop, not ``any``: this runs for every step of every message
         if isinstance(n, str):
-            if (not ascii_text) if n == _NON_ASCII else n in text:
+            if n in text:
                 return 0
-        elif (hint := _search(n, text)) is not None:
-            return _inline_item_start(text, hint) if n is _INLINE_ITEM_NEEDS else 0
+        elif n is _INLINE_ITEM_NEEDS:
+            if (at := _inline_item_at(text)) is not None:
+                return at
+        elif n.search(text):
+            return 0
     return None
 
 
-def _search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
-    """``pattern.search(text)``; for ``_INLINE_ITEM_NEEDS``, none where the text lacks the "." or ")" and blank
-    every match holds (a few substring tests: its scan tries every digit of a tool's JSON)."""
-    if pattern is _INLINE_ITEM_NEEDS and not any(pair in text for pair in _ITEM_MARKS):
-        return None
-    return pattern.search(text)
-
-
-_ITEM_MARKS = (". ", ".\t", ") ", ")\t")  # what ``_INLINE_ITEM_NEEDS`` matches "[.)][ \t]" in
-
-
 def _run_steps(text: str, origin: Sequence[int], steps: tuple, guarded: bool) -> tuple[str, Sequence[int]]:
-    ascii_text = text.isascii()  # read again only after a step that changed the text
     for pattern, repl, required, gated in steps:
-        start = _may_match(text, required, ascii_text) if guarded else 0
+        start = _may_match(text, required) if guarded else 0
         if start is None or (guarded and gated is not None and not may_match(pattern, text.lower(), gateable(text))):
             continue
-        new, origin = _apply(text, origin, pattern, repl, start)
-        if new is not text:
-            text, ascii_text = new, new.isascii()
+        text, origin = _apply(text, origin, pattern, repl, start)
     return text, origin
 
 
 def normalise(text: str, guarded: bool = True) -> Normalised:
     """``text`` ready for matching, with its origin map (module docstring). ``guarded=False`` scans every
     step whatever the text holds (the reference the guards are tested against)."""
-    if guarded and text.isascii() and not any(mark in text for mark in _STEP_MARKS) and (
-            _search(_INLINE_ITEM_NEEDS, text) is None):
-        return Normalised(text, range(len(text) + 1))  # no step's guard lets it run: as the steps would leave it
+    if guarded and not any(mark in text for mark in _STEP_MARKS):
+        # outside ASCII only dashes and curly apostrophes (a user's "it’s"), which NFKC keeps or turns into
+        # another of them: the text each becomes "-" or "'" in, one for one; no other step's guard lets it run
+        # unless the list-item step's does on that text
+        plain = text if text.isascii() else _APOSTROPHES.sub("'", _DASHES.sub("-", text))
+        if plain.isascii() and _inline_item_at(plain) is None:
+            return Normalised(plain, range(len(text) + 1))
     before, after = _STEPS
     text, origin = _run_steps(text, range(len(text) + 1), before, guarded)
     text, origin = _nfkc(text, origin)
@@ -234,8 +250,9 @@ def normalise(text: str, guarded: bool = True) -> Normalised:
 
 
 _STEPS = _steps()
-# An ASCII text holding none of these, and no match of ``_INLINE_ITEM_NEEDS``, passes every guard of ``_steps``
-# unchanged (the other steps need a character outside ASCII), NFKC included
+# A text holding none of these, outside ASCII only dashes and apostrophes, and (those made "-" and "'") no match
+# of ``_INLINE_ITEM`` (``_inline_item_at``) passes every other guard of ``_steps`` (they need another character
+# outside ASCII), NFKC included
 _STEP_MARKS = ('"', "\\", "<", "|", "**", "__")
 
 

@@ -15,6 +15,7 @@ from conversation_reading._vocabulary import EvidenceKind, vocabulary
 _LINE = re.compile(r"\n+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)\s+")  # "1. Change ..." is a list item, not a sentence end
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
+_LIST_OPENS = re.compile(r":\s*\n")  # a line ending in ":" and another after it: what a joined list needs (``_units``)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -58,10 +59,14 @@ class Units:
 
     def gate(self, text: str) -> str | None:
         """The lowercase of ``text``'s units, joined, that ``_gate`` reads (a unit is a sentence of it, or a list
-        joined to its sentence, so the gate reads them all); None where the gate does not apply (``gateable``)."""
+        joined to its sentence, so the gate reads them all), or of ``text`` itself where no list is joined
+        (``_LIST_OPENS``); None where the gate does not apply (``gateable``)."""
         if text not in self._gates:
-            joined = "\n".join(self.of(text)).lower()
-            self._gates[text] = joined if gateable(joined) else None
+            if not _LIST_OPENS.search(text):  # no list joined: each unit is a part of the text, which the gate reads
+                self._gates[text] = self.lowered(text)
+            else:
+                joined = "\n".join(self.of(text)).lower()
+                self._gates[text] = joined if gateable(joined) else None
         return self._gates[text]
 
     def lowered(self, text: str) -> str | None:

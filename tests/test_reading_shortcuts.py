@@ -53,3 +53,31 @@ def test_holds_any_answers_as_each_pattern_gate_and_runs_are_whole_phrases():
     reasoning = needs(vocabulary().reasoning)
     assert not holds(reasoning, "please tell me the id of the reservation for your user profile")
     assert holds(reasoning, "i should tell the user that the flight cannot be changed")
+
+
+def test_a_message_the_decline_gate_skips_holds_no_decline():
+    """``Units.may_decline`` (read before any unit of an agent message is scanned for a decline) rules out only a
+    message none of whose units declines on the clause, directly or not: on every agent message of one shared run and
+    on lists a colon joins to their sentence (the gate reads the joined units there, the text itself elsewhere); and
+    it rules out most pairs, or it would save nothing."""
+    from conversation_reading._evidence import _declines
+    from conversation_reading._units import Units
+
+    raw = json.loads(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text(encoding="utf-8"))
+    texts = [normalise(m["content"]).text for sim in raw["simulations"] for m in sim["messages"]
+             if m.get("role") == "assistant" and isinstance(m.get("content"), str)]
+    # a decline whose words only the joined list holds whole ("not" and "permitted" are items, each on its line)
+    texts += ["Note:\n- Changing the return destination to Las Vegas (LAS) would alter the trip's destination, which is"
+              " not\n- permitted for modifications.", "Note:\n- Unfortunately, I'm unable\n- to make the change you're"
+              " requesting.", "I can't offer compensation for either:\n- changing your flight\n- cancelling it"]
+    kinds = list(vocabulary().kinds.values())
+    ruled_out = declined = 0
+    for text in texts:
+        cut = Units()
+        for kind in kinds:
+            declines = any(_declines(kind, u, direct=d) for u in cut.of(text) for d in (True, False))
+            declined += declines
+            may = cut.may_decline(kind, text)
+            ruled_out += not may
+            assert may or not declines, (kind.name, text[:200])
+    assert declined and ruled_out > 0.8 * len(texts) * len(kinds)

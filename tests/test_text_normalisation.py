@@ -113,6 +113,23 @@ def test_a_conversation_is_read_once_and_an_edit_is_read_again():
     assert "decline" not in first[1].text  # the reasoning was never speech
 
 
+def test_a_tool_result_is_normalised_when_its_text_is_first_read():
+    """A tool's result is no reader's speech: its turn is built unread (#47) and normalised when its text or origin is
+    first read, to what a turn built read holds; the turns compare, hash and print by what they hold."""
+    from tau2.data_model.message import ToolMessage
+
+    from conversation_reading._evidence import Turn
+
+    raw = "It’s **basic‑economy**\\n| a | b |"
+    turns = read_turns([UserMessage(role="user", content="hi"),
+                        ToolMessage(id="t1", role="tool", content=raw, requestor="assistant")])
+    said = normalise(raw)
+    built = Turn(1, "tool", said.text, (), raw, said.origin)
+    assert turns[1].origin == said.origin and turns[1].text == said.text == "It's basic-economy\n; a ; b ;"
+    assert turns[1] == built and hash(turns[1]) == hash(built) and repr(turns[1]) == repr(built)
+    assert turns[1] != Turn(1, "tool", raw, (), raw, range(len(raw) + 1))
+
+
 def test_skipping_a_step_that_cannot_match_changes_nothing():
     """``normalise`` skips a step whose pattern needs a character the text lacks (a speed-up): on every
     message of the shared runs, and on texts made to reach each step (full-width tags that NFKC turns into
@@ -131,6 +148,9 @@ def test_skipping_a_step_that_cannot_match_changes_nothing():
         # list items run together: one- and two-digit numbers, tabs, digits of another script, a 3-digit number
         "Options: 12. Book a new one 13) Cancel", "x \t 1) Foo \t2) \"Bar\"", "a \u0663. Book b \u0661\u0662) Cancel",
         "Do 123. Apples 4. Pears", "ok 1. Yes", "1. Yes 2. No", "\u2019 said 9) (it) 10. A",
+        # outside ASCII only dashes and apostrophes (one for one), one that NFKC turns into another, one that makes a
+        # list item of what follows
+        "It\u2019s \u2011 fine \ufe58 ok \u2032", "It\u2019s 1. \u2019Book\u2019 it", "well \u2014 2) \u2018A\u2019",
     ]
     for path in sorted(REAL_RUNS.glob("*.json")):
         for sim in json.loads(path.read_text(encoding="utf-8"))["simulations"]:
@@ -138,6 +158,27 @@ def test_skipping_a_step_that_cannot_match_changes_nothing():
     assert len(texts) > 1000
     for text in texts:
         assert normalise(text) == normalise(text, guarded=False), text[:200]
+
+
+def test_the_list_item_step_finds_where_its_pattern_first_matches():
+    """``_inline_item_at`` (the list-item step's guard, and where its scan begins) answers where ``_INLINE_ITEM`` first
+    matches, or None: on every message of the shared runs and on texts at each edge of the pattern (one, two and three
+    digits, a digit, a newline or a no-break space before the blanks, another script's digits, the text's start)."""
+    import json
+
+    from conversation_reading._normalise import _INLINE_ITEM, _inline_item_at
+    from tests.conftest import REAL_RUNS
+
+    texts = [
+        "x 1. Apple", "x\t 12) (b", "1. A", " 1. A", "x\n 1. A", "x5 1. A", "x 123. A", "ab  \u0661. B", "x\u00a01. A",
+        "x 1.  (a", "ab 9) 'q", "a \u0663. Book b \u0661\u0662) Cancel", "x 1.A 2. B", "1. A 2. B", "9. x y 10) Z",
+    ]
+    for path in sorted(REAL_RUNS.glob("*.json")):
+        for sim in json.loads(path.read_text(encoding="utf-8"))["simulations"]:
+            texts += [m["content"] for m in sim.get("messages") or [] if isinstance(m.get("content"), str)]
+    for text in texts:
+        first = _INLINE_ITEM.search(text)
+        assert _inline_item_at(text) == (first.start() if first else None), text[:200]
 
 
 def test_the_pattern_gate_never_rules_out_a_text_its_pattern_matches():
