@@ -107,6 +107,19 @@ from conversation_reading._write_details import listed_by_call
 GENERIC_REFUSAL = "refusal"
 
 
+def _by_name(is_write: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``is_write``, asked once per tool name: every reader asks it of every call (a domain's tool kinds)."""
+    kinds: dict[str, bool] = {}
+
+    def write(name: str) -> bool:
+        found = kinds.get(name)
+        if found is None:
+            found = kinds[name] = is_write(name)
+        return found
+
+    return write
+
+
 class _Reading:
     """One conversation being read: its turns, units and states, built once."""
 
@@ -114,7 +127,7 @@ class _Reading:
         self.messages = messages
         self.turns = read_turns(messages)
         self.domain = domain
-        self.is_write = is_write
+        self.is_write = _by_name(is_write)
         self.units = Units()
         self._states: list[_State] | None = None
         self._declines: dict[str, list[Decline]] = {}
@@ -201,7 +214,7 @@ def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
 def _writes(r: _Reading, requests: list[UserRequest]) -> list[Write]:
     first = {q.tool: q.message_index for q in requests}
     unconfirmed = {s.message_index for s in unconfirmed_writes(r.turns, r.is_write)}
-    listed = listed_by_call(r.messages, r.is_write)
+    listed = listed_by_call(r.messages, r.is_write, r.turns)
     found = []
     for t in r.turns:
         for call in (c for c in t.calls if c.name != TRANSFER_TOOL and r.is_write(c.name)):

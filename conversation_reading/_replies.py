@@ -31,6 +31,7 @@ from conversation_reading._evidence import (
     negated,
     split_sentences,
 )
+from conversation_reading._gate import gateable, may_match
 from conversation_reading._vocabulary import vocabulary
 from policy_model import CANCEL_TOOL
 
@@ -65,7 +66,9 @@ def agrees(reply: str) -> bool:
     """The reply states a yes (the catalog's ``agreement``): not negated, not in a question, not after an opening
     refusal."""
     v = vocabulary()
-    if _REFUSAL_OPENING.match(reply) or mentions(v.withdrawal, reply):
+    if _REFUSAL_OPENING.match(reply) or not may_match(v.agreement, reply.lower(), gateable(reply)):
+        return False  # no sentence (a part of the reply) could state the yes (``_gate``): most replies lack its words
+    if mentions(v.withdrawal, reply):
         return False
     return any(not negated(s, m.start()) and not s.rstrip().endswith("?")
                for s in split_sentences(reply) for m in v.agreement.finditer(s))
