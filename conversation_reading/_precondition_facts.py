@@ -103,13 +103,14 @@ def stated_wants(turns: list[Turn]) -> list[StatedWant]:
     for t in turns:
         if t.role != "user":
             continue
-        if _may_say(compensation, t.text) and asks_compensation(compensation, t.text):
+        lowered, gated = t.text.lower(), gateable(t.text)  # ``_may_say``'s gate, the text lowered once
+        if may_match(compensation, lowered, gated) and asks_compensation(compensation, t.text):
             out.append(StatedWant(want="compensation", message_index=t.index, excerpt=excerpt_of(t.text)))
             continue
         # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel")
-        keeps = (_may_say(v.keeps_reservation, t.text) and mentions(v.keeps_reservation, t.text)) or (
-            _may_say(changes, t.text)
-            and any(not mentions(changes, s) and changes.search(s) for s in split_sentences(t.text)))
+        keeps = (may_match(v.keeps_reservation, lowered, gated) and mentions(v.keeps_reservation, t.text)) or (
+            may_match(changes, lowered, gated)
+            and any(changes.search(s) and not mentions(changes, s) for s in split_sentences(t.text)))
         if keeps:
             out.append(StatedWant(want="keep_reservation", message_index=t.index, excerpt=excerpt_of(t.text)))
     return out
