@@ -10,8 +10,8 @@ import re
 
 from conversation_reading._boundary import named_in
 from conversation_reading._claims import claim_kinds
-from conversation_reading._gate import holds, holds_any, needs
 from conversation_reading._evidence import mentions, negated
+from conversation_reading._gate import holds, holds_any, needs
 from conversation_reading._normalise import normalise
 from conversation_reading._policy_claims import _LIMITS, _payment_limits
 from conversation_reading._replies import _REFUSAL_OPENING, agrees
