@@ -52,7 +52,7 @@ from conversation_reading._evidence import (
     read_turns,
     split_sentences,
 )
-from conversation_reading._gate import holds, needs
+from conversation_reading._gate import gateable, holds, needs
 from conversation_reading._handling import declines_refund, other_option, taken_up
 from conversation_reading._no_write import (
     TRANSFER_MARK,
@@ -101,19 +101,6 @@ from conversation_reading._write_details import listed_by_call
 GENERIC_REFUSAL = "refusal"
 
 
-def _by_name(is_write: Callable[[str], bool]) -> Callable[[str], bool]:
-    """``is_write``, asked once per tool name: every reader asks it of every call (a domain's tool kinds)."""
-    kinds: dict[str, bool] = {}
-
-    def write(name: str) -> bool:
-        found = kinds.get(name)
-        if found is None:
-            found = kinds[name] = is_write(name)
-        return found
-
-    return write
-
-
 class _Reading:
     """One conversation being read: its turns, units and states, built once."""
 
@@ -121,7 +108,8 @@ class _Reading:
         self.messages = messages
         self.turns = read_turns(messages)
         self.domain = domain
-        self.is_write = _by_name(is_write)
+        kinds: dict[str, bool] = {}  # ``is_write`` asked once per tool name: every reader asks it of every call
+        self.is_write: Callable[[str], bool] = lambda n: kinds[n] if n in kinds else kinds.setdefault(n, is_write(n))
         self.units = Units()
         self._states: list[_State] | None = None
         self._declines: dict[str, list[Decline]] = {}
@@ -181,15 +169,18 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
 
 def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
     found = []
-    spoken = [(t, split_sentences(t.text)) for t in r.turns if t.role == "assistant" and t.text]
+    # each sentence lowered for the gate (None: not gateable), an offer's scan being slow
+    spoken = [(t, sentences, [s.lower() if gateable(s) else None for s in sentences])
+              for t in r.turns if t.role == "assistant" and t.text for sentences in [split_sentences(t.text)]]
     for loophole_id, offers in vocabulary().offers.items():
         for place, offer in enumerate(offers):
             needed = needs(offer.pattern)
-            for t, sentences in spoken:
+            for t, sentences, lows in spoken:
                 lowered = r.units.lowered(t.text)
                 if lowered is not None and not holds(needed, lowered):
                     continue
-                said = next((s for s in sentences if _offers(offer, s)), None)
+                said = next((s for s, low in zip(sentences, lows, strict=True)
+                             if (low is None or holds(needed, low)) and _offers(offer, s)), None)
                 if said is None:
                     continue
                 tied = [] if not offer.unless_conditioned_in_message else [
