@@ -52,7 +52,7 @@ from conversation_reading._evidence import (
     read_turns,
     split_sentences,
 )
-from conversation_reading._gate import gateable, holds, needs
+from conversation_reading._gate import holds, needs
 from conversation_reading._handling import declines_refund, other_option, taken_up
 from conversation_reading._no_write import (
     TRANSFER_MARK,
@@ -169,18 +169,15 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
 
 def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
     found = []
-    # each sentence lowered for the gate (None: not gateable), an offer's scan being slow
-    spoken = [(t, sentences, [s.lower() if gateable(s) else None for s in sentences])
-              for t in r.turns if t.role == "assistant" and t.text for sentences in [split_sentences(t.text)]]
+    spoken = [(t, split_sentences(t.text)) for t in r.turns if t.role == "assistant" and t.text]
     for loophole_id, offers in vocabulary().offers.items():
         for place, offer in enumerate(offers):
             needed = needs(offer.pattern)
-            for t, sentences, lows in spoken:
+            for t, sentences in spoken:
                 lowered = r.units.lowered(t.text)
                 if lowered is not None and not holds(needed, lowered):
                     continue
-                said = next((s for s, low in zip(sentences, lows, strict=True)
-                             if (low is None or holds(needed, low)) and _offers(offer, s)), None)
+                said = next((s for s in sentences if _offers(offer, s)), None)
                 if said is None:
                     continue
                 tied = [] if not offer.unless_conditioned_in_message else [
