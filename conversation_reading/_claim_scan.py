@@ -7,8 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 
-from conversation_reading._claims import _Kind
+from conversation_reading._claims import _Kind, checkers, claim_kinds
+from conversation_reading._conversation_state import _State
 from conversation_reading._gate import Needs, holds, holds_any, needs
+
+Checker = Callable[[str, re.Match[str], str, _State], str | None]
 
 # Each kind's gates (its patterns' ``needs`` and ``holds_any`` of them), by the kind's identity (held with it):
 # built once, not once a conversation.
@@ -21,6 +24,24 @@ def kind_gates(kind: _Kind) -> tuple[list[Needs], Callable[[str], bool]]:
     if held is None or held[0] is not kind:
         held = _GATES[id(kind)] = (kind, [needs(p) for p in kind.patterns], holds_any(tuple(kind.patterns)))
     return held[1], held[2]
+
+
+# The installed catalog's kinds with a checker, each with its checker and gates, and one gate for them all: by
+# the catalog's identity (``claim_kinds`` is built once), not rebuilt for every conversation.
+_SCANNED: list[tuple[tuple[_Kind, ...], list[tuple[_Kind, Checker, list[Needs], Callable[[str], bool]]],
+                     Callable[[str], bool]]] = []
+
+
+def scanned_kinds() -> tuple[list[tuple[_Kind, Checker, list[Needs], Callable[[str], bool]]], Callable[[str], bool]]:
+    """Each claim kind with a checker (``_claims.checkers``), in the catalog's order: (kind, checker, its patterns'
+    ``needs``, ``holds_any`` of them); and ``holds_any`` of every such kind's patterns (a message none could match
+    holds no claim)."""
+    catalog = claim_kinds()[0]
+    if not _SCANNED or _SCANNED[0][0] is not catalog:
+        check = checkers()
+        kinds = [(kind, check[kind.name], *kind_gates(kind)) for kind in catalog if kind.name in check]
+        _SCANNED[:] = [(catalog, kinds, holds_any(tuple(p for kind, *_ in kinds for p in kind.patterns)))]
+    return _SCANNED[0][1], _SCANNED[0][2]
 
 
 def kind_matches(
@@ -37,4 +58,4 @@ def kind_matches(
                 yield from ((sentence, m) for m in pattern.finditer(sentence))
 
 
-__all__ = ["kind_gates", "kind_matches"]
+__all__ = ["kind_gates", "kind_matches", "scanned_kinds"]

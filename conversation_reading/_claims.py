@@ -16,7 +16,7 @@ acts on it by taking it (``_replies.took_offer``), not by agreeing to a decline.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -195,6 +195,10 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         return None
     # any subset of the named flights (a message may list alternatives), any cabin, per passenger or for
     # all of them, or the difference against what the reservation paid
+    def near(values: Iterable[float]) -> bool:
+        return any(abs(quoted - p) < 0.01 for p in values)
+
+    # each step below adds totals the quote may be: tested as they come (the first within a cent ends it)
     possible: set[float] = set()
     for cabin in sums:
         prices = [float(leg["prices"][cabin]) for leg in legs if leg is not None]
@@ -202,6 +206,8 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         for p in prices:
             subsets |= {x + p for x in subsets}
         possible |= {x * n for x in subsets for n in (counts if whole else {1, *counts})}
+    if near(possible):
+        return None
     # a total with the extras the message itself charges in it: its insurance and bag fees, as stated
     extras = {float((m.group(1) or m.group(2)).replace(",", "")) for m in _EXTRA_FEE.finditer(text)} - {0.0}
     for k in range(1, len(extras) + 1):
@@ -209,6 +215,8 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
             possible |= {x + sum(fees) for x in set(possible)}
     paid = _paid(res) if res else 0
     possible |= {x - paid for x in possible}
+    if (extras or paid) and near(possible):
+        return None
     # what a reservation the sentence is about cost: any of its fares as booked (per passenger, or for all of
     # them), what it paid ("Original total: $503 (outbound: $323; return: $180)", "7WPL39 - total paid: $402"),
     # and the new fares' difference against the booked ones ("from $174 to $408, an additional $234")
@@ -223,14 +231,14 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
                 fares |= {x + float(f["price"]) for x in fares}
         booked |= {x * k for x in fares for k in {1, n}}
         booked.add(float(_paid(r)))
-    possible |= booked | {x - b for x in set(possible) for b in booked if 0 < b < x}
+    if near(booked) or near(x - b for x in possible for b in booked if 0 < b < x):
+        return None
     # several reservations the message lists, added up ("Total cost of your upcoming flights: $1,628")
     totals = [_paid(r) for rid, r in state.reservations.items() if rid in text][:8]
     sums_paid = {0.0}
     for x in totals:
         sums_paid |= {y + float(x) for y in sums_paid}
-    possible |= sums_paid
-    if any(abs(quoted - p) < 0.01 for p in possible):
+    if near(sums_paid):
         return None
     shown = ", ".join(f"{cabin} {s:g}" for cabin, s in sums.items())
     who = (f"the {passengers} passengers of {res.get('reservation_id')}" if whole and res else

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from conversation_reading._evidence import Turn, asserted, excerpt_of, split_sentences
+from conversation_reading._gate import gateable, may_match
 from conversation_reading._record import Decline
 from conversation_reading._requests import asks_compensation
 from conversation_reading._units import Units
@@ -43,7 +44,8 @@ def unasked_compensation(
         if t.role != "assistant" or not units.may_say((v.compensation_offer,), t.text):
             continue
         for s in split_sentences(t.text):
-            m = v.compensation_offer.search(s)
+            # each sentence gated too (``_gate``): a catalog pattern's scan is slow
+            m = v.compensation_offer.search(s) if may_match(v.compensation_offer, s.lower(), gateable(s)) else None
             if m is not None and asserted(s, m.start()) and not v.decline.search(s):
                 return Violation("compensation_asked", t.index, f"compensation offered before the user asked for "
                                  f"any: {excerpt_of(s, 120)!r}")

@@ -232,8 +232,8 @@ def unconfirmed_writes(turns: list[Turn], is_write: Callable[[str], bool]) -> li
     found: list[Settled] = []
     for t in turns:
         for call in (c for c in t.calls if c.name != TRANSFER_TOOL and is_write(c.name)):
-            said = next((u for u in reversed(turns[: t.index]) if u.role == "user" and u.text.strip()), None)
             if confirmation_of(turns, t.index, dict(call.arguments or {}), call.name) is None:
+                said = next((u for u in reversed(turns[: t.index]) if u.role == "user" and u.text.strip()), None)
                 found.append(Settled(f"{call.name} with no explicit yes from the user before it", t.index,
                                      excerpt_of(said.text if said is not None else "")))
                 break

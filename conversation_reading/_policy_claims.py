@@ -63,6 +63,8 @@ _LIMITS = {source: PAYMENT_LIMITS[source] for source in ("gift_card", "credit_ca
 
 
 def _payment_limits(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
+    if all(text.count(f"{source}_") <= limit for source, limit in _LIMITS.items()):
+        return None  # no more ids of a kind than its limit (each id holds its prefix): most messages name none
     if not _stated(sentence, m) or _ALTERNATIVES.search(text):
         return None  # methods offered as alternatives, not one plan
     for source, limit in _LIMITS.items():

@@ -86,11 +86,12 @@ def tier_claims(turns: list[Turn]) -> list[TierClaim]:
     claim = vocabulary().tier_claim
     return [TierClaim(message_index=t.index, tier=m.group(1).lower())
             for t in turns if t.role == "assistant" and _may_say(claim, t.text)
-            for s in split_sentences(t.text) for m in claim.finditer(s) if asserted(s, m.start())]
+            for s in split_sentences(t.text) if _may_say(claim, s) for m in claim.finditer(s) if asserted(s, m.start())]
 
 
 def _may_say(pattern: re.Pattern[str], text: str) -> bool:
-    """Whether ``pattern`` could match some sentence of ``text`` (``_gate``: most messages lack its words)."""
+    """Whether ``pattern`` could match some sentence of ``text`` (``_gate``: most messages lack its words); of a
+    sentence, whether it could match it."""
     return may_match(pattern, text.lower(), gateable(text))
 
 
@@ -103,13 +104,15 @@ def stated_wants(turns: list[Turn]) -> list[StatedWant]:
     for t in turns:
         if t.role != "user":
             continue
-        if _may_say(compensation, t.text) and asks_compensation(compensation, t.text):
+        lowered, gated = t.text.lower(), gateable(t.text)  # ``_may_say``'s gate, the text lowered once
+        if may_match(compensation, lowered, gated) and asks_compensation(compensation, t.text):
             out.append(StatedWant(want="compensation", message_index=t.index, excerpt=excerpt_of(t.text)))
             continue
         # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel")
-        keeps = (_may_say(v.keeps_reservation, t.text) and mentions(v.keeps_reservation, t.text)) or (
-            _may_say(changes, t.text)
-            and any(not mentions(changes, s) and changes.search(s) for s in split_sentences(t.text)))
+        keeps = (may_match(v.keeps_reservation, lowered, gated) and mentions(v.keeps_reservation, t.text)) or (
+            may_match(changes, lowered, gated)
+            and any(_may_say(changes, s) and changes.search(s) and not mentions(changes, s)
+                    for s in split_sentences(t.text)))
         if keeps:
             out.append(StatedWant(want="keep_reservation", message_index=t.index, excerpt=excerpt_of(t.text)))
     return out
@@ -122,6 +125,8 @@ def cabin_misstatements(turns: list[Turn]) -> list[Misstatement]:
         if t.role != "assistant" or not _may_say(rule, t.text):
             continue
         for s in split_sentences(t.text):
+            if not _may_say(rule, s):
+                continue  # each sentence gated too (``_may_say``): a catalog pattern's scan is slow
             # the rule itself ("not allowed if a flight was flown"), or a verdict on the user's budget, is none
             if any(not price_bound(s, m.start(), m.end()) for m in rule.finditer(s)) and not CONDITIONAL_RULE.search(s):
                 out.append(Misstatement(message_index=t.index, excerpt=excerpt_of(s)))

@@ -34,14 +34,8 @@ from typing import Literal
 
 from tau2.data_model.message import Message
 
-from conversation_reading._claim_scan import kind_gates, kind_matches
-from conversation_reading._claims import (
-    ACTED_ON,
-    WITHDRAWN,
-    _not_cancellable,
-    checkers,
-    claim_kinds,
-)
+from conversation_reading._claim_scan import kind_matches, scanned_kinds
+from conversation_reading._claims import ACTED_ON, WITHDRAWN, _not_cancellable
 from conversation_reading._compensation import unasked_compensation
 from conversation_reading._conversation_state import _State, _states
 from conversation_reading._evidence import (
@@ -98,7 +92,7 @@ from conversation_reading._record import (
     Withdrawal,
     Write,
 )
-from conversation_reading._replies import acted_on
+from conversation_reading._replies import acted_on, reading_replies
 from conversation_reading._requests import user_requests
 from conversation_reading._sentences import consequential_sentences
 from conversation_reading._vocabulary import vocabulary
@@ -114,7 +108,8 @@ class _Reading:
         self.messages = messages
         self.turns = read_turns(messages)
         self.domain = domain
-        self.is_write = is_write
+        kinds: dict[str, bool] = {}  # ``is_write`` asked once per tool name: every reader asks it of every call
+        self.is_write: Callable[[str], bool] = lambda n: kinds[n] if n in kinds else kinds.setdefault(n, is_write(n))
         self.units = Units()
         self._states: list[_State] | None = None
         self._declines: dict[str, list[Decline]] = {}
@@ -201,7 +196,7 @@ def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
 def _writes(r: _Reading, requests: list[UserRequest]) -> list[Write]:
     first = {q.tool: q.message_index for q in requests}
     unconfirmed = {s.message_index for s in unconfirmed_writes(r.turns, r.is_write)}
-    listed = listed_by_call(r.messages, r.is_write)
+    listed = listed_by_call(r.messages, r.is_write, r.turns)
     found = []
     for t in r.turns:
         for call in (c for c in t.calls if c.name != TRANSFER_TOOL and r.is_write(c.name)):
@@ -248,15 +243,16 @@ def _cancellations(r: _Reading) -> list[Cancellation]:
 def _claims(r: _Reading) -> list[Claim]:
     """Every claim sentence of the agent: per message and kind, the first sentence the database contradicts, else
     the first that states it; over every kind (those checked only for some refusals included, marked)."""
-    check = checkers()
-    kinds = [(kind, check[kind.name], *kind_gates(kind)) for kind in claim_kinds()[0] if kind.name in check]
+    kinds, any_kind = scanned_kinds()
     acted: dict[tuple[str, int], bool] = {}
     found: list[Claim] = []
     for t in r.turns:
         if t.role != "assistant" or not t.text:
             continue
-        sentences = split_sentences(t.text)
         lowered = r.units.lowered(t.text)
+        if lowered is not None and not any_kind(lowered):
+            continue  # no kind's pattern could match the message (``_gate``): the kinds' own gates would say so
+        sentences = split_sentences(t.text)
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
         for kind, checker, needed, may in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
@@ -327,6 +323,14 @@ def conversation_record(
     agent declined before it), and a certificate sent after no change the compensation clause; the record lists
     every clause it read (``clauses_read``), with all its declines; ``record_ids``: the record ids whose first
     naming the record looks for (``records_named``: a refusal's grounding in the gold's records)."""
+    with reading_replies():
+        return _record(messages, domain, is_write, facts, clauses, record_ids)
+
+
+def _record(
+    messages: Sequence[Message], domain: str, is_write: Callable[[str], bool], facts: Sequence[str],
+    clauses: Collection[str] | None, record_ids: Collection[str],
+) -> ConversationRecord:
     r = _Reading(messages, domain, is_write)
     unknown = sorted(set(clauses or ()) - set(vocabulary().kinds))
     if unknown:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from conversation_reading._boundary import named_in
@@ -31,6 +32,7 @@ from conversation_reading._evidence import (
     negated,
     split_sentences,
 )
+from conversation_reading._gate import gateable, may_match
 from conversation_reading._vocabulary import vocabulary
 from policy_model import CANCEL_TOOL
 
@@ -61,14 +63,41 @@ def picks(pattern: re.Pattern[str], reply: str) -> bool | None:
     return any(not s.rstrip().endswith("?") and not asks(s, m.start()) for s, m in named)
 
 
+# The answers of ``agrees`` while one conversation is read (``reading_replies``), by reply: every claim and
+# consequential sentence asks of the reply after it, and most replies follow several. Dropped after the reading.
+_AGREES: list[dict[str, bool]] = []
+
+
+@contextmanager
+def reading_replies() -> Iterator[None]:
+    """While one conversation is read (``_reading.conversation_record``): ``agrees`` reads each reply once."""
+    _AGREES.append({})
+    try:
+        yield
+    finally:
+        _AGREES.pop()
+
+
 def agrees(reply: str) -> bool:
     """The reply states a yes (the catalog's ``agreement``): not negated, not in a question, not after an opening
     refusal."""
+    if not _AGREES:
+        return _agrees(reply)
+    found = _AGREES[-1].get(reply)
+    if found is None:
+        found = _AGREES[-1][reply] = _agrees(reply)
+    return found
+
+
+def _agrees(reply: str) -> bool:
     v = vocabulary()
-    if _REFUSAL_OPENING.match(reply) or mentions(v.withdrawal, reply):
-        return False
+    if _REFUSAL_OPENING.match(reply) or not may_match(v.agreement, reply.lower(), gateable(reply)):
+        return False  # no sentence (a part of the reply) could state the yes (``_gate``): most replies lack its words
+    # each sentence gated too: the agreement words' scan is slow (a branch of sixteen tried at every word); the
+    # withdrawal's, slower, only where a yes is stated
     return any(not negated(s, m.start()) and not s.rstrip().endswith("?")
-               for s in split_sentences(reply) for m in v.agreement.finditer(s))
+               for s in split_sentences(reply) if may_match(v.agreement, s.lower(), gateable(s))
+               for m in v.agreement.finditer(s)) and not mentions(v.withdrawal, reply)
 
 
 def options_offered(text: str) -> int:

@@ -33,17 +33,18 @@ def asks_compensation(pattern: re.Pattern[str], text: str) -> bool:
 
 def user_requests(turns: list[Turn], units: Units, is_write: Callable[[str], bool]) -> list[UserRequest]:
     """The first user message asking for each of the domain's writes (the catalog's words for both domains)."""
-    words = {tool: pattern for tool, pattern in vocabulary().requests.items() if is_write(tool)}
+    words = [(tool, pattern, needs(pattern)) for tool, pattern in vocabulary().requests.items() if is_write(tool)]
+    every = tuple(pattern for _, pattern, _ in words)
     found: dict[str, UserRequest] = {}
     for t in turns:
-        if t.role != "user" or not t.text.strip() or not units.may_any(tuple(words.values()), t.text):
+        if t.role != "user" or not t.text.strip() or not units.may_any(every, t.text):
             continue
         lowered = units.lowered(t.text)
-        for tool, pattern in words.items():  # the gate and a search first: most words are in no message at all
-            if tool in found or (lowered is not None and not holds(needs(pattern), lowered)):
+        for tool, pattern, needed in words:  # the gate and a search first: most words are in no message at all
+            if tool in found or (lowered is not None and not holds(needed, lowered)):
                 continue
-            said = asks_compensation(pattern, t.text) if tool == COMPENSATION_TOOL else mentions(pattern, t.text)
-            if pattern.search(t.text) and said:
+            if pattern.search(t.text) and (
+                    asks_compensation(pattern, t.text) if tool == COMPENSATION_TOOL else mentions(pattern, t.text)):
                 found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=excerpt_of(t.raw))
     return sorted(found.values(), key=lambda q: q.message_index)
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,11 +132,11 @@ def _id(value: str) -> list[str]:
     return [value, value.lstrip("#")] if value.startswith("#") else [value]
 
 
-def _payment(value: str, read: _Read) -> list[str]:
-    """A payment method as an agent names it: its id, its kind (``credit_card_1234`` -> "credit card",
-    "card"), or the last four digits and brand its record gave."""
+def _payment(value: str) -> list[str]:
+    """A payment method as an agent names it: its id or its kind (``credit_card_1234`` -> "credit card",
+    "card"); the last four digits and brand its record gave are ``_RESULT_FORMS``'."""
     kind = re.sub(r"_?\d+$", "", value.lower()).replace("_", " ").strip()
-    forms = [value.lower(), *read.payments.get(value, set())]
+    forms = [value.lower()]
     if kind:
         forms += [kind, kind.split()[-1]]  # "credit card", "card"; "gift card", "card"; "paypal"
     return forms
@@ -152,23 +152,33 @@ def _amount(value: Any) -> list[str]:
     return forms + ([whole, f"{int(number):,}"] if whole is not None else [])
 
 
-# How each argument's value is named in words: (argument, value, what the results read) -> the forms to look for.
-_DETAILS: dict[str, Callable[[Any, _Read], list[str]]] = {
-    "reservation_id": lambda v, r: [*_id(str(v)), *r.records.get(str(v), set())],
-    "order_id": lambda v, r: [*_id(str(v)), *r.records.get(str(v), set())],
-    "item_ids": lambda v, r: [str(v).lower(), *r.items.get(str(v), set())],
-    "new_item_ids": lambda v, r: [str(v).lower(), *r.items.get(str(v), set())],
-    "payment_method_id": lambda v, r: _payment(str(v), r),
-    "payment_id": lambda v, r: _payment(str(v), r),
-    "amount": lambda v, r: _amount(v),
-    "flight_number": lambda v, r: [str(v).lower()],
-    "first_name": lambda v, r: [str(v).lower()],
-    "last_name": lambda v, r: [str(v).lower()],
-    "address1": lambda v, r: [str(v).lower()],
-    "city": lambda v, r: [str(v).lower()],
-    "zip": lambda v, r: [str(v).lower()],
-    "cabin": lambda v, r: [str(v).lower().replace("_", " ")],
-    "reason": lambda v, r: [str(v).lower().replace("_", " ")],
+# How each argument's value is named in words: (argument, value) -> the forms its value itself gives ...
+_DETAILS: dict[str, Callable[[Any], list[str]]] = {
+    "reservation_id": lambda v: _id(str(v)),
+    "order_id": lambda v: _id(str(v)),
+    "item_ids": lambda v: [str(v).lower()],
+    "new_item_ids": lambda v: [str(v).lower()],
+    "payment_method_id": lambda v: _payment(str(v)),
+    "payment_id": lambda v: _payment(str(v)),
+    "amount": _amount,
+    "flight_number": lambda v: [str(v).lower()],
+    "first_name": lambda v: [str(v).lower()],
+    "last_name": lambda v: [str(v).lower()],
+    "address1": lambda v: [str(v).lower()],
+    "city": lambda v: [str(v).lower()],
+    "zip": lambda v: [str(v).lower()],
+    "cabin": lambda v: [str(v).lower().replace("_", " ")],
+    "reason": lambda v: [str(v).lower().replace("_", " ")],
+}
+# ... and the forms the conversation's tool results give it (``_read_results``): a record's flights, airports or
+# items' names, an item's product name and options, a payment method's last four digits and brand.
+_RESULT_FORMS: dict[str, Callable[[Any, _Read], Collection[str]]] = {
+    "reservation_id": lambda v, r: r.records.get(str(v), set()),
+    "order_id": lambda v, r: r.records.get(str(v), set()),
+    "item_ids": lambda v, r: r.items.get(str(v), set()),
+    "new_item_ids": lambda v, r: r.items.get(str(v), set()),
+    "payment_method_id": lambda v, r: r.payments.get(str(v), set()),
+    "payment_id": lambda v, r: r.payments.get(str(v), set()),
 }
 
 
@@ -220,30 +230,66 @@ def _windows(
             last_confirmation = end
 
 
-def listed_details(messages: Sequence[Message], is_write: Callable[[str], bool]) -> list[ListedDetails]:
-    """Each write call (``is_write`` by tool name) and whether the agent's messages before its confirmation
-    name any of its details."""
-    turns = read_turns(messages)
-    read: _Read | None = None
-    found = []
+class _Results:
+    """The conversation's tool results, read (``_read_results``) the first time a form needs them: most writes'
+    details are named by their own values, and reading the results is most of the cost."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._messages = messages
+        self._read: _Read | None = None
+
+    def __call__(self) -> _Read:
+        if self._read is None:
+            self._read = _read_results(self._messages)
+        return self._read
+
+
+def _names(name: str, value: Any, said: str, results: _Results | None) -> bool:
+    """Whether ``said`` names the detail: by a form of its value (``_DETAILS``), or where ``results`` is given,
+    one the tool results gave it (``_RESULT_FORMS``)."""
+    if any(_named(f, said) for f in _DETAILS[name](value)):
+        return True
+    forms = _RESULT_FORMS.get(name)
+    return results is not None and forms is not None and any(_named(f, said) for f in forms(value, results()))
+
+
+def _confirmed(
+    messages: Sequence[Message], is_write: Callable[[str], bool], turns: list[Turn] | None = None
+) -> Iterator[tuple[Turn, Any, tuple[int, int], list[tuple[str, Any]], str]]:
+    """Each write call, its window, its details (argument, value) and the window's words (lowercase)."""
+    turns = read_turns(messages) if turns is None else turns
     for t, call, (start, end) in _windows(turns, messages, is_write):
-        read = read or _read_results(messages)
-        details = [(name, value, _DETAILS[name](value, read)) for name, value in _leaves(dict(call.arguments or {}))
-                   if name in _DETAILS]
+        details = [(name, value) for name, value in _leaves(dict(call.arguments or {})) if name in _DETAILS]
         said = "\n".join(u.text.lower() for u in turns[start:end] if u.role == "assistant" and u.text.strip())
         if end < t.index and _answers_confirmation(turns, turns[end]):
             said += "\n" + turns[end].text.lower()  # the user states the details, asked to confirm the action
-        named = [f"{name}: {value}" for name, value, forms in details if any(_named(f, said) for f in forms)]
+        yield t, call, (start, end), details, said
+
+
+def listed_details(messages: Sequence[Message], is_write: Callable[[str], bool]) -> list[ListedDetails]:
+    """Each write call (``is_write`` by tool name) and whether the agent's messages before its confirmation
+    name any of its details."""
+    results = _Results(messages)
+    found = []
+    for t, call, window, details, said in _confirmed(messages, is_write):
+        named = [f"{name}: {value}" for name, value in details if _names(name, value, said, results)]
         found.append(ListedDetails(
-            message_index=t.index, tool=call.name, call_id=call.id, listed=bool(named) or not details, window=(start, end),
-            named=tuple(named[:4]), details=tuple(f"{name}: {value}" for name, value, _ in details),
+            message_index=t.index, tool=call.name, call_id=call.id, listed=bool(named) or not details, window=window,
+            named=tuple(named[:4]), details=tuple(f"{name}: {value}" for name, value in details),
         ))
     return found
 
 
-def listed_by_call(messages: Sequence[Message], is_write: Callable[[str], bool]) -> dict[tuple[int, str], bool]:
-    """``listed_details`` by (message index, tool call id): the record's writes read it."""
-    return {(w.message_index, w.call_id): w.listed for w in listed_details(messages, is_write)}
+def listed_by_call(
+    messages: Sequence[Message], is_write: Callable[[str], bool], turns: list[Turn] | None = None
+) -> dict[tuple[int, str], bool]:
+    """``listed_details``' ``listed`` by (message index, tool call id): the record's writes read it (``turns``: the
+    messages read already). Any detail named lists them, so each value's own forms are tried first, every
+    detail's, and the tool results read only where none is named."""
+    results = _Results(messages)
+    return {(t.index, call.id): not details or any(_names(n, v, said, None) for n, v in details)
+            or any(_names(n, v, said, results) for n, v in details)
+            for t, call, _, details, said in _confirmed(messages, is_write, turns)}
 
 
 def writes_without_details(messages: Sequence[Message], is_write: Callable[[str], bool]) -> list[Settled]:

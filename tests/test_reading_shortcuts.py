@@ -10,9 +10,12 @@ import re
 
 from conversation_reading._boundary import named_in
 from conversation_reading._claims import claim_kinds
+from conversation_reading._evidence import mentions, negated
 from conversation_reading._gate import holds, holds_any, needs
 from conversation_reading._normalise import normalise
-from conversation_reading._units import _units
+from conversation_reading._policy_claims import _LIMITS, _payment_limits
+from conversation_reading._replies import _REFUSAL_OPENING, agrees
+from conversation_reading._units import _units, split_sentences
 from conversation_reading._vocabulary import vocabulary
 from tests.conftest import real_run
 
@@ -81,3 +84,42 @@ def test_a_message_the_decline_gate_skips_holds_no_decline():
             ruled_out += not may
             assert may or not declines, (kind.name, text[:200])
     assert declined and ruled_out > 0.8 * len(texts) * len(kinds)
+def _agrees_ungated(reply: str) -> bool:
+    """``_replies.agrees`` without its gate: the slow path it stands for."""
+    v = vocabulary()
+    if _REFUSAL_OPENING.match(reply) or mentions(v.withdrawal, reply):
+        return False
+    return any(not negated(s, m.start()) and not s.rstrip().endswith("?")
+               for s in split_sentences(reply) for m in v.agreement.finditer(s))
+
+
+def test_agrees_answers_as_its_ungated_reading():
+    """The gate on the agreement words (``_gate``) passes over replies without them, as the scan would."""
+    raw = json.loads(real_run("whissle_airline_tau3_1trial.json").read_text(encoding="utf-8"))
+    replies = [normalise(m["content"]).text for sim in raw["simulations"] for m in sim["messages"]
+               if m.get("role") == "user" and isinstance(m.get("content"), str)]
+    replies += ["Yes, please go ahead.", "No, that's not okay.", "Is that okay?", "Okay.", "\u0130t's fine, yes."]
+    answers = [agrees(r) for r in replies]
+    assert answers == [_agrees_ungated(r) for r in replies]
+    assert set(answers) == {True, False}
+
+
+def test_payment_limit_gate_never_passes_over_a_plan_past_a_limit():
+    """``_policy_claims._payment_limits`` returns at once where no kind of id occurs more often than its limit: a
+    text with more distinct ids of a kind than the limit always holds its prefix more often than that."""
+    rng = random.Random(3)
+    pieces = ["gift_card_", "credit_card_", "1", "23", " ", "_", "x", "gift_card_7 ", "credit_card_7 ", ", ", "Gift_card_2",
+              " gift_card_4 ", " gift_card_5 ", " credit_card_8 ", " credit_card_9 "]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) for _ in range(20000)]
+    over = 0
+    for text in texts:
+        ids_over = any(len(set(re.findall(rf"\b{source}_\d+\b", text))) > limit for source, limit in _LIMITS.items())
+        counted = any(text.count(f"{source}_") > limit for source, limit in _LIMITS.items())
+        assert counted or not ids_over, text
+        over += ids_over
+    assert over > 100
+    plan = "I'll charge credit_card_1 for $50 and credit_card_2 for the rest."
+    m = re.search("credit_card_1", plan)
+    assert m is not None and _payment_limits(plan, m, plan, None) is not None  # type: ignore[arg-type]
+    one = plan.replace("credit_card_2", "gift_card_2")
+    assert _payment_limits(one, m, one, None) is None  # type: ignore[arg-type]

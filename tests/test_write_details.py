@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 
-from conversation_reading._write_details import listed_details
+from conversation_reading._write_details import listed_by_call, listed_details
 from gold_variants.readings._base import write_tools
-from tests.conftest import real_simulation
+from tests.conftest import _raw_run, real_simulation
 
 RETAIL = write_tools("retail")
 ORDER_A = {"order_id": "#W1111111", "items": [{"item_id": "111", "name": "Desk Lamp", "options": {"color": "black"}}]}
@@ -85,3 +86,35 @@ def test_a_real_swap_made_straight_after_the_request_is_not_listed():
     """Retail 61 (toolorchestra): the earbuds swapped right after the user's request, the agent silent."""
     sim = real_simulation("toolorchestra_retail_tau2_1trial.json", "101")
     assert _listed(sim.messages) == [("modify_pending_order_items", False)]
+
+
+def _by_call(messages: list, is_write) -> dict[tuple[int, str], bool]:
+    return {(w.message_index, w.call_id): w.listed for w in listed_details(messages, is_write)}
+
+
+def test_the_record_reads_a_listing_by_the_results_only_where_no_value_names_it():
+    """``listed_by_call`` (the record's) tries each value's own forms first and reads the tool results only where
+    none is named: the puzzle named only by the name its order's result gave still lists the return."""
+    is_write = lambda name: name in RETAIL  # noqa: E731
+    by_result = _two_requests("Shall I return the Jigsaw Puzzle now?")
+    unnamed = _two_requests("Now, shall I proceed with the other one?")
+    assert list(listed_by_call(by_result, is_write).values()) == [True, True]
+    assert list(listed_by_call(unnamed, is_write).values()) == [True, False]
+    for messages in (by_result, unnamed):
+        assert listed_by_call(messages, is_write) == _by_call(messages, is_write)
+
+
+@pytest.mark.parametrize("name", ["toolorchestra_retail_tau2_1trial.json", "aide_claude-sonnet-4-5_airline_tau2_1trial.json"])
+def test_the_record_reads_every_real_write_as_the_full_listing_does(name):
+    from tau2.data_model.simulation import SimulationRun
+
+    domain = "retail" if "retail" in name else "airline"
+    tools = write_tools(domain)
+    is_write = lambda tool: tool in tools  # noqa: E731
+    writes = 0
+    for raw in _raw_run(name)["simulations"]:
+        messages = SimulationRun.model_validate(raw).messages
+        listed = listed_by_call(messages, is_write)
+        assert listed == _by_call(messages, is_write), raw["task_id"]
+        writes += len(listed)
+    assert writes > 20
