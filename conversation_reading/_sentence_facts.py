@@ -15,6 +15,7 @@ from typing import Any
 from conversation_reading._bag_fees import bag_fee
 from conversation_reading._claims import _not_cancellable, _offered
 from conversation_reading._conversation_state import _State
+from conversation_reading._itinerary_figures import Itineraries
 from policy_model import (
     COMPENSATION_PER_PASSENGER,
     EXTRA_BAG_FEE,
@@ -113,11 +114,11 @@ class _Checker:
     """The policy model over what the conversation had read before one message."""
 
     def __init__(self, state: Callable[[], _State], text: str, flights_db: Any, written: bool = False,
-                 shared: dict[Any, set[float]] | None = None) -> None:
+                 shared: dict[Any, Any] | None = None) -> None:
         self._state_of, self.text, self.written, self._db = state, text, written, flights_db
         self.shared = shared if shared is not None else {}  # ``known`` by state, across one conversation's messages
         self._known: set[float] | None = None
-        self._itineraries: set[float] | None = None
+        self._itineraries: Itineraries | None = None
         self.stated: list[float] = []  # the figures of the message's true sentences so far
         self.bag_write: tuple[str, dict[str, Any]] | None = None  # the bag write the message's confirmation leads to
 
@@ -254,7 +255,7 @@ class _Checker:
             # an upgrade's cost no price of the flights gives (another flight's fare, say), of the one reservation
             # the message is about; not a figure the user said (a budget) or one the database gives
             if diff.verdict and _UPGRADE.search(sentence) and self.named_reservation(sentence) is res \
-                    and not _near(amount, self.known()) and not _near(amount, self.itineraries()) and not self.said(amount):
+                    and not _near(amount, self.known()) and not self.itinerary_figure(amount) and not self.said(amount):
                 return "cabin.difference", f"{costs}: no fare of its flights gives {amount:g}"
         return None
 
@@ -286,50 +287,20 @@ class _Checker:
         return (f"the fare difference is the new fares {new * n:g} against the fares paid {old * n:g}: "
                 f"{abs(new * n - old * n):g}; the payment of {paid:g} includes the travel insurance, which is no fare")
 
-    def itineraries(self) -> set[float]:
-        """The fares of new itineraries and their differences against each reservation read (the model's
-        ``fare_difference`` and ``booking_price`` over flights the conversation named, any subset of them with
-        any subset of the reservation's own flights, for each cabin, per passenger and for all of them, with
-        the insurance). Computed only for a figure the other figures do not give."""
-        if self._itineraries is not None:
-            return self._itineraries
-        said = self.state.said + "\n" + self.text
-        named = [n for n in dict.fromkeys(reversed(_FLIGHT_NO.findall(said))) if n in self.state.flights][:10]
-        # the same flights over the same records give the same figures: one computation per conversation
-        key = ("itineraries", tuple(named), id(self.state.flights), id(self.state.reservations))
-        cached = self.shared.get(key)
-        if cached is not None:
-            self._itineraries = cached
-            return cached
-        found: set[float] = set()
-        add = found.add
-        reservations = [*self.state.reservations.values(), *self.state.earlier] or [{}]
-        for cabin in ("basic_economy", "economy", "business"):
-            prices = [float(p) for n in named if isinstance(p := (self.state.flights[n].get("prices") or {}).get(cabin), int | float)]
-            sums = {0.0}
-            for price in prices:
-                sums |= {x + price for x in sums}
-            for res in reservations:
-                n = len(res.get("passengers") or []) or 1
-                paid = sum(float(p.get("amount", 0)) for p in res.get("payment_history") or [] if isinstance(p, dict))
-                found |= {x * n - paid for x in sums} | {abs(x * n - paid) for x in sums}
-                old = [float(f.get("price", 0)) for f in res.get("flights") or [] if isinstance(f, dict)]
-                kept = {0.0}
-                for price in old if res.get("cabin") == cabin else []:
-                    kept |= {x + price for x in kept}
-                total_old, insurance = sum(old), INSURANCE_PER_PASSENGER * n
-                for x in sums:  # the same figures as a set of seven per (x, k), added one by one
-                    add(x)
-                    add(x * n)
-                    add(x * n + insurance)
-                    for k in kept:
-                        diff = x + k - total_old
-                        add(diff)
-                        add(abs(diff))
-                        add(diff * n)
-                        add(abs(diff) * n)
-        self._itineraries = self.shared[key] = _cents(found)
-        return self._itineraries
+    def itinerary_figure(self, amount: float) -> bool:
+        """``amount`` is a fare of a new itinerary or its difference against a reservation read (``Itineraries``:
+        over the flights the conversation named, the last ten). Asked only of a figure the others do not give."""
+        if self._itineraries is None:
+            said = self.state.said + "\n" + self.text
+            named = [n for n in dict.fromkeys(reversed(_FLIGHT_NO.findall(said))) if n in self.state.flights][:10]
+            # the same flights over the same records give the same figures: one reckoning per conversation
+            key = ("itineraries", tuple(named), id(self.state.flights), id(self.state.reservations))
+            found = self.shared.get(key)
+            if found is None:
+                found = self.shared[key] = Itineraries(named, self.state.flights,
+                                                       [*self.state.reservations.values(), *self.state.earlier])
+            self._itineraries = found
+        return self._itineraries.holds(amount)
 
     def derive(self, amounts: Iterable[float]) -> None:
         """Figures a true sentence gave: later sentences of the message may multiply them by the passengers,

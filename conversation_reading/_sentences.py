@@ -109,7 +109,7 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
     gate = needs(decline)
     false_claims = {(c.message_index, c.excerpt[:60]): c.relied_on for c in claims if c.false}
     out: list[ConsequentialSentence] = []
-    shared: dict[Any, set[float]] = {}
+    shared: dict[Any, Any] = {}
     first_write = next((t.index for t in turns if any(is_write(c.name) for c in t.calls)), len(turns))
     acted_after = max((t.index for t in turns if any(is_write(c.name) or c.name == "transfer_to_human_agents"
                                                      for c in t.calls)), default=-1)
@@ -258,7 +258,7 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
             if typed is not None:
                 return "false", typed[0], typed[1]
         amounts = _amounts(sentence)
-        if _sums_up(sentence, checker) or all(_near(a, checker.known()) or _near(a, checker.itineraries())
+        if _sums_up(sentence, checker) or all(_near(a, checker.known()) or checker.itinerary_figure(a)
                                               for a in amounts):
             checker.derive(amounts)
             return "true", "figures", "each figure is one the database as read or the policy model gives"
