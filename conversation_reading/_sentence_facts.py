@@ -176,15 +176,7 @@ class _Checker:
                 balances.append(float(method["amount"]))
         found |= set(balances)
         for r in (*s.reservations.values(), *s.earlier):
-            found |= {float(p.get("amount", 0)) for p in r.get("payment_history") or [] if isinstance(p, dict)}
-            found |= {float(f.get("price", 0)) for f in r.get("flights") or [] if isinstance(f, dict)}
-            if self.policy is not None:
-                refund = self.policy.cancellation_refund(r)
-                found |= {refund.total, refund.fare, refund.insurance}
-                for cabin in ("basic_economy", "economy", "business"):
-                    diff = self.policy.fare_difference(r, cabin, self.policy.legs(r))
-                    if diff.verdict:
-                        found |= {diff.total, abs(diff.total), diff.per_passenger, abs(diff.per_passenger)}
+            found |= self._reservation_figures(r)
         for leg in s.flights.values():
             found |= {float(v) for v in (leg.get("prices") or {}).values() if isinstance(v, int | float)}
         # what is left to pay after one certificate and up to three gift cards (the payment limits)
@@ -200,6 +192,26 @@ class _Checker:
         found |= {sum(c) for k in range(2, len(balances) + 1) for c in combinations(balances, k)} if len(balances) <= 8 else set()
         self._known = self.shared[key] = _cents(found)
         return self._known
+
+    def _reservation_figures(self, r: dict[str, Any]) -> set[float]:
+        """A reservation's own figures: its payments, its fares, its refund and its fare differences to each cabin.
+        They depend on the record alone (the model's prices are the domain's, its "now" the conversation's): one
+        computation per record read, whichever states hold it."""
+        key = ("reservation", id(r), self.policy is not None)
+        held = self.shared.get(key)
+        if held is not None and held[0] is r:  # the record itself is held: its id is not another's
+            return held[1]
+        found = {float(p.get("amount", 0)) for p in r.get("payment_history") or [] if isinstance(p, dict)}
+        found |= {float(f.get("price", 0)) for f in r.get("flights") or [] if isinstance(f, dict)}
+        if self.policy is not None:
+            refund = self.policy.cancellation_refund(r)
+            found |= {refund.total, refund.fare, refund.insurance}
+            for cabin in ("basic_economy", "economy", "business"):
+                diff = self.policy.fare_difference(r, cabin, self.policy.legs(r))
+                if diff.verdict:
+                    found |= {diff.total, abs(diff.total), diff.per_passenger, abs(diff.per_passenger)}
+        self.shared[key] = (r, found)
+        return found
 
     def plan(self) -> tuple[str, str] | None:
         """A payment plan in the message using more certificates or gift cards than one reservation may."""
