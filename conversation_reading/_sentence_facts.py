@@ -119,6 +119,8 @@ class _Checker:
         self.shared = shared if shared is not None else {}  # ``known`` by state, across one conversation's messages
         self._known: set[float] | None = None
         self._itineraries: Itineraries | None = None
+        self._plan: tuple[str, str] | None = None
+        self._plan_read = False
         self.stated: list[float] = []  # the figures of the message's true sentences so far
         self.bag_write: tuple[str, dict[str, Any]] | None = None  # the bag write the message's confirmation leads to
 
@@ -214,7 +216,13 @@ class _Checker:
         return found
 
     def plan(self) -> tuple[str, str] | None:
-        """A payment plan in the message using more certificates or gift cards than one reservation may."""
+        """A payment plan in the message using more certificates or gift cards than one reservation may (read once
+        a message: it reads the message's text alone)."""
+        if not self._plan_read:
+            self._plan, self._plan_read = self._read_plan(), True
+        return self._plan
+
+    def _read_plan(self) -> tuple[str, str] | None:
         if _ALTERNATIVE.search(" ".join(line for line in self.text.splitlines() if "certificate_" in line)):
             return None
         if not _PLAN.search(self.text):

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from conversation_reading._bag_fees import stated_free
+from conversation_reading._bag_fees import _FREE, stated_free
 from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
-from conversation_reading._gate import gateable, holds, may_match, needs
+from conversation_reading._gate import gateable, holds, holds_any, may_match, needs
 from conversation_reading._invented_policy import insurance_waiver
 from conversation_reading._invented_policy import invented as invented_policy
 from conversation_reading._record import Claim, ConsequentialSentence, Write
@@ -74,6 +74,8 @@ def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], declin
 
     if sentence.rstrip().endswith("?"):
         return "confirmation_request" if says(_CONFIRM) else ("offer" if says(_OFFER) else "question")
+    if gated and not holds_any(_STATEMENT_WORDS)(lowered):
+        return None  # no word any kind below needs (most sentences): one gate for them all
     if says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL) or says(_REFUND)):
         return "promise"
     if says(_OFFER) and (says(_CANCEL) or says(_CABIN) or says(_FLIGHTS) or says(_COMPENSATION)):
@@ -85,6 +87,11 @@ def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], declin
     if stated_free(sentence) or ("from" in lowered or "origin" in lowered) and _ROUTE.search(sentence):
         return "fact_claim"  # a bag fee of nothing, in words; a reservation's route
     return None
+
+
+# every pattern the kinds of a statement (no question) read, down to the last: one of them can match only where the
+# gate of one holds (``stated_free`` needs ``_FREE``)
+_STATEMENT_WORDS = (_PROMISE, _OFFER, _RULE, _CONFIRM, _FREE, _ROUTE)
 
 
 # a sentence saying the act may not be done ("none of the conditions apply", "neither ... nor"), not "without a fee"
@@ -110,6 +117,7 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
     false_claims = {(c.message_index, c.excerpt[:60]): c.relied_on for c in claims if c.false}
     out: list[ConsequentialSentence] = []
     shared: dict[Any, Any] = {}
+    replies: dict[int, bool] = {}  # whether the user's message at an index agrees: the messages before it ask alike
     first_write = next((t.index for t in turns if any(is_write(c.name) for c in t.calls)), len(turns))
     acted_after = max((t.index for t in turns if any(is_write(c.name) or c.name == "transfer_to_human_agents"
                                                      for c in t.calls)), default=-1)
@@ -119,7 +127,7 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
         checker: _Checker | None = None
         relied = _relied(turns, t.index, decisions, is_write)
         # the user's next message says yes to it: a false sentence there is one the user went on with
-        agreed = not relied and _agreed(turns, t.index)
+        agreed = not relied and _agreed(turns, t.index, replies)
         asked = relied or agreed or _asked_to_confirm(turns, t.index)
         if not (asked or _worth_reading(t.text, acted_after > t.index)):
             continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
@@ -161,9 +169,14 @@ def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
     return tool is not None and any(c.name == tool for t in turns[index:] for c in t.calls)
 
 
-def _agreed(turns: list[Turn], index: int) -> bool:
+def _agreed(turns: list[Turn], index: int, replies: dict[int, bool]) -> bool:
+    """The user's next message says yes (``replies``: the answer by the reply's index, one conversation's)."""
     reply = next((t for t in turns[index + 1 :] if t.role == "user" and t.text.strip()), None)
-    return reply is not None and agrees(reply.text)
+    if reply is None:
+        return False
+    if reply.index not in replies:
+        replies[reply.index] = agrees(reply.text)
+    return replies[reply.index]
 
 
 _CONFIRM_ASKED = re.compile(r"\b(?:confirm|is (?:that|this|it) (?:right|correct|true)|be honou?red|am I right)\b[^?]*\?",
@@ -245,8 +258,8 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
         typed = checker.typed_figure(sentence, 0.0)
         if typed is not None and typed[0].startswith("bags."):
             return "false", typed[0], typed[1]
-    route = route_claim(checker.policy, sentence) if checker.policy and ("from" in sentence or "origin" in sentence) \
-        else None
+    route = route_claim(checker.policy, sentence) if ("from" in sentence or "origin" in sentence) and checker.policy \
+        else None  # the words first: the policy reads the state, built only for a sentence that needs it
     if route is not None:  # a route said of a reservation, against the database: invented where never read
         return "false", route[0], route[1]
     if kind == "fact_claim":
