@@ -312,7 +312,7 @@ class _Checker:
         over the flights the conversation named, the last ten). Asked only of a figure the others do not give."""
         if self._itineraries is None:
             said = self.state.said + "\n" + self.text
-            named = [n for n in dict.fromkeys(reversed(_FLIGHT_NO.findall(said))) if n in self.state.flights][:10]
+            named = [n for n in dict.fromkeys(reversed(self._flight_numbers(said))) if n in self.state.flights][:10]
             # the same flights over the same records give the same figures: one reckoning per conversation
             key = ("itineraries", tuple(named), id(self.state.flights), id(self.state.reservations))
             found = self.shared.get(key)
@@ -321,6 +321,17 @@ class _Checker:
                                                        [*self.state.reservations.values(), *self.state.earlier])
             self._itineraries = found
         return self._itineraries.holds(amount)
+
+    def _flight_numbers(self, said: str) -> list[str]:
+        """The flight numbers ``said`` names, in order. What was said grows message by message: the numbers of
+        what an earlier message's check read, and of the rest (past a line break, where no number is cut)."""
+        before, numbers = self.shared.get("flight numbers said", ("", []))
+        if before and said.startswith(before) and said[len(before) : len(before) + 1] in ("", "\n"):
+            numbers = numbers + _FLIGHT_NO.findall(said, len(before))
+        else:
+            numbers = _FLIGHT_NO.findall(said)
+        self.shared["flight numbers said"] = (said, numbers)
+        return numbers
 
     def derive(self, amounts: Iterable[float]) -> None:
         """Figures a true sentence gave: later sentences of the message may multiply them by the passengers,
