@@ -16,10 +16,9 @@ from conversation_reading._bag_fees import bag_fee
 from conversation_reading._claims import _not_cancellable, _offered
 from conversation_reading._conversation_state import _State
 from conversation_reading._itinerary_figures import Itineraries
+from conversation_reading._known_figures import KnownFigures, _cents
 from policy_model import (
     COMPENSATION_PER_PASSENGER,
-    EXTRA_BAG_FEE,
-    INSURANCE_PER_PASSENGER,
     PAYMENT_LIMITS,
     AirlinePolicy,
 )
@@ -106,10 +105,6 @@ def _near(x: float, values: Iterable[float]) -> bool:
     return any(abs(x - v) < 0.01 for v in values)
 
 
-def _cents(values: Iterable[float]) -> set[float]:
-    return {round(v, 2) for v in values}
-
-
 class _Checker:
     """The policy model over what the conversation had read before one message."""
 
@@ -117,7 +112,7 @@ class _Checker:
                  shared: dict[Any, Any] | None = None) -> None:
         self._state_of, self.text, self.written, self._db = state, text, written, flights_db
         self.shared = shared if shared is not None else {}  # ``known`` by state, across one conversation's messages
-        self._known: set[float] | None = None
+        self._known: KnownFigures | None = None
         self._itineraries: Itineraries | None = None
         self._plan: tuple[str, str] | None = None
         self._plan_read = False
@@ -154,66 +149,20 @@ class _Checker:
         return next(iter(self.state.reservations.values())) if len(self.state.reservations) == 1 else None
 
     # --- figures ------------------------------------------------------------------------------------------
-    def known(self) -> set[float]:
-        """Every figure the database as read gives, and the model's figures over it: fares (per passenger and
-        for all passengers, any subset of the flights named), fare differences, refunds, balances, and the
-        fixed fees (bags, insurance, compensation) per passenger."""
-        if self._known is not None:
-            return self._known
-        s = self.state
-        # the same records as read give the same figures: one computation per state of the database as read
-        key = (id(s.user), id(s.reservations), id(s.flights))  # shared until a tool result changes them
-        cached = self.shared.get(key)
-        if cached is not None:
-            self._known = cached
-            return cached
-        found: set[float] = set()
-        passengers = {len(r.get("passengers") or []) for r in s.reservations.values()} | {1}
-        most = max(passengers) if passengers else 1
-        for n in range(1, max(most, 1) + 6):
-            found |= {EXTRA_BAG_FEE * n, INSURANCE_PER_PASSENGER * n, *(v * n for v in COMPENSATION_PER_PASSENGER.values())}
-        balances = []
-        for method in ((s.user or {}).get("payment_methods") or {}).values():
-            if isinstance(method, dict) and isinstance(method.get("amount"), int | float):
-                balances.append(float(method["amount"]))
-        found |= set(balances)
-        for r in (*s.reservations.values(), *s.earlier):
-            found |= self._reservation_figures(r)
-        for leg in s.flights.values():
-            found |= {float(v) for v in (leg.get("prices") or {}).values() if isinstance(v, int | float)}
-        # what is left to pay after one certificate and up to three gift cards (the payment limits)
-        top = sorted(found)[-100:]
-        certificates = [float(m["amount"]) for m in ((s.user or {}).get("payment_methods") or {}).values()
-                        if isinstance(m, dict) and m.get("source") == "certificate" and isinstance(m.get("amount"), int | float)]
-        cards = [float(m["amount"]) for m in ((s.user or {}).get("payment_methods") or {}).values()
-                 if isinstance(m, dict) and m.get("source") == "gift_card" and isinstance(m.get("amount"), int | float)]
-        applied = {0.0, *certificates}
-        for k in range(1, min(len(cards), PAYMENT_LIMITS["gift_card"]) + 1):
-            applied |= {a + sum(c) for a in list(applied) for c in combinations(cards, k)}
-        found |= {t - a for t in top for a in applied if t - a > 0}
-        found |= {sum(c) for k in range(2, len(balances) + 1) for c in combinations(balances, k)} if len(balances) <= 8 else set()
-        self._known = self.shared[key] = _cents(found)
-        return self._known
+    def known(self, amount: float) -> bool:
+        """``amount`` is, to the cent, a figure the database as read gives or the model's over it (``KnownFigures``:
+        fares, fare differences, refunds, balances, the fixed fees per passenger), or one a true sentence gave."""
+        return amount in self.known_figures()
 
-    def _reservation_figures(self, r: dict[str, Any]) -> set[float]:
-        """A reservation's own figures: its payments, its fares, its refund and its fare differences to each cabin.
-        They depend on the record alone (the model's prices are the domain's, its "now" the conversation's): one
-        computation per record read, whichever states hold it."""
-        key = ("reservation", id(r), self.policy is not None)
-        held = self.shared.get(key)
-        if held is not None and held[0] is r:  # the record itself is held: its id is not another's
-            return held[1]
-        found = {float(p.get("amount", 0)) for p in r.get("payment_history") or [] if isinstance(p, dict)}
-        found |= {float(f.get("price", 0)) for f in r.get("flights") or [] if isinstance(f, dict)}
-        if self.policy is not None:
-            refund = self.policy.cancellation_refund(r)
-            found |= {refund.total, refund.fare, refund.insurance}
-            for cabin in ("basic_economy", "economy", "business"):
-                diff = self.policy.fare_difference(r, cabin, self.policy.legs(r))
-                if diff.verdict:
-                    found |= {diff.total, abs(diff.total), diff.per_passenger, abs(diff.per_passenger)}
-        self.shared[key] = (r, found)
-        return found
+    def known_figures(self) -> KnownFigures:
+        if self._known is None:
+            s = self.state
+            # the same records as read give the same figures: one reckoning per state of the database as read
+            key = (id(s.user), id(s.reservations), id(s.flights))  # shared until a tool result changes them
+            self._known = self.shared.get(key)
+            if self._known is None:
+                self._known = self.shared[key] = KnownFigures(s, self.policy, self.shared)
+        return self._known
 
     def plan(self) -> tuple[str, str] | None:
         """A payment plan in the message using more certificates or gift cards than one reservation may (read once
@@ -252,7 +201,7 @@ class _Checker:
         if _REFUND.search(sentence) and _CANCEL.search(sentence) and not _COMPENSATION.search(sentence):
             refund = self.policy.cancellation_refund(res)
             allowed = {refund.total, *(-t.amount for t in refund.transfers)}
-            if refund.verdict and refund.total > 0 and not _near(amount, allowed) and not _near(amount, self.known()):
+            if refund.verdict and refund.total > 0 and not _near(amount, allowed) and not self.known(amount):
                 return ("cancel.refund", f"cancelling {res.get('reservation_id')} refunds {refund.total:g} (its whole payment "
                         "history, insurance included)")
         if _COMPENSATION_CONTEXT.search(sentence) and not _REFUND.search(sentence) and n:
@@ -275,7 +224,7 @@ class _Checker:
             # an upgrade's cost no price of the flights gives (another flight's fare, say), of the one reservation
             # the message is about; not a figure the user said (a budget) or one the database gives
             if diff.verdict and _UPGRADE.search(sentence) and self.named_reservation(sentence) is res \
-                    and not _near(amount, self.known()) and not self.itinerary_figure(amount) and not self.said(amount):
+                    and not self.known(amount) and not self.itinerary_figure(amount) and not self.said(amount):
                 return "cabin.difference", f"{costs}: no fare of its flights gives {amount:g}"
         return None
 
@@ -290,7 +239,7 @@ class _Checker:
         n = len(res.get("passengers") or []) or 1
         old = sum(float(f.get("price", 0)) for f in res.get("flights") or [] if isinstance(f, dict))
         paid = sum(float(p.get("amount", 0)) for p in res.get("payment_history") or [] if isinstance(p, dict))
-        if abs(paid - old * n) < 0.01 or _near(amount, self.known()):
+        if abs(paid - old * n) < 0.01 or self.known(amount):
             return None  # the payment is the fares: nothing to tell apart
         said = self.state.said + "\n" + self.text
         named = [f for f in dict.fromkeys(_FLIGHT_NO.findall(said)) if f in self.state.flights][:10]
@@ -336,7 +285,7 @@ class _Checker:
     def derive(self, amounts: Iterable[float]) -> None:
         """Figures a true sentence gave: later sentences of the message may multiply them by the passengers,
         subtract what was paid, or add them up."""
-        known = self.known()
+        known = self.known_figures().derived
         passengers = {len(r.get("passengers") or []) for r in self.state.reservations.values()} | {1}
         for a in amounts:
             known |= _cents(a * n for n in passengers)
@@ -391,7 +340,7 @@ def _sums_up(sentence: str, checker: _Checker) -> bool:
             total = total + x if op == "+" else total - x if op in "-\u2212" else total * x
         if not _near(total, {float(result.strip(" *$").replace(",", ""))}):
             return False
-        if not all(_near(x, checker.known()) or x < 10 for x in numbers):
+        if not all(checker.known(x) or x < 10 for x in numbers):
             return False
         found = True
     return found

@@ -46,7 +46,6 @@ from conversation_reading._sentence_facts import (
     _RULE,
     _amounts,
     _Checker,
-    _near,
     _sums_up,
 )
 from conversation_reading._units import split_sentences
@@ -271,7 +270,7 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
             if typed is not None:
                 return "false", typed[0], typed[1]
         amounts = _amounts(sentence)
-        if _sums_up(sentence, checker) or all(_near(a, checker.known()) or checker.itinerary_figure(a)
+        if _sums_up(sentence, checker) or all(checker.known(a) or checker.itinerary_figure(a)
                                               for a in amounts):
             checker.derive(amounts)
             return "true", "figures", "each figure is one the database as read or the policy model gives"
