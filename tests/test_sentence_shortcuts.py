@@ -98,3 +98,34 @@ def test_the_flight_numbers_said_read_on_are_those_read_from_the_start(tail):
     assert checker._flight_numbers(longer) == _FLIGHT_NO.findall(longer)
     other = "\nHAT999 only"  # no longer what was read before: read from the start
     assert checker._flight_numbers(other) == ["HAT999"]
+
+
+def test_a_known_figure_reckoned_plain_first_is_one_of_every_figure():
+    from tau2.data_model.simulation import Results
+
+    from conversation_reading._conversation_state import _states
+    from conversation_reading._evidence import read_turns
+    from conversation_reading._known_figures import KnownFigures, _cents
+    from policy_model import AirlinePolicy
+
+    results = Results.model_validate_json(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text())
+    rng = random.Random(47)
+    answers = {"plain": 0, "model": 0, "none": 0}
+    for sim in results.simulations[:25]:
+        messages = list(sim.messages)
+        states = _states(read_turns(messages), messages, "airline")
+        for state in {id(s.reservations): s for s in states}.values():  # one state of each set of records read
+            policy = AirlinePolicy(domain_db("airline"), state.now)
+            known = KnownFigures(state, policy, {})
+            reference = KnownFigures(state, policy, {})
+            reference._records = reference._plain_figures()
+            plain, every = _cents(reference._records), _cents(reference._every_figure())
+            assert plain <= every
+            amounts = [*rng.sample(sorted(every), min(60, len(every))), *(rng.uniform(0, 3000) for _ in range(40))]
+            for amount in amounts:
+                answer = amount in known
+                assert answer == (round(amount, 2) in every), amount
+                answers["plain" if round(amount, 2) in plain else "model" if answer else "none"] += 1
+            known.derived.add(12345.67)  # a figure a true sentence gave
+            assert 12345.67 in known and 12345.671 in known and 12345.68 not in known
+    assert min(answers.values()) > 50, answers
