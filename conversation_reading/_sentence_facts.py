@@ -67,20 +67,25 @@ _USES = re.compile(r"\b(?:use|using|apply|applied|applying|charg\w*|pay(?:ing)? 
 _HELD = re.compile(r"\b(?:have|has|available|on file|in your (?:profile|account)|balances?)\b", re.IGNORECASE)
 
 
-def _planned(text: str, ids: re.Pattern[str]) -> set[str]:
-    """The ids of ``text`` a payment plan uses: named in a sentence that pays with them, or listed under one (a
-    table's or a list's rows take the cue of the last sentence before them that has one); a sentence or list
-    of what the user holds ("You have two certificates available:") plans nothing. No cue at all: a plan."""
-    used: set[str] = set()
+_CLAUSE_END = re.compile(r"(?<=[.!?:])\s+")
+
+
+def _planned(text: str, kinds: tuple[re.Pattern[str], ...]) -> list[set[str]]:
+    """The ids of each of ``kinds`` in ``text`` a payment plan uses: named in a sentence that pays with them, or
+    listed under one (a table's or a list's rows take the cue of the last sentence before them that has one); a
+    sentence or list of what the user holds ("You have two certificates available:") plans nothing. No cue at
+    all: a plan. (Every kind in one reading of the text.)"""
+    used: list[set[str]] = [set() for _ in kinds]
     cue = True
     for line in text.splitlines():
-        for sentence in re.split(r"(?<=[.!?:])\s+", line):
+        for sentence in _CLAUSE_END.split(line):
             if _USES.search(sentence):
                 cue = True
             elif _HELD.search(sentence):
                 cue = False
             if cue:
-                used |= set(ids.findall(sentence))
+                for found, ids in zip(used, kinds, strict=True):
+                    found |= set(ids.findall(sentence))
     return used
 _CABINS = {"business": re.compile(r"\bbusiness\b", re.I), "economy": re.compile(r"(?<!basic )\beconomy\b", re.I),
            "basic_economy": re.compile(r"\bbasic[\s-]*economy\b", re.I)}
@@ -116,6 +121,7 @@ class _Checker:
         self._itineraries: Itineraries | None = None
         self._plan: tuple[str, str] | None = None
         self._plan_read = False
+        self._verdicts: dict[tuple[str, int], tuple[dict[str, Any], tuple[str, str, str] | None]] = {}
         self.stated: list[float] = []  # the figures of the message's true sentences so far
         self.bag_write: tuple[str, dict[str, Any]] | None = None  # the bag write the message's confirmation leads to
 
@@ -176,8 +182,8 @@ class _Checker:
             return None
         if not _PLAN.search(self.text):
             return None  # balances listed, no payment planned
-        for pattern, source in ((_CERTIFICATE_ID, "certificate"), (_GIFT_CARD_ID, "gift_card")):
-            ids = _planned(self.text, pattern)
+        planned = _planned(self.text, (_CERTIFICATE_ID, _GIFT_CARD_ID))
+        for ids, source in zip(planned, ("certificate", "gift_card"), strict=True):
             if len(ids) > PAYMENT_LIMITS[source] and _MONEY.search(self.text):
                 return (source, f"the plan uses {len(ids)} {source.replace('_', ' ')}s ({', '.join(sorted(ids))}); "
                         f"the policy allows at most {PAYMENT_LIMITS[source]} per reservation")
@@ -308,22 +314,33 @@ class _Checker:
         res = self.named_reservation(sentence) if named else self.reservation(sentence)
         if self.policy is None or res is None:
             return None
+        held = self._verdicts.get((topic, id(res)))
+        if held is None or held[0] is not res:  # the record itself is held: its id is not another's
+            held = self._verdicts[(topic, id(res))] = (res, self._verdict(self.policy, topic, res))
+        if held[1] is None:
+            return None
+        clause, why, outcome = held[1]
+        if outcome == "forbidden":
+            return clause, why, negative
+        if outcome == "allowed" and not negative:
+            return clause, why, True
+        return None
+
+    def _verdict(self, policy: AirlinePolicy, topic: str, res: dict[str, Any]) -> tuple[str, str, str] | None:
+        """(clause, why, outcome) of the model on ``topic`` for ``res`` over the state read (one per message and
+        record: the message's sentences ask it alike)."""
         if topic == "cancel":
             forbidden = _not_cancellable(res, self.state)
             if forbidden is not None:
-                return self.policy.may_cancel(res).clause.id, forbidden, negative
-            verdict = self.policy.may_cancel(res)
+                return policy.may_cancel(res).clause.id, forbidden, "forbidden"
+            verdict = policy.may_cancel(res)
         elif topic == "cabin":
-            verdict = self.policy.may_change_cabin(res)
+            verdict = policy.may_change_cabin(res)
         elif topic == "flights":
-            verdict = self.policy.may_change_flights(res)
+            verdict = policy.may_change_flights(res)
         else:
             return None
-        if verdict.outcome == "forbidden":
-            return verdict.clause.id, verdict.why, negative
-        if verdict.outcome == "allowed" and not negative:
-            return verdict.clause.id, verdict.why, True
-        return None
+        return verdict.clause.id, verdict.why, verdict.outcome
 
 
 def _sums_up(sentence: str, checker: _Checker) -> bool:
