@@ -23,8 +23,7 @@ from conversation_reading._bag_fees import _FREE, stated_free
 from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import gateable, holds, holds_any, may_match, needs
-from conversation_reading._invented_policy import insurance_waiver
-from conversation_reading._invented_policy import invented as invented_policy
+from conversation_reading._invented_policy import invention
 from conversation_reading._record import Claim, ConsequentialSentence, Write
 from conversation_reading._replies import agrees
 from conversation_reading._route_claims import ROUTE as _ROUTE
@@ -238,7 +237,7 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
     """The sentence's verdict. ``figures``: check its figures against every figure the model gives (the costly
     part: done where the user's decision followed the message; elsewhere a figure is left unchecked, which no
     credit reads)."""
-    invented = invented_policy(sentence) or insurance_waiver(sentence)
+    invented = invention(sentence)
     if invented is not None and not (_HEDGED.search(sentence) and kind == "decline"):
         return "false", invented[0], invented[1]
     plan = checker.plan() if (("certificate_" in sentence and _CERTIFICATE_ID.search(sentence))

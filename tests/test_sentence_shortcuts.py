@@ -129,3 +129,17 @@ def test_a_known_figure_reckoned_plain_first_is_one_of_every_figure():
             known.derived.add(12345.67)  # a figure a true sentence gave
             assert 12345.67 in known and 12345.671 in known and 12345.68 not in known
     assert min(answers.values()) > 50, answers
+
+
+def test_invention_behind_its_gate_answers_as_its_finders():
+    from conversation_reading._invented_policy import insurance_waiver, invented, invention
+
+    sentences = [s for s, _ in _agent_sentences()]
+    sentences += ["A supervisor may be able to make an exception for you.",
+                  "Our loyalty team can upgrade your membership status to gold.",
+                  "As a gold member you get $100 in compensation, for gold members only.",
+                  "Your travel insurance will waive the change fees for this flight.",
+                  "I cannot make an exception to the policy."]
+    answers = [invention(s) for s in sentences]
+    assert answers == [invented(s) or insurance_waiver(s) for s in sentences]
+    assert sum(a is not None for a in answers) >= 4
