@@ -25,7 +25,7 @@ from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import gateable, holds, holds_any, may_match, needs
 from conversation_reading._invented_policy import invention
 from conversation_reading._record import Claim, ConsequentialSentence, Write
-from conversation_reading._replies import agrees
+from conversation_reading._replies import agrees, may_agree
 from conversation_reading._route_claims import ROUTE as _ROUTE
 from conversation_reading._route_claims import route_claim
 from conversation_reading._sentence_facts import (
@@ -173,7 +173,7 @@ def _agreed(turns: list[Turn], index: int, replies: dict[int, bool]) -> bool:
     if reply is None:
         return False
     if reply.index not in replies:
-        replies[reply.index] = agrees(reply.text)
+        replies[reply.index] = may_agree(reply.text) and agrees(reply.text)  # the gate first: a third hold no yes
     return replies[reply.index]
 
 

@@ -143,3 +143,15 @@ def test_invention_behind_its_gate_answers_as_its_finders():
     answers = [invention(s) for s in sentences]
     assert answers == [invented(s) or insurance_waiver(s) for s in sentences]
     assert sum(a is not None for a in answers) >= 4
+
+
+def test_a_reply_the_agreement_gate_rules_out_does_not_agree():
+    from conversation_reading._replies import agrees, may_agree
+
+    raw = json.loads(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text(encoding="utf-8"))
+    replies = [m["content"] for sim in raw["simulations"] for m in sim["messages"]
+               if m.get("role") == "user" and isinstance(m.get("content"), str)]
+    replies += ["Yes, please go ahead.", "No, don't do that.", "OK", "Hmm, what are my options?"]
+    gated = [may_agree(r) for r in replies]
+    assert all(may for may, r in zip(gated, replies, strict=True) if agrees(r))  # a necessary condition
+    assert gated.count(False) > len(replies) / 5 and any(agrees(r) for r in replies)
