@@ -121,6 +121,7 @@ class _Checker:
         self._itineraries: Itineraries | None = None
         self._plan: tuple[str, str] | None = None
         self._plan_read = False
+        self._about: dict[str, dict[str, Any] | None] = {}
         self._verdicts: dict[tuple[str, int], tuple[dict[str, Any], tuple[str, str, str] | None]] = {}
         self.stated: list[float] = []  # the figures of the message's true sentences so far
         self.bag_write: tuple[str, dict[str, Any]] | None = None  # the bag write the message's confirmation leads to
@@ -141,7 +142,11 @@ class _Checker:
         return _status(self.state, number, date)
 
     def reservation(self, sentence: str) -> dict[str, Any] | None:
-        return _offered(sentence, self.text, self.state)
+        """The reservation the sentence is about (``_offered``: by the sentence and its message, over the state;
+        asked once a sentence, whichever checks ask it)."""
+        if sentence not in self._about:
+            self._about[sentence] = _offered(sentence, self.text, self.state)
+        return self._about[sentence]
 
     def named_reservation(self, sentence: str) -> dict[str, Any] | None:
         """The reservation a statement of a rule is about: the one the sentence names, else the one its message
@@ -198,12 +203,12 @@ class _Checker:
                           named[0] if len(named) == 1 and not self.written else None)
             if fee is not None:
                 return fee
+        if self.written:
+            return None  # a write since the records were read: the figures may be of the records as changed
         res = self.reservation(sentence)
         if self.policy is None or res is None:
             return None
         n = len(res.get("passengers") or [])
-        if self.written:
-            return None  # a write since the records were read: the figures may be of the records as changed
         if _REFUND.search(sentence) and _CANCEL.search(sentence) and not _COMPENSATION.search(sentence):
             refund = self.policy.cancellation_refund(res)
             allowed = {refund.total, *(-t.amount for t in refund.transfers)}
