@@ -322,6 +322,9 @@ def _topic(text: str) -> str | None:
 
 
 def _words(text: str, markers: re.Pattern[str]) -> bool:
+    """A word of ``text`` is one of ``markers`` whole (the gate first: a marker's words are then in the text)."""
+    if not may_match(markers, text.lower(), gateable(text)):
+        return False
     return any(markers.fullmatch(w.strip(".,:;!?\"'*()").lower()) for w in text.split())
 
 

@@ -1,7 +1,9 @@
 """The consequential sentences' speed-ups (#47) answer as what they replace: an itinerary figure asked one amount
-at a time (``_itinerary_figures.Itineraries.holds``) as membership in every figure listed, a statement's one gate
-(``_sentences._STATEMENT_WORDS``) and ``stated_free``'s bag gate as the scans behind them, and the flight numbers
-said, read on from an earlier message's, as a reading from the conversation's start."""
+at a time (``_itinerary_figures.Itineraries.holds``) as membership in every figure listed, a known figure reckoned
+plain first (``_known_figures``) as membership in them all, a statement's one gate (``_sentences._STATEMENT_WORDS``),
+``stated_free``'s bag gate, the hypothetical markers' gate, invented policy's gate and a reply's agreement gate as
+the scans behind them, and the flight numbers said, read on from an earlier message's, as a reading from the
+conversation's start."""
 
 from __future__ import annotations
 
@@ -80,10 +82,14 @@ def test_a_statements_one_gate_and_the_bag_gate_answer_as_the_scans(monkeypatch)
     assert len(sentences) > 1000
     gated = [_sentences._kind(s, decline, gate, declines) for s, declines in sentences]
     free = [_bag_fees.stated_free(s) for s, _ in sentences]
+    hypothetical = [_sentences._words(s, vocabulary().hypothetical) for s, _ in sentences]
     monkeypatch.setattr(_sentences, "holds_any", lambda patterns: lambda lowered: True)
+    monkeypatch.setattr(_sentences, "may_match", lambda pattern, lowered, gated: True)
     monkeypatch.setattr(_bag_fees, "may_match", lambda pattern, lowered, gated: True)
     assert [_sentences._kind(s, decline, gate, declines) for s, declines in sentences] == gated
     assert [_bag_fees.stated_free(s) for s, _ in sentences] == free
+    assert [_sentences._words(s, vocabulary().hypothetical) for s, _ in sentences] == hypothetical
+    assert 0 < hypothetical.count(True) < len(sentences) / 2
     # the gate rules most sentences out, and what it lets through still takes each kind
     assert {None, "fact_claim", "rule_claim", "offer", "promise", "confirmation_request"} <= set(gated)
     assert gated.count(None) > len(gated) / 3
