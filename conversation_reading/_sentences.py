@@ -285,14 +285,14 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
             return "read_elsewhere", "", f"the record's {kind}s read it"
         if act is not None:
             topic = _topic(act.group(1))
-            negative = negated(sentence, act.start(1)) or bool(vocabulary().decline.search(sentence))
+            negative = negated(sentence, act.start(1)) or _declines(sentence)
         else:
             topic = _topic(sentence)
             if _words(sentence, vocabulary().hypothetical) or _CONDITIONS.search(sentence):
                 return "read_elsewhere", "", "a conditional statement of the rule, about no record"
             # "since none of the flights has flown, it is possible to ...", "... as long as none has flown" say yes
             main = _PROVISO.sub("", _REASON.sub("", sentence))
-            negative = kind == "decline" or bool(vocabulary().decline.search(main)) or bool(_DENIES.search(main))
+            negative = kind == "decline" or _declines(main) or bool(_DENIES.search(main))
             if not negative and not _POSSIBLE.search(sentence):
                 topic = None  # neither says it may nor that it may not ("I must adhere to the cancellation policy")
         ruled = checker.rule(topic, sentence, negative, named=act is None) if topic else None
@@ -308,6 +308,12 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
 _ACT = re.compile(r"\b(?:I|we)(?:'ll| will| can| could| would be happy to| am able to| are able to| may)\s+(?:\w+\s+){0,2}?"
                   r"(cancel\w*|chang\w*|modif\w*|upgrad\w*|rebook\w*|switch\w*|mov\w*|transfer\w*|issu\w*|send\w*|"
                   r"refund\w*|add\w*|book\w*|escalat\w*|process\w*)", re.IGNORECASE)
+
+
+def _declines(text: str) -> bool:
+    """The catalog's decline matches ``text`` (its gate first: most sentences hold none of its words)."""
+    decline = vocabulary().decline
+    return may_match(decline, text.lower(), gateable(text)) and decline.search(text) is not None
 
 
 def _topic(text: str) -> str | None:

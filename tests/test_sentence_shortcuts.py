@@ -83,6 +83,7 @@ def test_a_statements_one_gate_and_the_bag_gate_answer_as_the_scans(monkeypatch)
     gated = [_sentences._kind(s, decline, gate, declines) for s, declines in sentences]
     free = [_bag_fees.stated_free(s) for s, _ in sentences]
     hypothetical = [_sentences._words(s, vocabulary().hypothetical) for s, _ in sentences]
+    declining = [_sentences._declines(s) for s, _ in sentences]
     monkeypatch.setattr(_sentences, "holds_any", lambda patterns: lambda lowered: True)
     monkeypatch.setattr(_sentences, "may_match", lambda pattern, lowered, gated: True)
     monkeypatch.setattr(_bag_fees, "may_match", lambda pattern, lowered, gated: True)
@@ -90,6 +91,7 @@ def test_a_statements_one_gate_and_the_bag_gate_answer_as_the_scans(monkeypatch)
     assert [_bag_fees.stated_free(s) for s, _ in sentences] == free
     assert [_sentences._words(s, vocabulary().hypothetical) for s, _ in sentences] == hypothetical
     assert 0 < hypothetical.count(True) < len(sentences) / 2
+    assert [_sentences._declines(s) for s, _ in sentences] == declining and 0 < declining.count(True)
     # the gate rules most sentences out, and what it lets through still takes each kind
     assert {None, "fact_claim", "rule_claim", "offer", "promise", "confirmation_request"} <= set(gated)
     assert gated.count(None) > len(gated) / 3
