@@ -163,3 +163,18 @@ def test_a_reply_the_agreement_gate_rules_out_does_not_agree():
     gated = [may_agree(r) for r in replies]
     assert all(may for may, r in zip(gated, replies, strict=True) if agrees(r))  # a necessary condition
     assert gated.count(False) > len(replies) / 5 and any(agrees(r) for r in replies)
+
+
+def test_the_states_parse_only_the_tool_results_they_read(monkeypatch):
+    from tau2.data_model.simulation import Results
+
+    from conversation_reading import _conversation_state
+    from conversation_reading._evidence import read_turns
+
+    results = Results.model_validate_json(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text())
+    conversations = [(read_turns(list(sim.messages)), list(sim.messages)) for sim in results.simulations[:30]]
+    gated = [_conversation_state._states(turns, messages, "airline") for turns, messages in conversations]
+    monkeypatch.setattr(_conversation_state, "_read_by_state", lambda name: True)
+    every = [_conversation_state._states(turns, messages, "airline") for turns, messages in conversations]
+    assert gated == every
+    assert any(s.reservations and s.user and s.flights for states in gated for s in states)
