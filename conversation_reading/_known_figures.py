@@ -108,8 +108,9 @@ class KnownFigures:
             return held[1]
         refund = self._policy.cancellation_refund(r)
         found = {refund.total, refund.fare, refund.insurance}
+        legs = self._policy.legs(r)
         for cabin in ("basic_economy", "economy", "business"):
-            diff = self._policy.fare_difference(r, cabin, self._policy.legs(r))
+            diff = self._policy.fare_difference(r, cabin, legs)
             if diff.verdict:
                 found |= {diff.total, abs(diff.total), diff.per_passenger, abs(diff.per_passenger)}
         self._by_record[key] = (r, found)
