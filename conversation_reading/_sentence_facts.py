@@ -16,7 +16,7 @@ from conversation_reading._bag_fees import bag_fee
 from conversation_reading._claims import _not_cancellable, _offered
 from conversation_reading._conversation_state import _State
 from conversation_reading._itinerary_figures import Itineraries
-from conversation_reading._known_figures import KnownFigures, _cents
+from conversation_reading._known_figures import KnownFigures, _amounts_held, _cents
 from policy_model import (
     COMPENSATION_PER_PASSENGER,
     PAYMENT_LIMITS,
@@ -307,8 +307,7 @@ class _Checker:
         known |= _cents(sum(c) for k in (2, 3) for c in combinations(recent, k))
 
     def balances(self) -> set[float]:
-        methods = (self.state.user or {}).get("payment_methods") or {}
-        return {float(m["amount"]) for m in methods.values() if isinstance(m, dict) and isinstance(m.get("amount"), int | float)}
+        return set(_amounts_held(self.state))
 
     # --- rules ----------------------------------------------------------------------------------------------
     def rule(self, topic: str, sentence: str, negative: bool, named: bool = False) -> tuple[str, str, bool] | None:

@@ -87,8 +87,8 @@ def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], declin
     return None
 
 
-# every pattern the kinds of a statement (no question) read, down to the last: one of them can match only where the
-# gate of one holds (``stated_free`` needs ``_FREE``)
+# the patterns the kinds of a statement (no question) read: where no gate of them holds, none can match and the
+# sentence is of no kind (``stated_free`` needs ``_FREE``, a route ``_ROUTE``)
 _STATEMENT_WORDS = (_PROMISE, _OFFER, _RULE, _CONFIRM, _FREE, _ROUTE)
 
 
@@ -173,7 +173,7 @@ def _agreed(turns: list[Turn], index: int, replies: dict[int, bool]) -> bool:
     if reply is None:
         return False
     if reply.index not in replies:
-        replies[reply.index] = may_agree(reply.text) and agrees(reply.text)  # the gate first: a third hold no yes
+        replies[reply.index] = may_agree(reply.text) and agrees(reply.text)  # the gate first: a third say no yes
     return replies[reply.index]
 
 
