@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from conversation_reading._conversation_state import _State
+from conversation_reading._gate import gateable, may_match
 from policy_model import BAG_ALLOWANCE, EXTRA_BAG_FEE, MAX_PASSENGERS
 
 _BAG = r"(?:checked\s+)?(?:bags?|baggages?|luggage|suitcases?)\b"
@@ -43,9 +44,14 @@ _FREE = re.compile(r"\b(?:free of charge|at no (?:extra |additional )?(?:cost|ch
                    re.IGNORECASE)
 
 
+_BAG_WORD = re.compile(_BAG, re.I)
+
+
 def stated_free(sentence: str) -> bool:
     """The sentence says in words that bags cost nothing (a fee of $0), naming no amount."""
-    return "$" not in sentence and bool(_FREE.search(sentence)) and bool(re.search(_BAG, sentence, re.I))
+    if "$" in sentence or not may_match(_BAG_WORD, sentence.lower(), gateable(sentence)):
+        return False  # the gate (``_gate``) first: most sentences name no bag
+    return bool(_FREE.search(sentence)) and bool(_BAG_WORD.search(sentence))
 
 
 def _fee_amounts(sentence: str) -> set[float]:

@@ -39,6 +39,12 @@ def _json(text: str | None) -> Any:
         return None
 
 
+def _read_by_state(name: str) -> bool:
+    """The tool results ``_states`` reads (the branches below): another's is not parsed."""
+    return name in ("get_reservation_details", "get_user_details", "get_flight_status") or name in RESERVATION_UPDATES \
+        or name.startswith("search_")
+
+
 def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list[_State]:
     """The state before each message."""
     now = domain_now(domain)
@@ -54,9 +60,8 @@ def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list
             state.said += "\n" + t.text
         for c in t.calls:
             calls[c.id] = c
-        if isinstance(m, ToolMessage) and m.id in calls:
-            value = _json(m.content)
-            name = calls[m.id].name
+        if isinstance(m, ToolMessage) and m.id in calls and _read_by_state(name := calls[m.id].name):
+            value = _json(m.content)  # parsed only for a tool whose result the state reads
             if name == "get_reservation_details" and isinstance(value, dict) and "reservation_id" in value:
                 state.reservations = {**state.reservations, str(value["reservation_id"]): value}
                 state.last_reservation = value

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from conversation_reading._evidence import negated
-from conversation_reading._gate import gateable, may_match
+from conversation_reading._gate import gateable, holds_any, may_match
 from conversation_reading._sentence_facts import (
     _CHANGE_COSTS,
     _COMPENSATION,
@@ -60,4 +60,16 @@ def insurance_waiver(sentence: str) -> tuple[str, str] | None:
             "waives no change fee, fare difference or upgrade cost")
 
 
-__all__ = ["insurance_waiver", "invented"]
+def invention(sentence: str) -> tuple[str, str] | None:
+    """``invented(sentence) or insurance_waiver(sentence)``, behind one gate (``_gate``): each finder needs its
+    pattern's words (an exception, a tier team, a waiving insurance) or a "$" (a tier's compensation amount), and
+    most sentences hold none of them."""
+    if gateable(sentence) and "$" not in sentence and not holds_any(_FINDERS)(sentence.lower()):
+        return None
+    return invented(sentence) or insurance_waiver(sentence)
+
+
+_FINDERS = (_EXCEPTION, _TIER_TEAM, _INSURANCE_WAIVER)  # what ``invented`` and ``insurance_waiver`` scan for first
+
+
+__all__ = ["insurance_waiver", "invented", "invention"]

@@ -230,5 +230,11 @@ def confirmation_of(turns: list[Turn], index: int, arguments: dict[str, Any], to
     return None
 
 
+def may_agree(reply: str) -> bool:
+    """A necessary condition of ``agrees`` (False: it does not agree): the catalog's agreement may match the reply,
+    by the gate (``_gate``) of its words; most replies that say no yes hold none of them."""
+    return may_match(vocabulary().agreement, reply.lower(), gateable(reply))
+
+
 __all__ = ["acted_on", "withdrew_offer", "agrees", "answered", "confirmation_of", "lists", "options_offered", "picks", "reply_to", "set_aside",
-           "says_yes", "took_offer"]
+           "may_agree", "says_yes", "took_offer"]

@@ -15,10 +15,10 @@ from typing import Any
 from conversation_reading._bag_fees import bag_fee
 from conversation_reading._claims import _not_cancellable, _offered
 from conversation_reading._conversation_state import _State
+from conversation_reading._itinerary_figures import Itineraries
+from conversation_reading._known_figures import KnownFigures, _amounts_held, _cents
 from policy_model import (
     COMPENSATION_PER_PASSENGER,
-    EXTRA_BAG_FEE,
-    INSURANCE_PER_PASSENGER,
     PAYMENT_LIMITS,
     AirlinePolicy,
 )
@@ -67,20 +67,25 @@ _USES = re.compile(r"\b(?:use|using|apply|applied|applying|charg\w*|pay(?:ing)? 
 _HELD = re.compile(r"\b(?:have|has|available|on file|in your (?:profile|account)|balances?)\b", re.IGNORECASE)
 
 
-def _planned(text: str, ids: re.Pattern[str]) -> set[str]:
-    """The ids of ``text`` a payment plan uses: named in a sentence that pays with them, or listed under one (a
-    table's or a list's rows take the cue of the last sentence before them that has one); a sentence or list
-    of what the user holds ("You have two certificates available:") plans nothing. No cue at all: a plan."""
-    used: set[str] = set()
+_CLAUSE_END = re.compile(r"(?<=[.!?:])\s+")
+
+
+def _planned(text: str, kinds: tuple[re.Pattern[str], ...]) -> list[set[str]]:
+    """The ids of each of ``kinds`` in ``text`` a payment plan uses: named in a sentence that pays with them, or
+    listed under one (a table's or a list's rows take the cue of the last sentence before them that has one); a
+    sentence or list of what the user holds ("You have two certificates available:") plans nothing. No cue at
+    all: a plan. (Every kind in one reading of the text.)"""
+    used: list[set[str]] = [set() for _ in kinds]
     cue = True
     for line in text.splitlines():
-        for sentence in re.split(r"(?<=[.!?:])\s+", line):
+        for sentence in _CLAUSE_END.split(line):
             if _USES.search(sentence):
                 cue = True
             elif _HELD.search(sentence):
                 cue = False
             if cue:
-                used |= set(ids.findall(sentence))
+                for found, ids in zip(used, kinds, strict=True):
+                    found |= set(ids.findall(sentence))
     return used
 _CABINS = {"business": re.compile(r"\bbusiness\b", re.I), "economy": re.compile(r"(?<!basic )\beconomy\b", re.I),
            "basic_economy": re.compile(r"\bbasic[\s-]*economy\b", re.I)}
@@ -105,19 +110,19 @@ def _near(x: float, values: Iterable[float]) -> bool:
     return any(abs(x - v) < 0.01 for v in values)
 
 
-def _cents(values: Iterable[float]) -> set[float]:
-    return {round(v, 2) for v in values}
-
-
 class _Checker:
     """The policy model over what the conversation had read before one message."""
 
     def __init__(self, state: Callable[[], _State], text: str, flights_db: Any, written: bool = False,
-                 shared: dict[Any, set[float]] | None = None) -> None:
+                 shared: dict[Any, Any] | None = None) -> None:
         self._state_of, self.text, self.written, self._db = state, text, written, flights_db
         self.shared = shared if shared is not None else {}  # ``known`` by state, across one conversation's messages
-        self._known: set[float] | None = None
-        self._itineraries: set[float] | None = None
+        self._known: KnownFigures | None = None
+        self._itineraries: Itineraries | None = None
+        self._plan: tuple[str, str] | None = None
+        self._plan_read = False
+        self._about: dict[str, dict[str, Any] | None] = {}
+        self._verdicts: dict[tuple[str, int], tuple[dict[str, Any], tuple[str, str, str] | None]] = {}
         self.stated: list[float] = []  # the figures of the message's true sentences so far
         self.bag_write: tuple[str, dict[str, Any]] | None = None  # the bag write the message's confirmation leads to
 
@@ -137,7 +142,11 @@ class _Checker:
         return _status(self.state, number, date)
 
     def reservation(self, sentence: str) -> dict[str, Any] | None:
-        return _offered(sentence, self.text, self.state)
+        """The reservation the sentence is about (``_offered``: by the sentence and its message, over the state;
+        asked once a sentence, whichever checks ask it)."""
+        if sentence not in self._about:
+            self._about[sentence] = _offered(sentence, self.text, self.state)
+        return self._about[sentence]
 
     def named_reservation(self, sentence: str) -> dict[str, Any] | None:
         """The reservation a statement of a rule is about: the one the sentence names, else the one its message
@@ -151,63 +160,35 @@ class _Checker:
         return next(iter(self.state.reservations.values())) if len(self.state.reservations) == 1 else None
 
     # --- figures ------------------------------------------------------------------------------------------
-    def known(self) -> set[float]:
-        """Every figure the database as read gives, and the model's figures over it: fares (per passenger and
-        for all passengers, any subset of the flights named), fare differences, refunds, balances, and the
-        fixed fees (bags, insurance, compensation) per passenger."""
-        if self._known is not None:
-            return self._known
-        s = self.state
-        # the same records as read give the same figures: one computation per state of the database as read
-        key = (id(s.user), id(s.reservations), id(s.flights))  # shared until a tool result changes them
-        cached = self.shared.get(key)
-        if cached is not None:
-            self._known = cached
-            return cached
-        found: set[float] = set()
-        passengers = {len(r.get("passengers") or []) for r in s.reservations.values()} | {1}
-        most = max(passengers) if passengers else 1
-        for n in range(1, max(most, 1) + 6):
-            found |= {EXTRA_BAG_FEE * n, INSURANCE_PER_PASSENGER * n, *(v * n for v in COMPENSATION_PER_PASSENGER.values())}
-        balances = []
-        for method in ((s.user or {}).get("payment_methods") or {}).values():
-            if isinstance(method, dict) and isinstance(method.get("amount"), int | float):
-                balances.append(float(method["amount"]))
-        found |= set(balances)
-        for r in (*s.reservations.values(), *s.earlier):
-            found |= {float(p.get("amount", 0)) for p in r.get("payment_history") or [] if isinstance(p, dict)}
-            found |= {float(f.get("price", 0)) for f in r.get("flights") or [] if isinstance(f, dict)}
-            if self.policy is not None:
-                refund = self.policy.cancellation_refund(r)
-                found |= {refund.total, refund.fare, refund.insurance}
-                for cabin in ("basic_economy", "economy", "business"):
-                    diff = self.policy.fare_difference(r, cabin, self.policy.legs(r))
-                    if diff.verdict:
-                        found |= {diff.total, abs(diff.total), diff.per_passenger, abs(diff.per_passenger)}
-        for leg in s.flights.values():
-            found |= {float(v) for v in (leg.get("prices") or {}).values() if isinstance(v, int | float)}
-        # what is left to pay after one certificate and up to three gift cards (the payment limits)
-        top = sorted(found)[-100:]
-        certificates = [float(m["amount"]) for m in ((s.user or {}).get("payment_methods") or {}).values()
-                        if isinstance(m, dict) and m.get("source") == "certificate" and isinstance(m.get("amount"), int | float)]
-        cards = [float(m["amount"]) for m in ((s.user or {}).get("payment_methods") or {}).values()
-                 if isinstance(m, dict) and m.get("source") == "gift_card" and isinstance(m.get("amount"), int | float)]
-        applied = {0.0, *certificates}
-        for k in range(1, min(len(cards), PAYMENT_LIMITS["gift_card"]) + 1):
-            applied |= {a + sum(c) for a in list(applied) for c in combinations(cards, k)}
-        found |= {t - a for t in top for a in applied if t - a > 0}
-        found |= {sum(c) for k in range(2, len(balances) + 1) for c in combinations(balances, k)} if len(balances) <= 8 else set()
-        self._known = self.shared[key] = _cents(found)
+    def known(self, amount: float) -> bool:
+        """``amount`` is, to the cent, a figure the database as read gives or the model's over it (``KnownFigures``:
+        fares, fare differences, refunds, balances, the fixed fees per passenger), or one a true sentence gave."""
+        return amount in self.known_figures()
+
+    def known_figures(self) -> KnownFigures:
+        if self._known is None:
+            s = self.state
+            # the same records as read give the same figures: one reckoning per state of the database as read
+            key = (id(s.user), id(s.reservations), id(s.flights))  # shared until a tool result changes them
+            self._known = self.shared.get(key)
+            if self._known is None:
+                self._known = self.shared[key] = KnownFigures(s, self.policy, self.shared)
         return self._known
 
     def plan(self) -> tuple[str, str] | None:
-        """A payment plan in the message using more certificates or gift cards than one reservation may."""
+        """A payment plan in the message using more certificates or gift cards than one reservation may (read once
+        a message: it reads the message's text alone)."""
+        if not self._plan_read:
+            self._plan, self._plan_read = self._read_plan(), True
+        return self._plan
+
+    def _read_plan(self) -> tuple[str, str] | None:
         if _ALTERNATIVE.search(" ".join(line for line in self.text.splitlines() if "certificate_" in line)):
             return None
         if not _PLAN.search(self.text):
             return None  # balances listed, no payment planned
-        for pattern, source in ((_CERTIFICATE_ID, "certificate"), (_GIFT_CARD_ID, "gift_card")):
-            ids = _planned(self.text, pattern)
+        planned = _planned(self.text, (_CERTIFICATE_ID, _GIFT_CARD_ID))
+        for ids, source in zip(planned, ("certificate", "gift_card"), strict=True):
             if len(ids) > PAYMENT_LIMITS[source] and _MONEY.search(self.text):
                 return (source, f"the plan uses {len(ids)} {source.replace('_', ' ')}s ({', '.join(sorted(ids))}); "
                         f"the policy allows at most {PAYMENT_LIMITS[source]} per reservation")
@@ -222,16 +203,16 @@ class _Checker:
                           named[0] if len(named) == 1 and not self.written else None)
             if fee is not None:
                 return fee
+        if self.written:
+            return None  # a write since the records were read: the figures may be of the records as changed
         res = self.reservation(sentence)
         if self.policy is None or res is None:
             return None
         n = len(res.get("passengers") or [])
-        if self.written:
-            return None  # a write since the records were read: the figures may be of the records as changed
         if _REFUND.search(sentence) and _CANCEL.search(sentence) and not _COMPENSATION.search(sentence):
             refund = self.policy.cancellation_refund(res)
             allowed = {refund.total, *(-t.amount for t in refund.transfers)}
-            if refund.verdict and refund.total > 0 and not _near(amount, allowed) and not _near(amount, self.known()):
+            if refund.verdict and refund.total > 0 and not _near(amount, allowed) and not self.known(amount):
                 return ("cancel.refund", f"cancelling {res.get('reservation_id')} refunds {refund.total:g} (its whole payment "
                         "history, insurance included)")
         if _COMPENSATION_CONTEXT.search(sentence) and not _REFUND.search(sentence) and n:
@@ -254,7 +235,7 @@ class _Checker:
             # an upgrade's cost no price of the flights gives (another flight's fare, say), of the one reservation
             # the message is about; not a figure the user said (a budget) or one the database gives
             if diff.verdict and _UPGRADE.search(sentence) and self.named_reservation(sentence) is res \
-                    and not _near(amount, self.known()) and not _near(amount, self.itineraries()) and not self.said(amount):
+                    and not self.known(amount) and not self.itinerary_figure(amount) and not self.said(amount):
                 return "cabin.difference", f"{costs}: no fare of its flights gives {amount:g}"
         return None
 
@@ -269,7 +250,7 @@ class _Checker:
         n = len(res.get("passengers") or []) or 1
         old = sum(float(f.get("price", 0)) for f in res.get("flights") or [] if isinstance(f, dict))
         paid = sum(float(p.get("amount", 0)) for p in res.get("payment_history") or [] if isinstance(p, dict))
-        if abs(paid - old * n) < 0.01 or _near(amount, self.known()):
+        if abs(paid - old * n) < 0.01 or self.known(amount):
             return None  # the payment is the fares: nothing to tell apart
         said = self.state.said + "\n" + self.text
         named = [f for f in dict.fromkeys(_FLIGHT_NO.findall(said)) if f in self.state.flights][:10]
@@ -286,55 +267,36 @@ class _Checker:
         return (f"the fare difference is the new fares {new * n:g} against the fares paid {old * n:g}: "
                 f"{abs(new * n - old * n):g}; the payment of {paid:g} includes the travel insurance, which is no fare")
 
-    def itineraries(self) -> set[float]:
-        """The fares of new itineraries and their differences against each reservation read (the model's
-        ``fare_difference`` and ``booking_price`` over flights the conversation named, any subset of them with
-        any subset of the reservation's own flights, for each cabin, per passenger and for all of them, with
-        the insurance). Computed only for a figure the other figures do not give."""
-        if self._itineraries is not None:
-            return self._itineraries
-        said = self.state.said + "\n" + self.text
-        named = [n for n in dict.fromkeys(reversed(_FLIGHT_NO.findall(said))) if n in self.state.flights][:10]
-        # the same flights over the same records give the same figures: one computation per conversation
-        key = ("itineraries", tuple(named), id(self.state.flights), id(self.state.reservations))
-        cached = self.shared.get(key)
-        if cached is not None:
-            self._itineraries = cached
-            return cached
-        found: set[float] = set()
-        add = found.add
-        reservations = [*self.state.reservations.values(), *self.state.earlier] or [{}]
-        for cabin in ("basic_economy", "economy", "business"):
-            prices = [float(p) for n in named if isinstance(p := (self.state.flights[n].get("prices") or {}).get(cabin), int | float)]
-            sums = {0.0}
-            for price in prices:
-                sums |= {x + price for x in sums}
-            for res in reservations:
-                n = len(res.get("passengers") or []) or 1
-                paid = sum(float(p.get("amount", 0)) for p in res.get("payment_history") or [] if isinstance(p, dict))
-                found |= {x * n - paid for x in sums} | {abs(x * n - paid) for x in sums}
-                old = [float(f.get("price", 0)) for f in res.get("flights") or [] if isinstance(f, dict)]
-                kept = {0.0}
-                for price in old if res.get("cabin") == cabin else []:
-                    kept |= {x + price for x in kept}
-                total_old, insurance = sum(old), INSURANCE_PER_PASSENGER * n
-                for x in sums:  # the same figures as a set of seven per (x, k), added one by one
-                    add(x)
-                    add(x * n)
-                    add(x * n + insurance)
-                    for k in kept:
-                        diff = x + k - total_old
-                        add(diff)
-                        add(abs(diff))
-                        add(diff * n)
-                        add(abs(diff) * n)
-        self._itineraries = self.shared[key] = _cents(found)
-        return self._itineraries
+    def itinerary_figure(self, amount: float) -> bool:
+        """``amount`` is a fare of a new itinerary or its difference against a reservation read (``Itineraries``:
+        over the flights the conversation named, the last ten). Asked only of a figure the others do not give."""
+        if self._itineraries is None:
+            said = self.state.said + "\n" + self.text
+            named = [n for n in dict.fromkeys(reversed(self._flight_numbers(said))) if n in self.state.flights][:10]
+            # the same flights over the same records give the same figures: one reckoning per conversation
+            key = ("itineraries", tuple(named), id(self.state.flights), id(self.state.reservations))
+            found = self.shared.get(key)
+            if found is None:
+                found = self.shared[key] = Itineraries(named, self.state.flights,
+                                                       [*self.state.reservations.values(), *self.state.earlier])
+            self._itineraries = found
+        return self._itineraries.holds(amount)
+
+    def _flight_numbers(self, said: str) -> list[str]:
+        """The flight numbers ``said`` names, in order. What was said grows message by message: the numbers of
+        what an earlier message's check read, and of the rest (past a line break, where no number is cut)."""
+        before, numbers = self.shared.get("flight numbers said", ("", []))
+        if before and said.startswith(before) and said[len(before) : len(before) + 1] in ("", "\n"):
+            numbers = numbers + _FLIGHT_NO.findall(said, len(before))
+        else:
+            numbers = _FLIGHT_NO.findall(said)
+        self.shared["flight numbers said"] = (said, numbers)
+        return numbers
 
     def derive(self, amounts: Iterable[float]) -> None:
         """Figures a true sentence gave: later sentences of the message may multiply them by the passengers,
         subtract what was paid, or add them up."""
-        known = self.known()
+        known = self.known_figures().derived
         passengers = {len(r.get("passengers") or []) for r in self.state.reservations.values()} | {1}
         for a in amounts:
             known |= _cents(a * n for n in passengers)
@@ -345,8 +307,7 @@ class _Checker:
         known |= _cents(sum(c) for k in (2, 3) for c in combinations(recent, k))
 
     def balances(self) -> set[float]:
-        methods = (self.state.user or {}).get("payment_methods") or {}
-        return {float(m["amount"]) for m in methods.values() if isinstance(m, dict) and isinstance(m.get("amount"), int | float)}
+        return set(_amounts_held(self.state))
 
     # --- rules ----------------------------------------------------------------------------------------------
     def rule(self, topic: str, sentence: str, negative: bool, named: bool = False) -> tuple[str, str, bool] | None:
@@ -357,22 +318,33 @@ class _Checker:
         res = self.named_reservation(sentence) if named else self.reservation(sentence)
         if self.policy is None or res is None:
             return None
+        held = self._verdicts.get((topic, id(res)))
+        if held is None or held[0] is not res:  # the record itself is held: its id is not another's
+            held = self._verdicts[(topic, id(res))] = (res, self._verdict(self.policy, topic, res))
+        if held[1] is None:
+            return None
+        clause, why, outcome = held[1]
+        if outcome == "forbidden":
+            return clause, why, negative
+        if outcome == "allowed" and not negative:
+            return clause, why, True
+        return None
+
+    def _verdict(self, policy: AirlinePolicy, topic: str, res: dict[str, Any]) -> tuple[str, str, str] | None:
+        """(clause, why, outcome) of the model on ``topic`` for ``res`` over the state read (one per message and
+        record: the message's sentences ask it alike)."""
         if topic == "cancel":
             forbidden = _not_cancellable(res, self.state)
             if forbidden is not None:
-                return self.policy.may_cancel(res).clause.id, forbidden, negative
-            verdict = self.policy.may_cancel(res)
+                return policy.may_cancel(res).clause.id, forbidden, "forbidden"
+            verdict = policy.may_cancel(res)
         elif topic == "cabin":
-            verdict = self.policy.may_change_cabin(res)
+            verdict = policy.may_change_cabin(res)
         elif topic == "flights":
-            verdict = self.policy.may_change_flights(res)
+            verdict = policy.may_change_flights(res)
         else:
             return None
-        if verdict.outcome == "forbidden":
-            return verdict.clause.id, verdict.why, negative
-        if verdict.outcome == "allowed" and not negative:
-            return verdict.clause.id, verdict.why, True
-        return None
+        return verdict.clause.id, verdict.why, verdict.outcome
 
 
 def _sums_up(sentence: str, checker: _Checker) -> bool:
@@ -389,7 +361,7 @@ def _sums_up(sentence: str, checker: _Checker) -> bool:
             total = total + x if op == "+" else total - x if op in "-\u2212" else total * x
         if not _near(total, {float(result.strip(" *$").replace(",", ""))}):
             return False
-        if not all(_near(x, checker.known()) or x < 10 for x in numbers):
+        if not all(checker.known(x) or x < 10 for x in numbers):
             return False
         found = True
     return found

@@ -19,14 +19,13 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from conversation_reading._bag_fees import stated_free
+from conversation_reading._bag_fees import _FREE, stated_free
 from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
-from conversation_reading._gate import gateable, holds, may_match, needs
-from conversation_reading._invented_policy import insurance_waiver
-from conversation_reading._invented_policy import invented as invented_policy
+from conversation_reading._gate import gateable, holds, holds_any, may_match, needs
+from conversation_reading._invented_policy import invention
 from conversation_reading._record import Claim, ConsequentialSentence, Write
-from conversation_reading._replies import agrees
+from conversation_reading._replies import agrees, may_agree
 from conversation_reading._route_claims import ROUTE as _ROUTE
 from conversation_reading._route_claims import route_claim
 from conversation_reading._sentence_facts import (
@@ -46,7 +45,6 @@ from conversation_reading._sentence_facts import (
     _RULE,
     _amounts,
     _Checker,
-    _near,
     _sums_up,
 )
 from conversation_reading._units import split_sentences
@@ -74,6 +72,8 @@ def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], declin
 
     if sentence.rstrip().endswith("?"):
         return "confirmation_request" if says(_CONFIRM) else ("offer" if says(_OFFER) else "question")
+    if gated and not holds_any(_STATEMENT_WORDS)(lowered):
+        return None  # no word any kind below needs (most sentences): one gate for them all
     if says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL) or says(_REFUND)):
         return "promise"
     if says(_OFFER) and (says(_CANCEL) or says(_CABIN) or says(_FLIGHTS) or says(_COMPENSATION)):
@@ -85,6 +85,11 @@ def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], declin
     if stated_free(sentence) or ("from" in lowered or "origin" in lowered) and _ROUTE.search(sentence):
         return "fact_claim"  # a bag fee of nothing, in words; a reservation's route
     return None
+
+
+# the patterns the kinds of a statement (no question) read: where no gate of them holds, none can match and the
+# sentence is of no kind (``stated_free`` needs ``_FREE``, a route ``_ROUTE``)
+_STATEMENT_WORDS = (_PROMISE, _OFFER, _RULE, _CONFIRM, _FREE, _ROUTE)
 
 
 # a sentence saying the act may not be done ("none of the conditions apply", "neither ... nor"), not "without a fee"
@@ -109,7 +114,8 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
     gate = needs(decline)
     false_claims = {(c.message_index, c.excerpt[:60]): c.relied_on for c in claims if c.false}
     out: list[ConsequentialSentence] = []
-    shared: dict[Any, set[float]] = {}
+    shared: dict[Any, Any] = {}
+    replies: dict[int, bool] = {}  # whether the user's message at an index agrees: the messages before it ask alike
     first_write = next((t.index for t in turns if any(is_write(c.name) for c in t.calls)), len(turns))
     acted_after = max((t.index for t in turns if any(is_write(c.name) or c.name == "transfer_to_human_agents"
                                                      for c in t.calls)), default=-1)
@@ -119,7 +125,7 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
         checker: _Checker | None = None
         relied = _relied(turns, t.index, decisions, is_write)
         # the user's next message says yes to it: a false sentence there is one the user went on with
-        agreed = not relied and _agreed(turns, t.index)
+        agreed = not relied and _agreed(turns, t.index, replies)
         asked = relied or agreed or _asked_to_confirm(turns, t.index)
         if not (asked or _worth_reading(t.text, acted_after > t.index)):
             continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
@@ -161,9 +167,14 @@ def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
     return tool is not None and any(c.name == tool for t in turns[index:] for c in t.calls)
 
 
-def _agreed(turns: list[Turn], index: int) -> bool:
+def _agreed(turns: list[Turn], index: int, replies: dict[int, bool]) -> bool:
+    """The user's next message says yes (``replies``: the answer by the reply's index, one conversation's)."""
     reply = next((t for t in turns[index + 1 :] if t.role == "user" and t.text.strip()), None)
-    return reply is not None and agrees(reply.text)
+    if reply is None:
+        return False
+    if reply.index not in replies:
+        replies[reply.index] = may_agree(reply.text) and agrees(reply.text)  # the gate first: a third say no yes
+    return replies[reply.index]
 
 
 _CONFIRM_ASKED = re.compile(r"\b(?:confirm|is (?:that|this|it) (?:right|correct|true)|be honou?red|am I right)\b[^?]*\?",
@@ -226,7 +237,7 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
     """The sentence's verdict. ``figures``: check its figures against every figure the model gives (the costly
     part: done where the user's decision followed the message; elsewhere a figure is left unchecked, which no
     credit reads)."""
-    invented = invented_policy(sentence) or insurance_waiver(sentence)
+    invented = invention(sentence)
     if invented is not None and not (_HEDGED.search(sentence) and kind == "decline"):
         return "false", invented[0], invented[1]
     plan = checker.plan() if (("certificate_" in sentence and _CERTIFICATE_ID.search(sentence))
@@ -245,8 +256,8 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
         typed = checker.typed_figure(sentence, 0.0)
         if typed is not None and typed[0].startswith("bags."):
             return "false", typed[0], typed[1]
-    route = route_claim(checker.policy, sentence) if checker.policy and ("from" in sentence or "origin" in sentence) \
-        else None
+    route = route_claim(checker.policy, sentence) if ("from" in sentence or "origin" in sentence) and checker.policy \
+        else None  # the words first: the policy reads the state, built only for a sentence that needs it
     if route is not None:  # a route said of a reservation, against the database: invented where never read
         return "false", route[0], route[1]
     if kind == "fact_claim":
@@ -258,7 +269,7 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
             if typed is not None:
                 return "false", typed[0], typed[1]
         amounts = _amounts(sentence)
-        if _sums_up(sentence, checker) or all(_near(a, checker.known()) or _near(a, checker.itineraries())
+        if _sums_up(sentence, checker) or all(checker.known(a) or checker.itinerary_figure(a)
                                               for a in amounts):
             checker.derive(amounts)
             return "true", "figures", "each figure is one the database as read or the policy model gives"
@@ -274,14 +285,14 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
             return "read_elsewhere", "", f"the record's {kind}s read it"
         if act is not None:
             topic = _topic(act.group(1))
-            negative = negated(sentence, act.start(1)) or bool(vocabulary().decline.search(sentence))
+            negative = negated(sentence, act.start(1)) or _declines(sentence)
         else:
             topic = _topic(sentence)
             if _words(sentence, vocabulary().hypothetical) or _CONDITIONS.search(sentence):
                 return "read_elsewhere", "", "a conditional statement of the rule, about no record"
             # "since none of the flights has flown, it is possible to ...", "... as long as none has flown" say yes
             main = _PROVISO.sub("", _REASON.sub("", sentence))
-            negative = kind == "decline" or bool(vocabulary().decline.search(main)) or bool(_DENIES.search(main))
+            negative = kind == "decline" or _declines(main) or bool(_DENIES.search(main))
             if not negative and not _POSSIBLE.search(sentence):
                 topic = None  # neither says it may nor that it may not ("I must adhere to the cancellation policy")
         ruled = checker.rule(topic, sentence, negative, named=act is None) if topic else None
@@ -299,6 +310,12 @@ _ACT = re.compile(r"\b(?:I|we)(?:'ll| will| can| could| would be happy to| am ab
                   r"refund\w*|add\w*|book\w*|escalat\w*|process\w*)", re.IGNORECASE)
 
 
+def _declines(text: str) -> bool:
+    """The catalog's decline matches ``text`` (its gate first: most sentences hold none of its words)."""
+    decline = vocabulary().decline
+    return may_match(decline, text.lower(), gateable(text)) and decline.search(text) is not None
+
+
 def _topic(text: str) -> str | None:
     if _CANCEL.search(text):
         return "cancel"
@@ -311,6 +328,9 @@ def _topic(text: str) -> str | None:
 
 
 def _words(text: str, markers: re.Pattern[str]) -> bool:
+    """A word of ``text`` is one of ``markers`` whole (the gate first: a marker's words are then in the text)."""
+    if not may_match(markers, text.lower(), gateable(text)):
+        return False
     return any(markers.fullmatch(w.strip(".,:;!?\"'*()").lower()) for w in text.split())
 
 

@@ -1,0 +1,120 @@
+"""The figures the database as the conversation had read it gives, and the policy model's figures over it
+(``_sentence_facts._Checker``): fares, payments, balances, the fixed fees per passenger, each reservation's refund
+and fare differences, what is left to pay after the payment methods, and the figures true sentences gave.
+
+A sentence asks whether one amount is among them. Most amounts a sentence states are plain figures of the records
+(a fare, a payment, a balance, a fee), so those are reckoned first and the model's (a refund and three fare
+differences a reservation, and the remainders of the hundred largest figures after every payment combination)
+only for an amount the plain ones do not give: the same answer as one set of them all."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import combinations
+from typing import Any
+
+from conversation_reading._conversation_state import _State
+from policy_model import (
+    COMPENSATION_PER_PASSENGER,
+    EXTRA_BAG_FEE,
+    INSURANCE_PER_PASSENGER,
+    PAYMENT_LIMITS,
+    AirlinePolicy,
+)
+
+
+def _cents(values: Iterable[float]) -> set[float]:
+    return {round(v, 2) for v in values}
+
+
+def _amounts_held(s: _State, source: str | None = None) -> list[float]:
+    """The balances of the user's payment methods (of ``source`` only, where given)."""
+    return [float(m["amount"]) for m in ((s.user or {}).get("payment_methods") or {}).values()
+            if isinstance(m, dict) and (source is None or m.get("source") == source)
+            and isinstance(m.get("amount"), int | float)]
+
+
+class KnownFigures:
+    """The figures of one state of the database as read (shared by the messages read over it), ``in`` to the
+    cent; ``derived``: those true sentences gave."""
+
+    def __init__(self, state: _State, policy: AirlinePolicy | None, by_record: dict[Any, Any]) -> None:
+        self._state, self._policy, self._by_record = state, policy, by_record
+        self.derived: set[float] = set()
+        self._records: set[float] | None = None  # the plain figures (no model's)
+        self._plain: set[float] | None = None  # the same, and the sums of balances, to the cent
+        self._all: set[float] | None = None
+
+    def __contains__(self, amount: float) -> bool:
+        at = round(amount, 2)
+        if at in self.derived:
+            return True
+        if self._plain is None:
+            self._records = self._plain_figures()
+            self._plain = _cents(self._records | self._balance_sums())
+        if at in self._plain:
+            return True
+        if self._all is None:
+            self._all = _cents(self._every_figure())
+        return at in self._all
+
+    def _plain_figures(self) -> set[float]:
+        """The fixed fees for up to five more passengers than a reservation holds, the balances, each reservation's
+        payments and fares (as read now and before a write), and the fares of the flights searched."""
+        s = self._state
+        found: set[float] = set()
+        passengers = {len(r.get("passengers") or []) for r in s.reservations.values()} | {1}
+        most = max(passengers) if passengers else 1
+        for n in range(1, max(most, 1) + 6):
+            found |= {EXTRA_BAG_FEE * n, INSURANCE_PER_PASSENGER * n, *(v * n for v in COMPENSATION_PER_PASSENGER.values())}
+        found |= set(_amounts_held(s))
+        for r in (*s.reservations.values(), *s.earlier):
+            found |= {float(p.get("amount", 0)) for p in r.get("payment_history") or [] if isinstance(p, dict)}
+            found |= {float(f.get("price", 0)) for f in r.get("flights") or [] if isinstance(f, dict)}
+        for leg in s.flights.values():
+            found |= {float(v) for v in (leg.get("prices") or {}).values() if isinstance(v, int | float)}
+        return found
+
+    def _balance_sums(self) -> set[float]:
+        balances = _amounts_held(self._state)
+        return {sum(c) for k in range(2, len(balances) + 1) for c in combinations(balances, k)} if len(balances) <= 8 \
+            else set()
+
+    def _every_figure(self) -> set[float]:
+        """The plain figures, each reservation's refund and fare differences (the model's), and what is left to pay
+        of the hundred largest after one certificate and up to three gift cards (the payment limits)."""
+        s = self._state
+        assert self._records is not None
+        found = set(self._records)
+        for r in (*s.reservations.values(), *s.earlier):
+            found |= self._model_figures(r)
+        top = sorted(found)[-100:]
+        applied = {0.0, *_amounts_held(s, "certificate")}
+        cards = _amounts_held(s, "gift_card")
+        for k in range(1, min(len(cards), PAYMENT_LIMITS["gift_card"]) + 1):
+            applied |= {a + sum(c) for a in list(applied) for c in combinations(cards, k)}
+        found |= {t - a for t in top for a in applied if t - a > 0}
+        return found | self._balance_sums()
+
+    def _model_figures(self, r: dict[str, Any]) -> set[float]:
+        """A reservation's refund and its fare differences to each cabin. They depend on the record alone (the
+        model's prices are the domain's, its "now" the conversation's): one reckoning per record read, whichever
+        states hold it."""
+        if self._policy is None:
+            return set()
+        key = ("model figures", id(r))
+        held = self._by_record.get(key)
+        if held is not None and held[0] is r:  # the record itself is held: its id is not another's
+            return held[1]
+        refund = self._policy.cancellation_refund(r)
+        found = {refund.total, refund.fare, refund.insurance}
+        legs = self._policy.legs(r)
+        for cabin in ("basic_economy", "economy", "business"):
+            diff = self._policy.fare_difference(r, cabin, legs)
+            if diff.verdict:
+                found |= {diff.total, abs(diff.total), diff.per_passenger, abs(diff.per_passenger)}
+        self._by_record[key] = (r, found)
+        return found
+
+
+__all__ = ["KnownFigures"]

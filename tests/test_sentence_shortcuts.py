@@ -1,0 +1,180 @@
+"""The consequential sentences' speed-ups (#47) answer as what they replace: an itinerary figure asked one amount
+at a time (``_itinerary_figures.Itineraries.holds``) as membership in every figure listed, a known figure reckoned
+plain first (``_known_figures``) as membership in them all, a statement's one gate (``_sentences._STATEMENT_WORDS``),
+``stated_free``'s bag gate, the hypothetical markers' gate, invented policy's gate and a reply's agreement gate as
+the scans behind them, and the flight numbers said, read on from an earlier message's, as a reading from the
+conversation's start."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from conversation_reading import _bag_fees, _sentences
+from conversation_reading._domain import domain_db
+from conversation_reading._gate import holds, needs
+from conversation_reading._itinerary_figures import Itineraries
+from conversation_reading._normalise import normalise
+from conversation_reading._sentence_facts import _FLIGHT_NO, _Checker
+from conversation_reading._units import split_sentences
+from conversation_reading._vocabulary import vocabulary
+from tests.conftest import real_run
+
+
+def _search_results(db, count: int, rng: random.Random) -> dict[str, dict]:
+    """``count`` flights of the domain's database as a search returns them: each with one date's prices."""
+    found = {}
+    numbers = sorted(db.flights)
+    for number in rng.sample(numbers, len(numbers)):
+        dates = db.flights[number].model_dump()["dates"]
+        priced = [d for d in dates.values() if d.get("prices")]
+        if priced:
+            found[number] = {"flight_number": number, "prices": priced[0]["prices"]}
+        if len(found) == count:
+            break
+    return found
+
+
+def test_an_itinerary_figure_is_asked_as_membership_in_every_figure():
+    db = domain_db("airline")
+    rng = random.Random(47)
+    reservations = [r.model_dump() for r in db.reservations.values()]
+    checked = {True: 0, False: 0}
+    for case in range(12):
+        flights = _search_results(db, rng.randint(0, 8), rng)
+        held = rng.sample(reservations, rng.randint(0, 3))
+        if case % 4 == 0 and held:
+            held[0]["flights"][0]["price"] = 0.1 + 0.2  # a price off the cent grid: the rounding is the set's
+        itineraries = Itineraries(list(flights), flights, held)
+        figures = itineraries.figures()
+        listed = sorted(figures)
+        amounts = rng.sample(listed, min(150, len(listed)))
+        amounts += [a + d for a in rng.sample(listed, min(100, len(listed))) for d in (0.01, -0.01, 0.005, -0.004, 0.5)]
+        amounts += [rng.uniform(0, 5000) for _ in range(200)] + [float(rng.randint(0, 5000)) for _ in range(200)]
+        for amount in amounts:
+            answer = Itineraries(list(flights), flights, held).holds(amount)
+            assert answer == (round(amount, 2) in figures), (case, amount)
+            assert itineraries.holds(amount) == answer  # asked again: the same answer
+            checked[answer] += 1
+    assert checked[True] > 1000 and checked[False] > 1000
+
+
+def _agent_sentences() -> list[tuple[str, bool]]:
+    """Every agent sentence of a real run, with whether the decline's gate holds on its message."""
+    raw = json.loads(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text(encoding="utf-8"))
+    gate = needs(vocabulary().decline)
+    out = []
+    for sim in raw["simulations"]:
+        for m in sim["messages"]:
+            if m.get("role") == "assistant" and isinstance(m.get("content"), str):
+                text = normalise(m["content"]).text
+                declines = holds(gate, text.lower())
+                out += [(s, declines) for s in split_sentences(text)]
+    return out
+
+
+def test_a_statements_one_gate_and_the_bag_gate_answer_as_the_scans(monkeypatch):
+    sentences = _agent_sentences()
+    decline = vocabulary().decline
+    gate = needs(decline)
+    assert len(sentences) > 1000
+    gated = [_sentences._kind(s, decline, gate, declines) for s, declines in sentences]
+    free = [_bag_fees.stated_free(s) for s, _ in sentences]
+    hypothetical = [_sentences._words(s, vocabulary().hypothetical) for s, _ in sentences]
+    declining = [_sentences._declines(s) for s, _ in sentences]
+    monkeypatch.setattr(_sentences, "holds_any", lambda patterns: lambda lowered: True)
+    monkeypatch.setattr(_sentences, "may_match", lambda pattern, lowered, gated: True)
+    monkeypatch.setattr(_bag_fees, "may_match", lambda pattern, lowered, gated: True)
+    assert [_sentences._kind(s, decline, gate, declines) for s, declines in sentences] == gated
+    assert [_bag_fees.stated_free(s) for s, _ in sentences] == free
+    assert [_sentences._words(s, vocabulary().hypothetical) for s, _ in sentences] == hypothetical
+    assert 0 < hypothetical.count(True) < len(sentences) / 2
+    assert [_sentences._declines(s) for s, _ in sentences] == declining and 0 < declining.count(True)
+    # the gate rules most sentences out, and what it lets through still takes each kind
+    assert {None, "fact_claim", "rule_claim", "offer", "promise", "confirmation_request"} <= set(gated)
+    assert gated.count(None) > len(gated) / 3
+
+
+@pytest.mark.parametrize("tail", ["", "\nXYZ123 then ABC456", "\nand ABC456", "ABC456 glued on", " DEF789", "0 cut"])
+def test_the_flight_numbers_said_read_on_are_those_read_from_the_start(tail):
+    checker = _Checker(lambda: None, "", None)  # type: ignore[arg-type, return-value]
+    said = "\nI fly HAT170 and HAT022\nBooked: HAT0221 and AB1234 or XHAT17 or HAT17"  # "0 cut": HAT170 across the cut
+    assert checker._flight_numbers(said) == _FLIGHT_NO.findall(said)
+    longer = said + tail
+    assert checker._flight_numbers(longer) == _FLIGHT_NO.findall(longer)
+    other = "\nHAT999 only"  # no longer what was read before: read from the start
+    assert checker._flight_numbers(other) == ["HAT999"]
+
+
+def test_a_known_figure_reckoned_plain_first_is_one_of_every_figure():
+    from tau2.data_model.simulation import Results
+
+    from conversation_reading._conversation_state import _states
+    from conversation_reading._evidence import read_turns
+    from conversation_reading._known_figures import KnownFigures, _cents
+    from policy_model import AirlinePolicy
+
+    results = Results.model_validate_json(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text())
+    rng = random.Random(47)
+    answers = {"plain": 0, "model": 0, "none": 0}
+    for sim in results.simulations[:25]:
+        messages = list(sim.messages)
+        states = _states(read_turns(messages), messages, "airline")
+        for state in {id(s.reservations): s for s in states}.values():  # one state of each set of records read
+            policy = AirlinePolicy(domain_db("airline"), state.now)
+            known = KnownFigures(state, policy, {})
+            reference = KnownFigures(state, policy, {})
+            reference._records = reference._plain_figures()
+            plain, every = _cents(reference._records), _cents(reference._every_figure())
+            assert plain <= every
+            amounts = [*rng.sample(sorted(every), min(60, len(every))), *(rng.uniform(0, 3000) for _ in range(40))]
+            for amount in amounts:
+                answer = amount in known
+                assert answer == (round(amount, 2) in every), amount
+                answers["plain" if round(amount, 2) in plain else "model" if answer else "none"] += 1
+            known.derived.add(12345.67)  # a figure a true sentence gave
+            assert 12345.67 in known and 12345.671 in known and 12345.68 not in known
+    assert min(answers.values()) > 50, answers
+
+
+def test_invention_behind_its_gate_answers_as_its_finders():
+    from conversation_reading._invented_policy import insurance_waiver, invented, invention
+
+    sentences = [s for s, _ in _agent_sentences()]
+    sentences += ["A supervisor may be able to make an exception for you.",
+                  "Our loyalty team can upgrade your membership status to gold.",
+                  "As a gold member you get $100 in compensation, for gold members only.",
+                  "Your travel insurance will waive the change fees for this flight.",
+                  "I cannot make an exception to the policy."]
+    answers = [invention(s) for s in sentences]
+    assert answers == [invented(s) or insurance_waiver(s) for s in sentences]
+    assert sum(a is not None for a in answers) >= 4
+
+
+def test_a_reply_the_agreement_gate_rules_out_does_not_agree():
+    from conversation_reading._replies import agrees, may_agree
+
+    raw = json.loads(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text(encoding="utf-8"))
+    replies = [m["content"] for sim in raw["simulations"] for m in sim["messages"]
+               if m.get("role") == "user" and isinstance(m.get("content"), str)]
+    replies += ["Yes, please go ahead.", "No, don't do that.", "OK", "Hmm, what are my options?"]
+    gated = [may_agree(r) for r in replies]
+    assert all(may for may, r in zip(gated, replies, strict=True) if agrees(r))  # a necessary condition
+    assert gated.count(False) > len(replies) / 5 and any(agrees(r) for r in replies)
+
+
+def test_the_states_parse_only_the_tool_results_they_read(monkeypatch):
+    from tau2.data_model.simulation import Results
+
+    from conversation_reading import _conversation_state
+    from conversation_reading._evidence import read_turns
+
+    results = Results.model_validate_json(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text())
+    conversations = [(read_turns(list(sim.messages)), list(sim.messages)) for sim in results.simulations[:30]]
+    gated = [_conversation_state._states(turns, messages, "airline") for turns, messages in conversations]
+    monkeypatch.setattr(_conversation_state, "_read_by_state", lambda name: True)
+    every = [_conversation_state._states(turns, messages, "airline") for turns, messages in conversations]
+    assert gated == every
+    assert any(s.reservations and s.user and s.flights for states in gated for s in states)
