@@ -1,4 +1,4 @@
-"""A value named in a text as a word of its own: ``re.search(r"(?<![\w.])" + re.escape(form) + r"(?![\w]|\.\d)",
+r"""A value named in a text as a word of its own: ``re.search(r"(?<![\w.])" + re.escape(form) + r"(?![\w]|\.\d)",
 text)``, tested by hand at each occurrence of ``form``. The readers that look for a write's values (``_replies.lists``,
 ``_write_details``) built that pattern per value, one compile a call once the values overflowed ``re``'s cache."""
 
