@@ -42,6 +42,7 @@ set_log_level(False)
 # xdist's order, it started late and ran alone for the suite's last minutes.
 SLOWEST_FILES = (
     "e2e/test_readme_offline.py", "e2e/test_scale.py", "e2e/test_sweep_resume.py", "e2e/test_sweep.py",
+    "e2e/test_sweep_faults.py", "e2e/test_sweep_stops.py",
     "e2e/test_offline_report.py", "e2e/test_report.py", "test_replay_property.py", "test_rescore_scale.py",
     "test_fuzz_inputs.py", "e2e/test_interrupt.py", "e2e/test_no_data_loss.py", "e2e/test_loophole_tasks.py",
     "test_against_version.py", "e2e/test_report_versions.py", "test_rescore_speed.py", "e2e/test_wild_errors.py",

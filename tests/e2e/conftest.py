@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from loophole_scripted_llm import Faults, ScriptedLLMServer
 from tests.conftest import harness, real_run
 
 TWO_TRIAL_TASKS = ("2", "5", "13", "14", "27")  # loophole tasks whose text order (13, 14, 2, 27, 5) is wrong
@@ -41,6 +42,13 @@ def two_trial_run(tmp_path_factory) -> tuple[Path, Path]:
     proc = harness("rescore", str(results), "--out", str(base / "run"))
     assert proc.returncode == 0, proc.stderr
     return results, base / "run"
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The scripted LLM server, one a test file (the sweep files' provider)."""
+    with ScriptedLLMServer(faults=Faults(latency_s=0.0)) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")
