@@ -12,11 +12,13 @@ nothing in a text holding a character that a case-insensitive ASCII letter match
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any
+from types import CodeType, FunctionType
+from typing import Any, cast
 
 import ahocorasick
 
@@ -106,7 +108,7 @@ def _requirements(items: list) -> list[Requirement]:
 
 class Needs(tuple):
     """A pattern's requirements (``needs``), with ``check``: the same test as ``holds``, compiled into one
-    expression of substring tests (``"word" in s or ...``), which runs several times faster than walking them."""
+    function of substring tests (``"word" in s or ...``), which runs several times faster than walking them."""
 
     check: Callable[[str], bool]
 
@@ -123,39 +125,60 @@ def _words_in(requirement: Requirement) -> frozenset[str]:
                      for w in _words_in(max(alternative, key=lambda r: (min(map(len, _words_in(r))), -len(r)))))
 
 
-def _scan(words: frozenset[str], scans: dict[str, Any]) -> str:
-    """An expression over ``s`` that is true where one of ``words`` occurs in ``s``: one pass of an automaton over the
-    words (in C; a substring test each costs a pass each), bound in ``scans`` under the name it returns."""
+def _scan(words: frozenset[str], scans: dict[str, Any]) -> ast.expr:
+    """A test over ``s`` that is true where one of ``words`` occurs in ``s``: one pass of an automaton over the
+    words (in C; a substring test each costs a pass each), bound in ``scans`` under the name it reads."""
     automaton = ahocorasick.Automaton()
     for word in sorted(words):
         automaton.add_word(word, word)
     automaton.make_automaton()
     name = f"_a{len(scans)}"
     scans[name] = automaton
-    return f"next({name}.iter(s), None) is not None"
+    first = ast.Call(ast.Name("next", ast.Load()), [ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "iter",
+                                                                           ast.Load()), [_S()], []),
+                                                    ast.Constant(None)], [])
+    return ast.Compare(first, [ast.IsNot()], [ast.Constant(None)])
 
 
-def _expression(requirements: Sequence[Requirement], scans: dict[str, Any]) -> str:
-    """``requirements`` as one Python expression over the lowered text ``s``: every word a ``repr`` literal, and each
-    large group (or the words of a large branch, a test that must pass before its alternatives are tried) one scan
-    (``_scan``, its automaton bound in ``scans``)."""
-    parts = []
+def _S() -> ast.Name:  # noqa: N802 - the text, as the test's one argument reads it
+    return ast.Name("s", ast.Load())
+
+
+def _any_of(tests: list[ast.expr]) -> ast.expr:
+    if not tests:
+        return ast.Constant(False)  # no word to find: as walking it answers
+    return tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
+
+
+def _all_of(tests: list[ast.expr]) -> ast.expr:
+    return tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests)
+
+
+def _expression(requirements: Sequence[Requirement], scans: dict[str, Any]) -> ast.expr:
+    """``requirements`` as one test over the lowered text ``s``, a syntax tree of string constants, ``in``, ``and``
+    and ``or``: each large group (or the words of a large branch, a test that must pass before its alternatives are
+    tried) one scan (``_scan``, its automaton bound in ``scans``)."""
+    parts: list[ast.expr] = []
     for r in requirements:
         if isinstance(r, frozenset):
             if len(r) >= _SCANNED:
-                parts.append("(" + _scan(r, scans) + ")")
+                parts.append(_scan(r, scans))
             else:
-                parts.append("(" + " or ".join(f"{word!r} in s" for word in sorted(r)) + ")")
+                parts.append(_any_of([ast.Compare(ast.Constant(word), [ast.In()], [_S()]) for word in sorted(r)]))
         else:
-            branch = " or ".join(f"({_expression(alternative, scans)})" for alternative in r)
+            branch = _any_of([_expression(alternative, scans) for alternative in r])
             words = _words_in(r)
-            parts.append(f"({_scan(words, scans)} and ({branch}))" if len(words) >= _SCANNED else f"({branch})")
-    return " and ".join(parts) or "True"
+            parts.append(_all_of([_scan(words, scans), branch]) if len(words) >= _SCANNED else branch)
+    return _all_of(parts) if parts else ast.Constant(True)
 
 
-def _compiled(expression: str, scans: dict[str, Any]) -> Callable[[str], bool]:
-    """The lambda of ``expression`` (string literals, ``in``, ``and``, ``or`` and the scans' automata only)."""
-    return eval(f"lambda s: {expression}", {"__builtins__": {"next": next}, **scans})  # noqa: S307
+def _compiled(test: ast.expr, scans: dict[str, Any]) -> Callable[[str], bool]:
+    """The function ``lambda s: <test>``, compiled from the tree ``_expression`` built (no text is evaluated: the
+    tree holds the words as constants), reading nothing but ``next`` and the scans' automata."""
+    tree = ast.fix_missing_locations(ast.Expression(ast.Lambda(
+        ast.arguments(posonlyargs=[], args=[ast.arg("s")], kwonlyargs=[], kw_defaults=[], defaults=[]), test)))
+    code = next(c for c in compile(tree, "<gate>", "eval").co_consts if isinstance(c, CodeType))
+    return cast(Callable[[str], bool], FunctionType(code, {"__builtins__": {"next": next}, **scans}))
 
 
 # ``needs`` and ``holds_any`` by the patterns' identity: a compiled pattern's hash walks its whole compiled code
@@ -181,7 +204,7 @@ def _needs(pattern: re.Pattern[str]) -> Needs:
         found = Needs(_requirements(list(_p.parse(pattern.pattern, pattern.flags))))
     except Exception:  # noqa: BLE001 - a pattern the parser cannot take apart: no gate, always scan
         found = Needs()
-    try:  # the expression holds only string literals (each word written by ``repr``), ``in``, ``and``, ``or``, scans
+    try:  # the tree holds only string constants, ``in``, ``and``, ``or`` and the scans
         scans: dict[str, Any] = {}
         found.check = _compiled(_expression(found, scans), scans)
     except (SyntaxError, RecursionError, MemoryError):  # nested past what the compiler takes: walk it
@@ -206,7 +229,7 @@ def _holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
     required = [needs(p) for p in patterns]
     try:  # as ``needs``
         scans: dict[str, Any] = {}
-        return _compiled(" or ".join(f"({_expression(r, scans)})" for r in required) or "False", scans)
+        return _compiled(_any_of([_expression(r, scans) for r in required]), scans)
     except (SyntaxError, RecursionError, MemoryError):
         return lambda s: any(holds(r, s) for r in required)
 
