@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from loophole_base import HarnessInputError, shown
+from loophole_base import HarnessInputError, number_token_before, shown
 
 JSONObject = dict[str, Any]  # a decoded JSON object (values: any JSON value)
 
@@ -73,15 +73,7 @@ def _written_big(written: bytes) -> bool:
     text cost 10x more); an ``e+`` in a string that looks like one is taken for one: decoded again, no harm."""
     if b"+" not in written:  # one memchr: most simulations
         return False
-    at = written.find(b"e+")
-    while at != -1:
-        start = at
-        while start > 0 and written[start - 1] in b"0123456789.-":
-            start -= 1
-        if start < at and start > 0 and written[start - 1] in b":,[":
-            return True
-        at = written.find(b"e+", at + 2)
-    return False
+    return number_token_before(written, b"e+", b":,[")
 
 
 def strict_value(data: bytes) -> Any:

@@ -12,6 +12,8 @@ import json
 import msgspec
 import pydantic_core
 
+from loophole_base import number_token_before
+
 
 def json_text(value: object) -> str:
     """``json.dumps(value, ensure_ascii=False)`` of a value decoded from JSON (dicts with string keys, lists,
@@ -30,12 +32,4 @@ def _small_number(text: bytes) -> bool:
     after a space or '[': a hex id's ``6e-e2`` is none). In a string too, rarely: then json writes it, no harm."""
     if b"0.0000" in text:
         return True
-    at = text.find(b"e-")
-    while at != -1:
-        start = at
-        while start > 0 and text[start - 1] in b"0123456789.-":
-            start -= 1
-        if start < at and start > 0 and text[start - 1] in b" [":
-            return True
-        at = text.find(b"e-", at + 2)
-    return False
+    return number_token_before(text, b"e-", b" [")
