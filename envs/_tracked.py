@@ -113,10 +113,12 @@ def _deep_copy(value: Any) -> Any:
     cls = type(value)
     if cls in _ATOMS:
         return value
+    # an atom is kept where it stands, without a call: most of a record's values are atoms (a flight's
+    # dates, seats and prices), and a call for each was most of a copy's cost
     if cls is dict:
-        return {k: _deep_copy(v) for k, v in value.items()}
+        return {k: v if type(v) in _ATOMS else _deep_copy(v) for k, v in value.items()}
     if cls is list:
-        return [_deep_copy(v) for v in value]
+        return [v if type(v) in _ATOMS else _deep_copy(v) for v in value]
     if (
         isinstance(value, BaseModel)
         and cls.__deepcopy__ is BaseModel.__deepcopy__
@@ -124,7 +126,8 @@ def _deep_copy(value: Any) -> Any:
     ):  # BaseModel.__deepcopy__, field by field
         new = object.__new__(cls)
         extra = value.__pydantic_extra__
-        object.__setattr__(new, "__dict__", {k: _deep_copy(v) for k, v in value.__dict__.items()})
+        object.__setattr__(new, "__dict__", {k: v if type(v) in _ATOMS else _deep_copy(v)
+                                             for k, v in value.__dict__.items()})
         object.__setattr__(new, "__pydantic_extra__", None if extra is None else _deep_copy(extra))
         object.__setattr__(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
         object.__setattr__(new, "__pydantic_private__", None)
