@@ -183,15 +183,29 @@ class ReplayEngine:
     # -- replays ---------------------------------------------------------------------------------
 
     def _collect_and_restore(self) -> State:
+        """The touched records' JSON; each record whose JSON is not its pristine JSON is put back (all of
+        them where serialising failed part way)."""
         state: State = {}
+        changed: dict[str, set[Any]] | None = None
         try:
+            found: dict[str, set[Any]] = {}
             for name, table in self.tables.items():
+                found[name] = set()
                 for key in table.touched():
-                    state[(name, key)] = _record_json(dict.get(table, key, _MISSING))
+                    now = state[(name, key)] = _record_json(dict.get(table, key, _MISSING))
+                    if now != self._pristine_of(name, key, table):
+                        found[name].add(key)
+            changed = found
         finally:
-            for table in self.tables.values():
-                table.restore()
+            for name, table in self.tables.items():
+                table.restore(None if changed is None else changed[name])
         return state
+
+    def _pristine_of(self, name: str, key: Any, table: TrackedTable) -> str | None:
+        """A touched record's pristine JSON, from its shadow (the table holds the touched record)."""
+        if (name, key) not in self._pristine:
+            self._pristine[(name, key)] = _record_json(table._undo[key])
+        return self._pristine[(name, key)]
 
     def tool_kind(self, name: str) -> str:
         """tau2's ToolType value of a tool ("read", "write", "think", "generic"), or "unknown"."""
