@@ -14,12 +14,11 @@ neither replay touched are the pristine ones on both sides.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -233,22 +232,19 @@ class ReplayEngine:
             return f"Error: {exc}", True
         return self.env.to_json_str(resp), False
 
-    @contextlib.contextmanager
-    def _reading(self) -> Iterator[None]:
-        """A read tool (tau2's annotation: it changes nothing) reads records in place, uncopied."""
-        for table in self.tables.values():
-            table._reading = True
-        try:
-            yield
-        finally:
-            for table in self.tables.values():
-                table._reading = False
-
     def _call(self, tc: ToolCall, kind: str) -> tuple[str, bool]:
+        """``_respond``; a read tool (tau2's annotation: it changes nothing) reads records in place, untracked
+        (set and unset here, not by a context manager: its generator cost more than the flag, on every call)."""
         if kind in ("write", "unknown"):
             return self._respond(tc)
-        with self._reading():
+        tables = self.tables.values()
+        for table in tables:
+            table._reading = True
+        try:
             return self._respond(tc)
+        finally:
+            for table in tables:
+                table._reading = False
 
     def replay_trajectory(
         self, pairs: Iterable[tuple[ToolCall, ToolMessage]], mode: ReplayMode = ReplayMode.STRICT
