@@ -3,9 +3,9 @@
 tau2's ``EnvironmentEvaluator`` builds two fresh environments per trajectory (reading and validating
 ``db.json`` each time) and hashes the whole database twice. Here each worker loads a domain's database
 once. Its top-level tables (``users``, ``flights``, ``reservations`` / ``products``, ``users``, ``orders``)
-are wrapped so that the first access to a record swaps in a deep copy and remembers the original.
-Tools reach records by key, so the tools' writes land on copies; after a replay the touched records
-are serialised and the originals are put back.
+are wrapped so that a write tool's access to a record is tracked (``envs._tracked``: a pristine copy is kept
+the first time a record is ever touched). Tools reach records by key; after a replay the touched records
+are serialised, and each whose JSON is not its pristine JSON is put back as a fresh pristine copy.
 
 Two replays are then equal in database terms exactly when the records touched by either serialise to
 the same JSON: tau2 hashes ``json.dumps(db.model_dump(), sort_keys=True, default=str)``, and records that
