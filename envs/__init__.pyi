@@ -32,6 +32,7 @@ from ._replay import (
     ReplayResult,
     State,
     TrajectoryStructureError,
+    actions_key,
     engine_for,
     tool_call_pairs,
 )
@@ -61,6 +62,7 @@ from ._versions import (
 )
 
 __all__ = [
+    "actions_key",
     "cache_dir",
     "check_domain",
     "check_version",

@@ -1,8 +1,9 @@
 """Restorable databases for live simulations: load ``db.json`` once per slot, not once per trial.
 
 tau2 builds every environment from a fresh ``db.json`` (about 0.4 s for airline). A sweep worker keeps a
-few loaded databases whose tables copy a record on first touch; after a trial the touched records are
-put back, so the next trial starts from the pristine database at the cost of what the last one touched.
+few loaded databases whose tables track the records a trial touches (``envs._tracked``: a pristine copy of each
+is kept the first time it is ever touched); after a trial the touched records are put back, so the next trial
+starts from the pristine database at the cost of what the last one touched.
 """
 
 from __future__ import annotations

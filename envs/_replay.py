@@ -3,9 +3,9 @@
 tau2's ``EnvironmentEvaluator`` builds two fresh environments per trajectory (reading and validating
 ``db.json`` each time) and hashes the whole database twice. Here each worker loads a domain's database
 once. Its top-level tables (``users``, ``flights``, ``reservations`` / ``products``, ``users``, ``orders``)
-are wrapped so that the first access to a record swaps in a deep copy and remembers the original.
-Tools reach records by key, so the tools' writes land on copies; after a replay the touched records
-are serialised and the originals are put back.
+are wrapped so that a write tool's access to a record is tracked (``envs._tracked``: a pristine copy is kept
+the first time a record is ever touched). Tools reach records by key; after a replay the touched records
+are serialised, and each whose JSON is not its pristine JSON is put back as a fresh pristine copy.
 
 Two replays are then equal in database terms exactly when the records touched by either serialise to
 the same JSON: tau2 hashes ``json.dumps(db.model_dump(), sort_keys=True, default=str)``, and records that
@@ -14,12 +14,11 @@ neither replay touched are the pristine ones on both sides.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,6 +142,14 @@ def outputs_match(actual: Any, expected: Any) -> tuple[bool, bool]:
 _CHAIN_PARAMETERS = frozenset({"self", "tool_name", "requestor"})
 
 
+def actions_key(actions: Sequence[Action]) -> tuple[str, ...]:
+    """A cache key of an action list's content: each action's JSON as pydantic-core writes it (its fields in
+    their declared order, its arguments in their own). The same list gives the same key; a list that differs
+    only in the order of an action's arguments gets a key of its own, a cache miss, never a wrong hit (a
+    sorted ``json.dumps`` of ``model_dump`` cost five times more, on every trajectory's gold)."""
+    return tuple(a.model_dump_json() for a in actions)
+
+
 def track_tables(db: Any) -> dict[str, TrackedTable]:
     """Wrap every top-level table of a tau2 database in place; returns them by name."""
     tables: dict[str, TrackedTable] = {}
@@ -166,7 +173,7 @@ class ReplayEngine:
         if self.env.user_tools is not None:
             raise TypeError(f"{domain} has user tools; the replay engine covers agent tools only")
         self._pristine: State = {}
-        self._gold_cache: dict[str, ReplayResult] = {}
+        self._gold_cache: dict[tuple[str, ...], ReplayResult] = {}
         # The agent's tools by name, as tau2's ``ToolKitBase.use_tool`` finds them: it builds this dict of every
         # tool (twice) on each call; its tools are the toolkit class's, so built once here (``_respond``)
         self._agent_tools: dict[str, Callable[..., Any]] = dict(self.env.tools.tools)
@@ -175,15 +182,29 @@ class ReplayEngine:
     # -- replays ---------------------------------------------------------------------------------
 
     def _collect_and_restore(self) -> State:
+        """The touched records' JSON; each record whose JSON is not its pristine JSON is put back (all of
+        them where serialising failed part way)."""
         state: State = {}
+        changed: dict[str, set[Any]] | None = None
         try:
+            found: dict[str, set[Any]] = {}
             for name, table in self.tables.items():
+                found[name] = set()
                 for key in table.touched():
-                    state[(name, key)] = _record_json(dict.get(table, key, _MISSING))
+                    now = state[(name, key)] = _record_json(dict.get(table, key, _MISSING))
+                    if now != self._pristine_of(name, key, table):
+                        found[name].add(key)
+            changed = found
         finally:
-            for table in self.tables.values():
-                table.restore()
+            for name, table in self.tables.items():
+                table.restore(None if changed is None else changed[name])
         return state
+
+    def _pristine_of(self, name: str, key: Any, table: TrackedTable) -> str | None:
+        """A touched record's pristine JSON, from its shadow (the table holds the touched record)."""
+        if (name, key) not in self._pristine:
+            self._pristine[(name, key)] = _record_json(table._undo[key])
+        return self._pristine[(name, key)]
 
     def tool_kind(self, name: str) -> str:
         """tau2's ToolType value of a tool ("read", "write", "think", "generic"), or "unknown"."""
@@ -211,22 +232,19 @@ class ReplayEngine:
             return f"Error: {exc}", True
         return self.env.to_json_str(resp), False
 
-    @contextlib.contextmanager
-    def _reading(self) -> Iterator[None]:
-        """A read tool (tau2's annotation: it changes nothing) reads records in place, uncopied."""
-        for table in self.tables.values():
-            table._reading = True
-        try:
-            yield
-        finally:
-            for table in self.tables.values():
-                table._reading = False
-
     def _call(self, tc: ToolCall, kind: str) -> tuple[str, bool]:
+        """``_respond``; a read tool (tau2's annotation: it changes nothing) reads records in place, untracked
+        (set and unset here, not by a context manager: its generator cost more than the flag, on every call)."""
         if kind in ("write", "unknown"):
             return self._respond(tc)
-        with self._reading():
+        tables = self.tables.values()
+        for table in tables:
+            table._reading = True
+        try:
             return self._respond(tc)
+        finally:
+            for table in tables:
+                table._reading = False
 
     def replay_trajectory(
         self, pairs: Iterable[tuple[ToolCall, ToolMessage]], mode: ReplayMode = ReplayMode.STRICT
@@ -319,7 +337,7 @@ class ReplayEngine:
 
     def gold_outcome(self, actions: Sequence[Action]) -> ReplayResult:
         """The gold replay, cached by the content of the action list."""
-        key = json.dumps([a.model_dump(mode="json") for a in actions], sort_keys=True)
+        key = actions_key(actions)
         if key not in self._gold_cache:
             self._gold_cache[key] = self.replay_actions(actions)
         return self._gold_cache[key]

@@ -1,5 +1,11 @@
-"""A database table whose records are copied on first touch, so that a replay's writes land on copies and
-the originals can be put back (``envs._replay``), with savepoints for one call and uncopied reads."""
+"""A database table whose touched records can be put back as they were (``envs._replay``), with savepoints
+for one call and uncopied reads.
+
+A write tool changes the records it reaches in place. The first time a record is ever touched, a pristine
+copy of it is kept (its shadow, for the table's lifetime: the pristine database never changes); a touch
+after that copies nothing. Putting a record back installs a fresh copy of its shadow, and only where the
+record changed: a write tool reads far more records than it changes (a flight's whole calendar, copied on
+every touch, was a fifth of a replay), and one whose JSON is its pristine JSON is left where it stands."""
 
 from __future__ import annotations
 
@@ -12,12 +18,13 @@ _MISSING: Any = object()
 
 
 class TrackedTable(dict):
-    """A database table whose records are copied on first touch, so the originals can be restored."""
+    """A database table whose touched records can be put back as they were (module docstring)."""
 
     def __init__(self, data: dict) -> None:
         super().__init__(data)
-        self._undo: dict[str, Any] = {}
-        self._reading = False  # a read tool runs: records are read where they are, not copied
+        self._undo: dict[str, Any] = {}  # touched since the last restore: key -> its shadow (or _MISSING)
+        self._shadow: dict[Any, Any] = {}  # key -> a pristine copy, never handed to a tool
+        self._reading = False  # a read tool runs: records are read where they are, not tracked
         self._save: dict[Any, tuple[bool, Any]] | None = None  # a savepoint: key -> (touched before, value)
 
     def _touch(self, key: Any) -> None:
@@ -29,10 +36,16 @@ class TrackedTable(dict):
             self._save[key] = (touched, _deep_copy(current) if touched and current is not _MISSING else current)
         if key in self._undo:
             return
-        original = dict.get(self, key, _MISSING)
-        self._undo[key] = original
-        if original is not _MISSING:
-            dict.__setitem__(self, key, _deep_copy(original))
+        original = dict.get(self, key, _MISSING)  # untouched since the last restore: pristine
+        if original is not _MISSING and key not in self._shadow:
+            self._shadow[key] = _deep_copy(original)
+        self._undo[key] = _MISSING if original is _MISSING else self._shadow[key]
+
+    def _put_back(self, key: Any, shadow: Any) -> None:
+        if shadow is _MISSING:
+            dict.pop(self, key, None)
+        else:
+            dict.__setitem__(self, key, _deep_copy(shadow))
 
     def __getitem__(self, key: Any) -> Any:
         self._touch(key)
@@ -78,23 +91,19 @@ class TrackedTable(dict):
         if not rollback:
             return
         for key, (touched, value) in saved.items():
-            if not touched:  # untouched before: back to the original, and untouched again
-                original = self._undo.pop(key)
-                if original is _MISSING:
-                    dict.pop(self, key, None)
-                else:
-                    dict.__setitem__(self, key, original)
+            if not touched:  # untouched before: back to the pristine record, and untouched again
+                self._put_back(key, self._undo.pop(key))
             elif value is _MISSING:
                 dict.pop(self, key, None)
             else:
                 dict.__setitem__(self, key, value)
 
-    def restore(self) -> None:
-        for key, original in self._undo.items():
-            if original is _MISSING:
-                dict.pop(self, key, None)
-            else:
-                dict.__setitem__(self, key, original)
+    def restore(self, changed: set[Any] | None = None) -> None:
+        """Every touched record as it was; ``changed``: the touched records known to differ from their
+        pristine JSON (the others are left where they stand), None: all are put back."""
+        for key, shadow in self._undo.items():
+            if shadow is _MISSING or changed is None or key in changed:
+                self._put_back(key, shadow)
         self._undo.clear()
         self._save, self._reading = None, False
 
@@ -113,10 +122,12 @@ def _deep_copy(value: Any) -> Any:
     cls = type(value)
     if cls in _ATOMS:
         return value
+    # an atom is kept where it stands, without a call: most of a record's values are atoms (a flight's
+    # dates, seats and prices), and a call for each was most of a copy's cost
     if cls is dict:
-        return {k: _deep_copy(v) for k, v in value.items()}
+        return {k: v if type(v) in _ATOMS else _deep_copy(v) for k, v in value.items()}
     if cls is list:
-        return [_deep_copy(v) for v in value]
+        return [v if type(v) in _ATOMS else _deep_copy(v) for v in value]
     if (
         isinstance(value, BaseModel)
         and cls.__deepcopy__ is BaseModel.__deepcopy__
@@ -124,7 +135,8 @@ def _deep_copy(value: Any) -> Any:
     ):  # BaseModel.__deepcopy__, field by field
         new = object.__new__(cls)
         extra = value.__pydantic_extra__
-        object.__setattr__(new, "__dict__", {k: _deep_copy(v) for k, v in value.__dict__.items()})
+        object.__setattr__(new, "__dict__", {k: v if type(v) in _ATOMS else _deep_copy(v)
+                                             for k, v in value.__dict__.items()})
         object.__setattr__(new, "__pydantic_extra__", None if extra is None else _deep_copy(extra))
         object.__setattr__(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
         object.__setattr__(new, "__pydantic_private__", None)

@@ -60,6 +60,7 @@ def _trial_row(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
             duration_s=raw.get("duration"),
             agent_cost=raw.get("agent_cost"),
             user_cost=raw.get("user_cost"),
+            from_strict_json=True,  # ingest's decoders refuse NaN and Infinity
         ),
     )
 

@@ -17,6 +17,9 @@ from ._errors import (
     cut,
     shown,
 )
+from ._number_token import (
+    number_token_before,
+)
 from ._order import (
     natural_key,
 )
@@ -33,6 +36,7 @@ __all__ = [
     "HarnessError",
     "HarnessInputError",
     "natural_key",
+    "number_token_before",
     "OUTPUT_MANIFEST",
     "shown",
 ]

@@ -65,17 +65,22 @@ def content_text(content: object) -> str | None:
 
 def read_content_parts(raw: object) -> tuple[object, bool]:
     """A raw simulation with each message content written as parts replaced by its text (a copy; the
-    input is not changed), and whether any was."""
+    input is not changed), and whether any was. The list is copied only from the first such content on:
+    a content that is neither a list nor a string the pattern matches is none (``content_text``'s gate)."""
     if not isinstance(raw, dict) or not isinstance(raw.get("messages"), list):
         return raw, False
     messages: list[Any] = raw["messages"]
-    changed = False
-    out = []
-    for message in messages:
-        text = content_text(message.get("content")) if isinstance(message, dict) else None
+    looks = _LOOKS_LIKE_PARTS.match
+    out: list[Any] | None = None
+    for k, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        text = content_text(content) if isinstance(content, list) or (
+            isinstance(content, str) and looks(content)) else None
         if text is None:
-            out.append(message)
+            if out is not None:
+                out.append(message)
             continue
+        if out is None:
+            out = messages[:k]
         out.append({**message, "content": text})
-        changed = True
-    return ({**raw, "messages": out}, True) if changed else (raw, False)
+    return ({**raw, "messages": out}, True) if out is not None else (raw, False)

@@ -15,9 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import numpy as np
 import orjson
 
-from loophole_base import HarnessInputError, shown
+from loophole_base import HarnessInputError, number_token_before, shown
 
 JSONObject = dict[str, Any]  # a decoded JSON object (values: any JSON value)
 
@@ -73,15 +74,13 @@ def _written_big(written: bytes) -> bool:
     text cost 10x more); an ``e+`` in a string that looks like one is taken for one: decoded again, no harm."""
     if b"+" not in written:  # one memchr: most simulations
         return False
-    at = written.find(b"e+")
-    while at != -1:
-        start = at
-        while start > 0 and written[start - 1] in b"0123456789.-":
-            start -= 1
-        if start < at and start > 0 and written[start - 1] in b":,[":
-            return True
-        at = written.find(b"e+", at + 2)
-    return False
+    return number_token_before(written, b"e+", b":,[")
+
+
+def _colons(text: bytes) -> int:
+    """How many ':' bytes ``text`` holds: numpy compares 16 or 32 bytes at a time, where ``bytes.count`` of one
+    byte walks them one by one (a third of the cost on a simulation's 30 kB)."""
+    return int(np.count_nonzero(np.frombuffer(text, np.uint8) == 58))
 
 
 def strict_value(data: bytes) -> Any:
@@ -102,7 +101,7 @@ def strict_value(data: bytes) -> Any:
         except (orjson.JSONDecodeError, orjson.JSONEncodeError):
             pass
         else:
-            if not _written_big(written) and written.count(b":") == data.count(b":"):
+            if not _written_big(written) and _colons(written) == _colons(data):
                 return value
     text = data.decode("utf-8")
     value, stop = _DECODER.raw_decode(text)

@@ -120,7 +120,8 @@ def evidence_of(raw: dict[str, Any]) -> Evidence:
     for message in messages if isinstance(messages, list) else []:
         if not isinstance(message, dict):
             continue
-        if message.get("role") == "assistant":
+        role = message.get("role")
+        if role == "assistant":
             for call in message.get("tool_calls") or []:
                 if not isinstance(call, dict):
                     continue
@@ -132,7 +133,7 @@ def evidence_of(raw: dict[str, Any]) -> Evidence:
                         records.add(args[key])
                 if str(call.get("name", "")).startswith("find_user_id"):
                     lookups.add(str(call.get("id")))
-        elif message.get("role") == "tool" and str(message.get("id")) in lookups:
+        elif role == "tool" and lookups and str(message.get("id")) in lookups:  # none yet: nothing to read
             content = message.get("content")
             if isinstance(content, str) and not message.get("error"):
                 users |= _user_ids(content)

@@ -113,6 +113,17 @@ def _labels(entries: list[Any]) -> dict[str, int]:
     return counts
 
 
+def _records_nothing(ri: Any, notes: RewardInfoNotes | None) -> bool:
+    """Whether ``reward_info`` records none of tau2 main's fields (most files: tau2 1.0's): every field
+    ``upstream_fields`` reads is absent or empty."""
+    if ri is None:
+        return True
+    return (ri.evaluation_mode is None and ri.state_source is None and ri.replayed_actions is None
+            and not ri.warnings and (notes is None or (not notes.gold_replay_incomplete
+                                                       and notes.db_evaluated is None
+                                                       and not notes.failed_mutating_actions)))
+
+
 def upstream_fields(
     reward_info: Any, axes: dict[str, JudgeAxis | None], raw_reward_info: object
 ) -> UpstreamFields | None:
@@ -120,6 +131,8 @@ def upstream_fields(
     ri = reward_info
     notes: RewardInfoNotes | None = ri.info if ri is not None else None
     recorded_axes = {k: v.score for k, v in axes.items() if v is not None}
+    if not recorded_axes and _records_nothing(ri, notes):
+        return None  # what ``found`` below would equal UpstreamFields() for, without building two models
     replayed = ri.replayed_actions if ri is not None else None
     found = UpstreamFields(
         evaluation_mode=ri.evaluation_mode if ri is not None else None,

@@ -31,7 +31,7 @@ from pydantic import BaseModel
 from tau2.data_model.message import AssistantMessage, Message, ToolCall, UserMessage
 from tau2.data_model.tasks import Action
 
-from envs import ReplayEngine, replay_steps
+from envs import ReplayEngine, actions_key, replay_steps
 
 
 @dataclass(frozen=True)
@@ -45,15 +45,11 @@ class GoldWrites:
     broken: tuple[str, ...]
 
 
-_WRITES: dict[tuple[str, str], GoldWrites] = {}
-
-
-def _key(engine: ReplayEngine, actions: Sequence[Action]) -> tuple[str, str]:
-    return engine.domain, json.dumps([a.model_dump(mode="json") for a in actions], sort_keys=True)
+_WRITES: dict[tuple[str, tuple[str, ...]], GoldWrites] = {}
 
 
 def gold_writes(engine: ReplayEngine, actions: Sequence[Action]) -> GoldWrites:
-    key = _key(engine, actions)
+    key = engine.domain, actions_key(actions)
     if key not in _WRITES:
         steps, _ = replay_steps(engine, actions)
         kept = [(i, a) for i, (a, s) in enumerate(zip(actions, steps, strict=True)) if s.is_write and s.changed_db]

@@ -38,15 +38,17 @@ def trajectory_columns(
     duration_s: object,
     agent_cost: object,
     user_cost: object,
+    from_strict_json: bool = False,
 ) -> dict:
-    """The columns a trajectory fills in, whichever kind of run recorded it: messages as JSON."""
+    """The columns a trajectory fills in, whichever kind of run recorded it: messages as JSON
+    (``from_strict_json``: decoded from a results file's strict JSON, so no number is NaN or Infinity)."""
     return {
         "termination_reason": None if termination_reason is None else str(termination_reason),
         "duration_s": float_or_null(duration_s),
         "agent_cost": float_or_null(agent_cost),
         "user_cost": float_or_null(user_cost),
         "n_messages": len(messages),
-        "messages_json": json_text(list(messages)),
+        "messages_json": json_text(list(messages), finite=from_strict_json),
     }
 
 

@@ -31,6 +31,7 @@ def _deep(depth: int) -> list:
 
 TRICKY = [
     [], {}, [{}], [[], {}, [[]]], "text", 0, None, True,
+    1.192092896e-07, -1e-05, 1e16,  # a bare number: nothing before it (hypothesis found 1.192092896e-7 written)
     [{"a": 1e-05, "b": 1e-7, "c": 0.00012, "d": -2.5e-9, "e": 1e-300}],  # small numbers: Python's exponents
     [{"a": 1e16, "b": 1e22, "c": 1.5e300, "d": -0.0, "e": 0.1, "f": 100.0, "g": 123456.789}],
     [float("inf")], [{"x": -math.inf}], [math.nan],  # json writes Infinity and NaN
@@ -42,31 +43,48 @@ TRICKY = [
 ]
 
 
+def _finite(value: object) -> bool:
+    """Whether no number in ``value`` is NaN or Infinity (what strict JSON decodes to); a walk without
+    recursion (the deepest values nest 2000 levels)."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        todo += item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+    return True
+
+
+@pytest.mark.parametrize("finite", [False, True], ids=["pydantic-core", "orjson"])
 @pytest.mark.parametrize("value", TRICKY, ids=range(len(TRICKY)))
-def test_tricky_values_are_written_as_json_writes_them(value):
+def test_tricky_values_are_written_as_json_writes_them(value, finite):
+    if finite and not _finite(value):
+        pytest.skip("NaN and Infinity: never decoded from strict JSON")
     try:
         expected = _json(value)
     except RecursionError:
         with pytest.raises(RecursionError):
-            json_text(value)
+            json_text(value, finite)
         return
-    assert json_text(value) == expected
+    assert json_text(value, finite) == expected
 
 
-def test_every_code_point_is_written_as_json_writes_it():
+@pytest.mark.parametrize("finite", [False, True], ids=["pydantic-core", "orjson"])
+def test_every_code_point_is_written_as_json_writes_it(finite):
     for lo in range(0, 0x110000, 0x4000):
         text = "".join(chr(c) for c in range(lo, lo + 0x4000) if not 0xD800 <= c <= 0xDFFF)
-        assert json_text([text, {text: text}]) == _json([text, {text: text}])
+        assert json_text([text, {text: text}], finite) == _json([text, {text: text}])
 
 
-def test_random_floats_are_written_as_python_writes_them():
+@pytest.mark.parametrize("finite", [False, True], ids=["pydantic-core", "orjson"])
+def test_random_floats_are_written_as_python_writes_them(finite):
     rng = random.Random(47)
     floats = [struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0] for _ in range(20000)]
     floats += [rng.random() * 10 ** rng.randint(-30, 30) for _ in range(20000)]
     floats += [round(rng.uniform(-1e6, 1e6), rng.randint(0, 6)) for _ in range(20000)]
     for chunk in range(0, len(floats), 500):
-        value = [{"amount": x} for x in floats[chunk:chunk + 500]]
-        assert json_text(value) == _json(value)
+        value = [{"amount": x} for x in floats[chunk:chunk + 500] if not finite or math.isfinite(x)]
+        assert json_text(value, finite) == _json(value)
 
 
 _SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8)
@@ -78,9 +96,12 @@ _VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
 @given(value=_VALUES)
 def test_generated_values_are_written_as_json_writes_them(value):
     assert json_text(value) == _json(value)
+    if _finite(value):
+        assert json_text(value, finite=True) == _json(value)
 
 
-def test_real_messages_are_written_as_json_writes_them_without_json(monkeypatch):
+@pytest.mark.parametrize("finite", [False, True], ids=["pydantic-core", "orjson"])
+def test_real_messages_are_written_as_json_writes_them_without_json(monkeypatch, finite):
     lists = []
     for pattern in ("real-runs/*.json", "dev-corpus/runs/*.json", "dev-corpus/other-families/runs/*.json"):
         for name in sorted(glob.glob(str(SHARED / pattern)))[:6]:
@@ -95,4 +116,21 @@ def test_real_messages_are_written_as_json_writes_them_without_json(monkeypatch)
             raise AssertionError("json wrote an ordinary message list")
 
     monkeypatch.setattr(_json_text, "json", NoJson)
-    assert [json_text(m) for m in lists] == expected
+    assert [json_text(m, finite) for m in lists] == expected
+
+
+def test_the_rescore_row_writes_its_messages_with_orjson(monkeypatch):
+    """A rescored row's messages (decoded from strict JSON) take the orjson path, and its text is json's."""
+    import orjson
+
+    from harness._rescore_chunks import _trial_row
+    from loophole_ingest import import_results_file
+
+    run = import_results_file(SHARED / "real-runs" / "whissle_airline_tau3_1trial.json")
+    items = list(run.iter_simulations())[:5]
+    written = []
+    real_dumps = orjson.dumps
+    monkeypatch.setattr(_json_text.orjson, "dumps", lambda v: written.append(1) or real_dumps(v))
+    for index, item in enumerate(items):
+        assert _trial_row(run, index, item)["messages_json"] == _json(item.raw["messages"])
+    assert len(written) == len(items)
