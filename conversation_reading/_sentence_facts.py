@@ -81,9 +81,10 @@ def _planned(text: str, kinds: tuple[re.Pattern[str], ...]) -> list[set[str]]:
     cue = True
     for line in text.splitlines():
         for sentence in _CLAUSE_END.split(line):
-            if _USES.search(sentence):
+            low = ascii_lowered(sentence)  # each scan over it (``_lowered_search``)
+            if scans(_USES, sentence, low):
                 cue = True
-            elif _HELD.search(sentence):
+            elif scans(_HELD, sentence, low):
                 cue = False
             if cue:
                 for found, ids in zip(used, kinds, strict=True):
@@ -187,7 +188,7 @@ class _Checker:
     def _read_plan(self) -> tuple[str, str] | None:
         if _ALTERNATIVE.search(" ".join(line for line in self.text.splitlines() if "certificate_" in line)):
             return None
-        if not _PLAN.search(self.text):
+        if not scans(_PLAN, self.text, ascii_lowered(self.text)):
             return None  # balances listed, no payment planned
         planned = _planned(self.text, (_CERTIFICATE_ID, _GIFT_CARD_ID))
         for ids, source in zip(planned, ("certificate", "gift_card"), strict=True):

@@ -150,7 +150,7 @@ def _asked_to_confirm(turns: list[Turn], index: int) -> bool:
     """The user's message before ``index`` asks the agent to confirm what they believe: the answer is what they
     go on with."""
     before = next((t for t in reversed(turns[:index]) if t.role == "user" and t.text.strip()), None)
-    return before is not None and "?" in before.text and bool(_CONFIRM_ASKED.search(before.text))  # it ends on a "?"
+    return before is not None and "?" in before.text and scans(_CONFIRM_ASKED, before.text, ascii_lowered(before.text))
 
 
 # what counts without the user's decision following it: invented policy, a taken offer; its plain words apart
@@ -164,13 +164,14 @@ _IF_ACTS = re.compile(_STANDS_ALONE_IF, re.IGNORECASE)
 def _worth_reading(text: str, acts_follow: bool) -> bool:
     """A message no decision follows is read only for what stands on its own: invented policy or an insurance
     waiver, a promise on a condition, or an offer a later write or transfer may take."""
-    lowered, gated = text.lower(), gateable(text)  # each scan gated (``_gate``)
+    lowered, gated = text.lower(), gateable(text)  # each scan gated (``_gate``), then over the lowercase
+    low = lowered if text.isascii() else None  # (``_lowered_search``)
     stands = (any(w in lowered for w in _STANDS_ALONE_WORDS) or (may_match(_IF_ACTS, lowered, gated)
-                                                                and _IF_ACTS.search(text) is not None)
+                                                                and scans(_IF_ACTS, text, low))
               ) if gated else _STANDS_ALONE.search(text) is not None
     return stands or (acts_follow and bool(
-        (may_match(_OPTION, lowered, gated) and _OPTION.search(text))
-        or (may_match(_ACT, lowered, gated) and _ACT.search(text))))
+        (may_match(_OPTION, lowered, gated) and scans(_OPTION, text, low))
+        or (may_match(_ACT, lowered, gated) and scans(_ACT, text, low))))
 
 
 def _state_at(states: Callable[[], list[_State]], index: int) -> _State:

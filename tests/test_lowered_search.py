@@ -9,7 +9,13 @@ import re
 
 import pytest
 
-from conversation_reading import _bag_fees, _sentence_facts, _sentences
+from conversation_reading import (
+    _bag_fees,
+    _invented_policy,
+    _sentence_facts,
+    _sentence_kinds,
+    _sentences,
+)
 from conversation_reading._lowered_search import ascii_lowered, says, twin
 from conversation_reading._normalise import normalise
 from conversation_reading._units import split_sentences
@@ -23,7 +29,10 @@ _SCANNED = [
     _sentence_facts._RULE, _sentence_facts._HEDGED, _sentence_facts._BAGS, _sentence_facts._COMPENSATION_CONTEXT,
     _sentence_facts._PER_PASSENGER, _sentence_facts._UPGRADE, *_sentence_facts._CABINS.values(),
     _sentences._RESTRICTS, _sentences._CONDITIONS, _sentences._DENIES, _sentences._POSSIBLE, _sentences._CHANGES,
-    *_sentences._GENERAL_RULES.values(), _bag_fees._FREE, vocabulary().decline,
+    *_sentences._GENERAL_RULES.values(), _bag_fees._FREE, vocabulary().decline, _bag_fees._BAG_WORD,
+    _sentence_facts._USES, _sentence_facts._HELD, _sentence_facts._PLAN, _sentence_facts._TIER, _sentences._ACT,
+    _sentences._CONFIRM_ASKED, _sentences._IF_ACTS, _sentence_kinds._OPTION, _invented_policy._SOMEONE_MAY,
+    _invented_policy._TIER_TEAM,
 ]
 
 _OWN = ["I'll Cancel it. SHALL I PROCEED?", "We Can't Modify Basic Economy flights.", "Your BAGS: $50 Per Person",
@@ -31,13 +40,15 @@ _OWN = ["I'll Cancel it. SHALL I PROCEED?", "We Can't Modify Basic Economy fligh
 
 
 def _sentences_of(*runs: str) -> list[str]:
+    """Every agent sentence of ``runs``, and every message of them whole (a message's readers scan it so)."""
     out = []
     for run in runs:
         raw = json.loads(real_run(run).read_text(encoding="utf-8"))
         for sim in raw["simulations"]:
             for m in sim["messages"]:
                 if m.get("role") == "assistant" and isinstance(m.get("content"), str):
-                    out += split_sentences(normalise(m["content"]).text)
+                    text = normalise(m["content"]).text
+                    out += [text, *split_sentences(text)]
     return out
 
 
