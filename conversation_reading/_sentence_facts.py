@@ -17,6 +17,8 @@ from conversation_reading._claims import _not_cancellable, _offered
 from conversation_reading._conversation_state import _State
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._known_figures import KnownFigures, _amounts_held, _cents
+from conversation_reading._lowered_search import ascii_lowered
+from conversation_reading._lowered_search import says as scans
 from policy_model import (
     COMPENSATION_PER_PASSENGER,
     PAYMENT_LIMITS,
@@ -79,9 +81,10 @@ def _planned(text: str, kinds: tuple[re.Pattern[str], ...]) -> list[set[str]]:
     cue = True
     for line in text.splitlines():
         for sentence in _CLAUSE_END.split(line):
-            if _USES.search(sentence):
+            low = ascii_lowered(sentence)  # each scan over it (``_lowered_search``)
+            if scans(_USES, sentence, low):
                 cue = True
-            elif _HELD.search(sentence):
+            elif scans(_HELD, sentence, low):
                 cue = False
             if cue:
                 for found, ids in zip(used, kinds, strict=True):
@@ -185,7 +188,7 @@ class _Checker:
     def _read_plan(self) -> tuple[str, str] | None:
         if _ALTERNATIVE.search(" ".join(line for line in self.text.splitlines() if "certificate_" in line)):
             return None
-        if not _PLAN.search(self.text):
+        if not scans(_PLAN, self.text, ascii_lowered(self.text)):
             return None  # balances listed, no payment planned
         planned = _planned(self.text, (_CERTIFICATE_ID, _GIFT_CARD_ID))
         for ids, source in zip(planned, ("certificate", "gift_card"), strict=True):
@@ -197,7 +200,8 @@ class _Checker:
     def typed_figure(self, sentence: str, amount: float) -> tuple[str, str] | None:
         """A figure the model computes otherwise in the sentence's context (a refund, an upgrade's cost for all
         passengers, compensation, bags); None where it agrees or the context names no such figure."""
-        if _BAGS.search(sentence) and not (self.written and self.bag_write is None):  # not a report of a write
+        low = ascii_lowered(sentence)  # each case-insensitive scan over it (``_lowered_search``)
+        if scans(_BAGS, sentence, low) and not (self.written and self.bag_write is None):  # not a report of a write
             named = [r for rid, r in self.state.reservations.items() if rid in sentence or rid in self.text]
             fee = bag_fee(sentence, amount, self.text, self.state, self.bag_write,
                           named[0] if len(named) == 1 and not self.written else None)
@@ -209,32 +213,33 @@ class _Checker:
         if self.policy is None or res is None:
             return None
         n = len(res.get("passengers") or [])
-        if _REFUND.search(sentence) and _CANCEL.search(sentence) and not _COMPENSATION.search(sentence):
+        refunds, cancels = scans(_REFUND, sentence, low), scans(_CANCEL, sentence, low)  # each asked once
+        if refunds and cancels and not scans(_COMPENSATION, sentence, low):
             refund = self.policy.cancellation_refund(res)
             allowed = {refund.total, *(-t.amount for t in refund.transfers)}
             if refund.verdict and refund.total > 0 and not _near(amount, allowed) and not self.known(amount):
                 return ("cancel.refund", f"cancelling {res.get('reservation_id')} refunds {refund.total:g} (its whole payment "
                         "history, insurance included)")
-        if _COMPENSATION_CONTEXT.search(sentence) and not _REFUND.search(sentence) and n:
+        if scans(_COMPENSATION_CONTEXT, sentence, low) and not refunds and n:
             per = set(COMPENSATION_PER_PASSENGER.values())
             if not _near(amount, {p * k for p in per for k in range(1, n + 1)}) and not _near(amount, self.balances()):
                 return ("compensation.cancelled", f"the policy's certificate is ${min(per)} or ${max(per)} per passenger "
                         f"({n} passengers on {res.get('reservation_id')})")
-        if _REFUND.search(sentence) and not _CANCEL.search(sentence) and res.get("insurance") == "yes":
+        if refunds and not cancels and res.get("insurance") == "yes":
             counted = self.insurance_as_fare(res, amount)
             if counted is not None:
                 return "cabin.difference", counted
-        cabin = next((c for c, p in _CABINS.items() if p.search(sentence)), None)
-        if _CABIN.search(sentence) and cabin is not None and cabin != res.get("cabin"):
+        cabin = next((c for c, p in _CABINS.items() if scans(p, sentence, low)), None)
+        if scans(_CABIN, sentence, low) and cabin is not None and cabin != res.get("cabin"):
             diff = self.policy.fare_difference(res, cabin, self.policy.legs(res))
             costs = (f"the {cabin} upgrade of {res.get('reservation_id')} costs {diff.total:g} for its {n} passenger(s) "
                      f"({diff.per_passenger:g} each)")
             if diff.verdict and n > 1 and _near(amount, {diff.per_passenger}) and not _near(amount, {diff.total}) \
-                    and not _PER_PASSENGER.search(sentence):
+                    and not scans(_PER_PASSENGER, sentence, low):
                 return "cabin.difference", costs
             # an upgrade's cost no price of the flights gives (another flight's fare, say), of the one reservation
             # the message is about; not a figure the user said (a budget) or one the database gives
-            if diff.verdict and _UPGRADE.search(sentence) and self.named_reservation(sentence) is res \
+            if diff.verdict and scans(_UPGRADE, sentence, low) and self.named_reservation(sentence) is res \
                     and not self.known(amount) and not self.itinerary_figure(amount) and not self.said(amount):
                 return "cabin.difference", f"{costs}: no fare of its flights gives {amount:g}"
         return None

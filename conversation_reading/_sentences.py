@@ -19,14 +19,15 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from conversation_reading._bag_fees import _FREE, stated_free
+from conversation_reading._bag_fees import stated_free
 from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
-from conversation_reading._gate import gateable, holds, holds_any, may_match, needs
+from conversation_reading._gate import gateable, holds, may_match, needs
 from conversation_reading._invented_policy import invention
+from conversation_reading._lowered_search import ascii_lowered
+from conversation_reading._lowered_search import says as scans
 from conversation_reading._record import Claim, ConsequentialSentence, Write
 from conversation_reading._replies import agrees, may_agree
-from conversation_reading._route_claims import ROUTE as _ROUTE
 from conversation_reading._route_claims import route_claim
 from conversation_reading._sentence_facts import (
     _BAGS,
@@ -34,63 +35,19 @@ from conversation_reading._sentence_facts import (
     _CANCEL,
     _CERTIFICATE_ID,
     _COMPENSATION,
-    _CONFIRM,
     _FLIGHTS,
     _GIFT_CARD_ID,
     _HEDGED,
     _MONEY,
-    _OFFER,
-    _PROMISE,
-    _REFUND,
-    _RULE,
     _amounts,
     _Checker,
     _sums_up,
 )
+from conversation_reading._sentence_kinds import _OPTION
+from conversation_reading._sentence_kinds import kind as sentence_kind
 from conversation_reading._units import split_sentences
 from conversation_reading._vocabulary import vocabulary
 from policy_model import AIRLINE, BAG_ALLOWANCE, BAG_WRITES
-
-# an option in a list ("1. **Cancel the reservation** — ..."): an offer of that act, whatever the line says of it
-_OPTION = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|option \w+:?)\s*\**\s*(?:you (?:can|could) )?"
-                     r"(cancel\w*|chang\w*|modif\w*|upgrad\w*|rebook\w*|switch\w*|transfer\w*|keep\w*)\b", re.I)
-
-
-def _kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], declines: bool = True) -> str | None:
-    """``declines``: the decline's gate holds on the sentence's message (a sentence is a part of it)."""
-    if _OPTION.match(sentence):
-        return "offer"
-    lowered = sentence.lower()
-    if declines and holds(gate, lowered) and decline.search(sentence):  # the gate first: most say no decline
-        return "decline"
-    if "$" in sentence and _MONEY.search(sentence):  # ``_MONEY`` matches a "$"
-        return "figure"
-    gated = gateable(sentence)
-
-    def says(pattern: re.Pattern[str]) -> bool:  # the gate (``_gate``) first: a scan only where it may match
-        return (not gated or holds(needs(pattern), lowered)) and pattern.search(sentence) is not None
-
-    if sentence.rstrip().endswith("?"):
-        return "confirmation_request" if says(_CONFIRM) else ("offer" if says(_OFFER) else "question")
-    if gated and not holds_any(_STATEMENT_WORDS)(lowered):
-        return None  # no word any kind below needs (most sentences): one gate for them all
-    if says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL) or says(_REFUND)):
-        return "promise"
-    if says(_OFFER) and (says(_CANCEL) or says(_CABIN) or says(_FLIGHTS) or says(_COMPENSATION)):
-        return "offer"
-    if says(_RULE):
-        return "rule_claim"
-    if says(_CONFIRM):
-        return "confirmation_request"
-    if stated_free(sentence) or ("from" in lowered or "origin" in lowered) and _ROUTE.search(sentence):
-        return "fact_claim"  # a bag fee of nothing, in words; a reservation's route
-    return None
-
-
-# the patterns the kinds of a statement (no question) read: where no gate of them holds, none can match and the
-# sentence is of no kind (``stated_free`` needs ``_FREE``, a route ``_ROUTE``)
-_STATEMENT_WORDS = (_PROMISE, _OFFER, _RULE, _CONFIRM, _FREE, _ROUTE)
-
 
 # a sentence saying the act may not be done ("none of the conditions apply", "neither ... nor"), not "without a fee"
 _DENIES = re.compile(r"\b(?:not|no|never|none|neither|nothing|isn't|aren't|cannot|can't)\b", re.IGNORECASE)
@@ -131,7 +88,7 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
             continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
         declines = holds(gate, t.text.lower())  # once a message, not once a sentence: its gate is the largest
         for sentence in split_sentences(t.text):
-            kind = _kind(sentence, decline, gate, declines)
+            kind = sentence_kind(sentence, decline, gate, declines)
             if kind is None:
                 continue
             if checker is None:
@@ -193,7 +150,7 @@ def _asked_to_confirm(turns: list[Turn], index: int) -> bool:
     """The user's message before ``index`` asks the agent to confirm what they believe: the answer is what they
     go on with."""
     before = next((t for t in reversed(turns[:index]) if t.role == "user" and t.text.strip()), None)
-    return before is not None and "?" in before.text and bool(_CONFIRM_ASKED.search(before.text))  # it ends on a "?"
+    return before is not None and "?" in before.text and scans(_CONFIRM_ASKED, before.text, ascii_lowered(before.text))
 
 
 # what counts without the user's decision following it: invented policy, a taken offer; its plain words apart
@@ -207,13 +164,14 @@ _IF_ACTS = re.compile(_STANDS_ALONE_IF, re.IGNORECASE)
 def _worth_reading(text: str, acts_follow: bool) -> bool:
     """A message no decision follows is read only for what stands on its own: invented policy or an insurance
     waiver, a promise on a condition, or an offer a later write or transfer may take."""
-    lowered, gated = text.lower(), gateable(text)  # each scan gated (``_gate``)
+    lowered, gated = text.lower(), gateable(text)  # each scan gated (``_gate``), then over the lowercase
+    low = lowered if text.isascii() else None  # (``_lowered_search``)
     stands = (any(w in lowered for w in _STANDS_ALONE_WORDS) or (may_match(_IF_ACTS, lowered, gated)
-                                                                and _IF_ACTS.search(text) is not None)
+                                                                and scans(_IF_ACTS, text, low))
               ) if gated else _STANDS_ALONE.search(text) is not None
     return stands or (acts_follow and bool(
-        (may_match(_OPTION, lowered, gated) and _OPTION.search(text))
-        or (may_match(_ACT, lowered, gated) and _ACT.search(text))))
+        (may_match(_OPTION, lowered, gated) and scans(_OPTION, text, low))
+        or (may_match(_ACT, lowered, gated) and scans(_ACT, text, low))))
 
 
 def _state_at(states: Callable[[], list[_State]], index: int) -> _State:
@@ -237,8 +195,9 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
     """The sentence's verdict. ``figures``: check its figures against every figure the model gives (the costly
     part: done where the user's decision followed the message; elsewhere a figure is left unchecked, which no
     credit reads)."""
+    low = ascii_lowered(sentence)  # each case-insensitive scan over it (``_lowered_search``)
     invented = invention(sentence)
-    if invented is not None and not (_HEDGED.search(sentence) and kind == "decline"):
+    if invented is not None and not (scans(_HEDGED, sentence, low) and kind == "decline"):
         return "false", invented[0], invented[1]
     plan = checker.plan() if (("certificate_" in sentence and _CERTIFICATE_ID.search(sentence))
                               or ("gift_card_" in sentence and _GIFT_CARD_ID.search(sentence))) else None
@@ -246,8 +205,8 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
         return "false", "payment.limits", plan[1]
     # a decline restating the clause's condition ("the policy only allows a certificate if you change or cancel, so
     # I cannot offer one") promises nothing: it is the strict reading's own words, true by its clause
-    conditional = None if kind in ("question", "decline") or _RESTRICTS.search(sentence) else \
-        _conditional_promise(sentence, checker)
+    conditional = None if kind in ("question", "decline") or scans(_RESTRICTS, sentence, low) else \
+        _conditional_promise(sentence, checker, low)
     if conditional is not None:
         return conditional
     if kind == "figure" and not figures:
@@ -288,19 +247,19 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
             negative = negated(sentence, act.start(1)) or _declines(sentence)
         else:
             topic = _topic(sentence)
-            if _words(sentence, vocabulary().hypothetical) or _CONDITIONS.search(sentence):
+            if _words(sentence, vocabulary().hypothetical) or scans(_CONDITIONS, sentence, low):
                 return "read_elsewhere", "", "a conditional statement of the rule, about no record"
             # "since none of the flights has flown, it is possible to ...", "... as long as none has flown" say yes
             main = _PROVISO.sub("", _REASON.sub("", sentence))
-            negative = kind == "decline" or _declines(main) or bool(_DENIES.search(main))
-            if not negative and not _POSSIBLE.search(sentence):
+            negative = kind == "decline" or _declines(main) or scans(_DENIES, main, ascii_lowered(main))
+            if not negative and not scans(_POSSIBLE, sentence, low):
                 topic = None  # neither says it may nor that it may not ("I must adhere to the cancellation policy")
         ruled = checker.rule(topic, sentence, negative, named=act is None) if topic else None
         if ruled is not None:
             clause, why, true = ruled
             return ("true" if true else "false"), clause, why
         if kind == "rule_claim":
-            return _rule_table(sentence)
+            return _rule_table(sentence, low)
         return "read_elsewhere", "", f"the record's {kind}s read it"
     return "read_elsewhere", "", f"the record's {kind}s read it"
 
@@ -316,14 +275,17 @@ def _declines(text: str) -> bool:
     return may_match(decline, text.lower(), gateable(text)) and decline.search(text) is not None
 
 
+_CHANGES = re.compile(r"\b(?:chang\w*|modif\w*|rebook\w*|switch\w*)", re.I)
+
+
 def _topic(text: str) -> str | None:
-    if _CANCEL.search(text):
+    low = ascii_lowered(text)
+    if scans(_CANCEL, text, low):
         return "cancel"
-    if _CABIN.search(text) and not _BAGS.search(text):
+    if scans(_CABIN, text, low) and not scans(_BAGS, text, low):
         return "cabin"
-    if re.search(r"\b(?:chang\w*|modif\w*|rebook\w*|switch\w*)", text, re.I) and (
-            text.split()[0:1] != [text] or _FLIGHTS.search(text)):
-        return "flights" if _FLIGHTS.search(text) or len(text.split()) == 1 else None
+    if scans(_CHANGES, text, low) and (text.split()[0:1] != [text] or scans(_FLIGHTS, text, low)):
+        return "flights" if scans(_FLIGHTS, text, low) or len(text.split()) == 1 else None
     return None
 
 
@@ -344,10 +306,10 @@ _IF_ACT = re.compile(r"\b(?:if|once|when|should)\b[^.!?\n]{0,60}?\b(modif\w*|cha
                      r"(?:[^.!?\n]{0,20}?\bor\b[^.!?\n]{0,10}?\b(modif\w*|chang\w*|cancel\w*))?", re.IGNORECASE)
 
 
-def _conditional_promise(sentence: str, checker: _Checker) -> tuple[str, str, str] | None:
+def _conditional_promise(sentence: str, checker: _Checker, low: str | None) -> tuple[str, str, str] | None:
     """A promise of compensation or a refund on a condition the user may meet ("if you later decide to modify or
     cancel, I'll issue the certificate"): false where the rules forbid every act the condition names."""
-    if not _COMPENSATION.search(sentence):  # the cheaper scan first (both pure: the same answer)
+    if not scans(_COMPENSATION, sentence, low):  # the cheaper scan first (both pure: the same answer)
         return None
     m = _IF_ACT.search(sentence)
     if m is None:
@@ -379,15 +341,15 @@ _GENERAL_RULES = {
 }
 
 
-def _rule_table(sentence: str) -> tuple[str, str, str]:
+def _rule_table(sentence: str, low: str | None) -> tuple[str, str, str]:
     """A rule claim about a clause the model states as a table (bags) is read by its claim kind; one about no
     clause the model checks is not checkable."""
-    if _BAGS.search(sentence) and any(tier in sentence.lower() for tier in BAG_ALLOWANCE):
+    if scans(_BAGS, sentence, low) and any(tier in sentence.lower() for tier in BAG_ALLOWANCE):
         return "read_elsewhere", "bags.allowance", "the bag allowance claim kind reads it"
-    stated = next((c for c, p in _GENERAL_RULES.items() if p.search(sentence)), None)
+    stated = next((c for c, p in _GENERAL_RULES.items() if scans(p, sentence, low)), None)
     if stated is not None:
         return "true", stated, AIRLINE[stated].quote
-    if _CANCEL.search(sentence) or _CABIN.search(sentence) or _FLIGHTS.search(sentence) or _COMPENSATION.search(sentence):
+    if any(scans(p, sentence, low) for p in (_CANCEL, _CABIN, _FLIGHTS, _COMPENSATION)):
         return "not_checkable", "", "a rule claim on a record the conversation never read"
     return "read_elsewhere", "", "a statement of the policy's general rules, no figure or record"
 

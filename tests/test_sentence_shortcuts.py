@@ -1,6 +1,6 @@
 """The consequential sentences' speed-ups (#47) answer as what they replace: an itinerary figure asked one amount
 at a time (``_itinerary_figures.Itineraries.holds``) as membership in every figure listed, a known figure reckoned
-plain first (``_known_figures``) as membership in them all, a statement's one gate (``_sentences._STATEMENT_WORDS``),
+plain first (``_known_figures``) as membership in them all, a statement's one gate (``_sentence_kinds._STATEMENT_WORDS``),
 ``stated_free``'s bag gate, the hypothetical markers' gate, invented policy's gate and a reply's agreement gate as
 the scans behind them, and the flight numbers said, read on from an earlier message's, as a reading from the
 conversation's start."""
@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from conversation_reading import _bag_fees, _sentences
+from conversation_reading import _bag_fees, _sentence_kinds, _sentences
 from conversation_reading._domain import domain_db
 from conversation_reading._gate import holds, needs
 from conversation_reading._itinerary_figures import Itineraries
@@ -80,14 +80,15 @@ def test_a_statements_one_gate_and_the_bag_gate_answer_as_the_scans(monkeypatch)
     decline = vocabulary().decline
     gate = needs(decline)
     assert len(sentences) > 1000
-    gated = [_sentences._kind(s, decline, gate, declines) for s, declines in sentences]
+    gated = [_sentence_kinds.kind(s, decline, gate, declines) for s, declines in sentences]
     free = [_bag_fees.stated_free(s) for s, _ in sentences]
     hypothetical = [_sentences._words(s, vocabulary().hypothetical) for s, _ in sentences]
     declining = [_sentences._declines(s) for s, _ in sentences]
-    monkeypatch.setattr(_sentences, "holds_any", lambda patterns: lambda lowered: True)
+    monkeypatch.setattr(_sentence_kinds, "holds_any", lambda patterns: lambda lowered: True)
+    monkeypatch.setattr(_sentence_kinds, "found", lambda pattern, text, lowered: pattern.search(text) is not None)
     monkeypatch.setattr(_sentences, "may_match", lambda pattern, lowered, gated: True)
     monkeypatch.setattr(_bag_fees, "may_match", lambda pattern, lowered, gated: True)
-    assert [_sentences._kind(s, decline, gate, declines) for s, declines in sentences] == gated
+    assert [_sentence_kinds.kind(s, decline, gate, declines) for s, declines in sentences] == gated
     assert [_bag_fees.stated_free(s) for s, _ in sentences] == free
     assert [_sentences._words(s, vocabulary().hypothetical) for s, _ in sentences] == hypothetical
     assert 0 < hypothetical.count(True) < len(sentences) / 2

@@ -1,0 +1,56 @@
+"""A case-insensitive pattern searched as its lowercase twin over the lowercase of an ASCII text: the same answer,
+several times faster (the regex engine folds the case of each character it tries under ``re.IGNORECASE``; a
+case-sensitive pattern over text already lowered does not, and finds its literal prefixes by a plain scan).
+
+Over ASCII text, ``str.lower`` maps A-Z to a-z and nothing else, so the lowercase keeps every position, every
+word character and every space, and an ASCII letter of a case-insensitive pattern matches a character exactly when
+its lowercase is the letter's lowercase. The twin is the pattern's source lowered, compiled without
+``re.IGNORECASE``; it is made only from a source whose lowercase means the same pattern: ASCII (no literal whose
+lowercase is longer or folds otherwise), no escape of a capital letter (``\\W``, ``\\B``, ``\\S``, ``\\D``,
+``\\A``, ``\\Z``: a different class once lowered), no inline flag (``(?-i:...)``). Any other pattern, and any text
+outside ASCII, is searched as it is."""
+
+from __future__ import annotations
+
+import re
+
+# what makes a source's lowercase another pattern: an escape of a capital, an inline flag (a group's ``(?:``,
+# lookaround and ``(?P<name>`` are none)
+_UNSAFE = re.compile(r"\\[A-Z]|\(\?(?![:=!]|<[=!]|P<)")
+
+# the twins by the pattern's identity (a compiled pattern's hash walks its code: ``_gate``); an entry keeps its
+# pattern, so its id is not reused while it is held
+_TWINS: dict[int, tuple[re.Pattern[str], re.Pattern[str] | None]] = {}
+
+
+def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
+    """The case-sensitive pattern that matches the lowercase of an ASCII text where ``pattern`` matches the text,
+    at the same places (None: ``pattern`` has none, and is searched as it is)."""
+    held = _TWINS.get(id(pattern))
+    if held is not None and held[0] is pattern:
+        return held[1]
+    source = pattern.pattern
+    found = None
+    if pattern.flags & re.IGNORECASE and isinstance(source, str) and source.isascii() and not _UNSAFE.search(source):
+        found = re.compile(source.lower(), pattern.flags & ~re.IGNORECASE)
+    _TWINS[id(pattern)] = (pattern, found)
+    return found
+
+
+def says(pattern: re.Pattern[str], text: str, lowered: str | None) -> bool:
+    """``pattern.search(text) is not None``; ``lowered``: the lowercase of ``text`` where ``text`` is ASCII, else
+    None (the text is searched as it is)."""
+    if lowered is not None:
+        held = _TWINS.get(id(pattern))
+        found = held[1] if held is not None and held[0] is pattern else twin(pattern)
+        if found is not None:
+            return found.search(lowered) is not None
+    return pattern.search(text) is not None
+
+
+def ascii_lowered(text: str) -> str | None:
+    """The lowercase ``says`` takes: of an ASCII text, else None."""
+    return text.lower() if text.isascii() else None
+
+
+__all__ = ["ascii_lowered", "says", "twin"]

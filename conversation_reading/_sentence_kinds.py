@@ -1,0 +1,70 @@
+"""What kind of consequential sentence an agent sentence is (``_sentences``): an option, a decline, a figure, a
+question or a request for confirmation, a promise, an offer, a rule claim, a fact claim, or none."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from conversation_reading._bag_fees import _FREE, stated_free
+from conversation_reading._gate import gateable, holds, holds_any, needs
+from conversation_reading._lowered_search import says as found
+from conversation_reading._route_claims import ROUTE as _ROUTE
+from conversation_reading._sentence_facts import (
+    _CABIN,
+    _CANCEL,
+    _COMPENSATION,
+    _CONFIRM,
+    _FLIGHTS,
+    _MONEY,
+    _OFFER,
+    _PROMISE,
+    _REFUND,
+    _RULE,
+)
+
+# an option in a list ("1. **Cancel the reservation** — ..."): an offer of that act, whatever the line says of it
+_OPTION = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|option \w+:?)\s*\**\s*(?:you (?:can|could) )?"
+                     r"(cancel\w*|chang\w*|modif\w*|upgrad\w*|rebook\w*|switch\w*|transfer\w*|keep\w*)\b", re.I)
+
+
+def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], declines: bool = True) -> str | None:
+    """The sentence's kind (None: not consequential). ``declines``: the decline's gate holds on the sentence's
+    message (a sentence is a part of it). Each pattern's gate (``_gate``) first, a scan only where it may match;
+    the scan of an ASCII sentence over its lowercase (``_lowered_search``)."""
+    if _OPTION.match(sentence):
+        return "offer"
+    lowered = sentence.lower()
+    ascii_ = lowered if sentence.isascii() else None
+    if declines and holds(gate, lowered) and found(decline, sentence, ascii_):  # most say no decline
+        return "decline"
+    if "$" in sentence and _MONEY.search(sentence):  # ``_MONEY`` matches a "$"
+        return "figure"
+    gated = gateable(sentence)
+
+    def says(pattern: re.Pattern[str]) -> bool:
+        return (not gated or needs(pattern).check(lowered)) and found(pattern, sentence, ascii_)
+
+    if sentence.rstrip().endswith("?"):
+        return "confirmation_request" if says(_CONFIRM) else ("offer" if says(_OFFER) else "question")
+    if gated and not holds_any(_STATEMENT_WORDS)(lowered):
+        return None  # no word any kind below needs (most sentences): one gate for them all
+    if says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL) or says(_REFUND)):
+        return "promise"
+    if says(_OFFER) and (says(_CANCEL) or says(_CABIN) or says(_FLIGHTS) or says(_COMPENSATION)):
+        return "offer"
+    if says(_RULE):
+        return "rule_claim"
+    if says(_CONFIRM):
+        return "confirmation_request"
+    if stated_free(sentence) or ("from" in lowered or "origin" in lowered) and _ROUTE.search(sentence):
+        return "fact_claim"  # a bag fee of nothing, in words; a reservation's route
+    return None
+
+
+# the patterns the kinds of a statement (no question) read: where no gate of them holds, none can match and the
+# sentence is of no kind (``stated_free`` needs ``_FREE``, a route ``_ROUTE``)
+_STATEMENT_WORDS = (_PROMISE, _OFFER, _RULE, _CONFIRM, _FREE, _ROUTE)
+
+
+__all__ = ["kind"]
