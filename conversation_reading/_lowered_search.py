@@ -7,16 +7,21 @@ word character and every space, and an ASCII letter of a case-insensitive patter
 its lowercase is the letter's lowercase. The twin is the pattern's source lowered, compiled without
 ``re.IGNORECASE``; it is made only from a source whose lowercase means the same pattern: ASCII (no literal whose
 lowercase is longer or folds otherwise), no escape of a capital letter (``\\W``, ``\\B``, ``\\S``, ``\\D``,
-``\\A``, ``\\Z``: a different class once lowered), no inline flag (``(?-i:...)``). Any other pattern, and any text
+``\\A``, ``\\Z``: a different class once lowered), no character by its code (``\\x41``, ``\\u0041``, ``\\101``: a
+capital the lowered source still names) or back reference, no range of a class with a capital at one end only
+(``[A-z]`` lowered is ``[a-z]``, without ``_``), no inline flag (``(?-i:...)``). Any other pattern, and any text
 outside ASCII, is searched as it is."""
 
 from __future__ import annotations
 
 import re
 
-# what makes a source's lowercase another pattern: an escape of a capital, an inline flag (a group's ``(?:``,
-# lookaround and ``(?P<name>`` are none)
-_UNSAFE = re.compile(r"\\[A-Z]|\(\?(?![:=!]|<[=!]|P<)")
+# what makes a source's lowercase another pattern: an escape of a capital, a capital by its code (an octal code or
+# a back reference, whatever it names), an inline flag (a group's ``(?:``, lookaround and ``(?P<name>`` are none),
+# a range with a capital at one end only (a hyphen beside a capital outside a class is refused too: no twin is
+# only slower)
+_UNSAFE = re.compile(r"\\[A-Z0-9]|\\(?:x|u00)(?:4[1-9a-fA-F]|5[0-9aA])|\(\?(?![:=!]|<[=!]|P<)"
+                     r"|[A-Z]-(?![A-Z])|(?<![A-Z])-[A-Z]")
 
 # the twins by the pattern's identity (a compiled pattern's hash walks its code: ``_gate``); an entry keeps its
 # pattern, so its id is not reused while it is held

@@ -70,11 +70,13 @@ def test_each_scanned_pattern_matches_over_the_lowercase_where_it_matches_the_te
 
 
 @pytest.mark.parametrize("source, flags", [(r"\W+cancel", re.I), (r"\bno\B", re.I), (r"(?-i:I) can", re.I),
-                                           ("caf\u00e9", re.I), ("I can", 0), (r"\Aok", re.I)])
+                                           ("caf\u00e9", re.I), ("I can", 0), (r"\Aok", re.I),
+                                           (r"\x41bc", re.I), (r"\x4Abc", re.I), (r"\u0041bc", re.I), (r"\101bc", re.I),
+                                           (r"(a)\1", re.I), (r"[A-z]x", re.I), (r"[0-Z]x", re.I)])
 def test_a_pattern_whose_lowercase_means_another_has_no_twin(source, flags):
     pattern = re.compile(source, flags)
     assert twin(pattern) is None
-    for text in ("I can. Cancel", "NO-cancel CAF\u00c9", "ok"):  # searched as it is
+    for text in ("I can. Cancel", "NO-cancel CAF\u00c9", "ok", "abc ABC _x aA 5x"):  # searched as it is
         assert says(pattern, text, ascii_lowered(text)) == (pattern.search(text) is not None)
 
 
