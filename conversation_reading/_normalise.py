@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from conversation_reading._gate import gateable, holds, may_match, needs
+from conversation_reading._origin import Origin, OriginBuilder
 
 _ESCAPES = re.compile(r"\\[nrt\"]")
 # Hyphens and dashes, curly apostrophes, invisible characters: each step's pattern is one class of these, so a text
@@ -94,7 +95,8 @@ _PARAGRAPH = re.compile(r"(?:[^\n]+|\n(?![ \t]*\n))+")
 class Normalised:
     text: str
     # origin[i]: the original index of text[i]; one more entry: the original length. A text no step changed
-    # keeps ``range(len + 1)``: building and copying a list of every index was most of the normalisation's cost.
+    # keeps ``range(len + 1)``, a changed one an ``Origin`` (runs): building and copying a list of every index was
+    # most of the normalisation's cost.
     origin: Sequence[int]
 
     def __eq__(self, other: object) -> bool:  # a range and a tuple of the same indices are the same map
@@ -132,12 +134,22 @@ def _apply(
         return (text, origin) if new == text else (new, origin)
     changes: list[tuple[int, int, str]] = []
     same_length = True
-    for m in pattern.finditer(text, start):
-        new = repl(m) if callable(repl) else repl
-        a, b = m.span()
-        if new != text[a:b]:
-            changes.append((a, b, new))
-            same_length = same_length and len(new) == b - a
+    if callable(repl):
+        for m in pattern.finditer(text, start):
+            new = repl(m)
+            a, b = m.span()
+            if new != text[a:b]:
+                changes.append((a, b, new))
+                same_length = same_length and len(new) == b - a
+    else:  # one text for every match: a match of another length is a change, no slice compared (emphasis: each)
+        size = len(repl)
+        for m in pattern.finditer(text, start):
+            a, b = m.span()
+            if b - a != size:
+                changes.append((a, b, repl))
+                same_length = False
+            elif text[a:b] != repl:
+                changes.append((a, b, repl))
     if not changes:
         return text, origin
     out: list[str] = []
@@ -148,14 +160,17 @@ def _apply(
     out.append(text[pos:])
     if same_length:
         return "".join(out), origin
-    org: list[int] = []
+    org = OriginBuilder()  # runs, not an integer per character (``_origin``)
     pos = 0
     for a, b, new in changes:
-        org += origin[pos:a]
-        org += origin[a:b] if len(new) == b - a else [origin[a]] * len(new)
+        org.extend(origin, pos, a)
+        if len(new) == b - a:
+            org.extend(origin, a, b)
+        else:
+            org.repeat(origin[a], len(new))
         pos = b
-    org += origin[pos:]
-    return "".join(out), org
+    org.extend(origin, pos, len(origin))
+    return "".join(out), org.build()
 
 
 _NON_ASCII_CHAR = re.compile(r"[^\x00-\x7f]")
@@ -246,7 +261,7 @@ def normalise(text: str, guarded: bool = True) -> Normalised:
     text, origin = _run_steps(text, range(len(text) + 1), before, guarded)
     text, origin = _nfkc(text, origin)
     text, origin = _run_steps(text, origin, after, guarded)
-    return Normalised(text, origin if isinstance(origin, range) else tuple(origin))
+    return Normalised(text, origin if isinstance(origin, range | Origin) else tuple(origin))
 
 
 _STEPS = _steps()
@@ -284,14 +299,15 @@ def without_reasoning(
     if not any(drop):
         return text
     out: list[str] = []
-    org: list[int] = []
+    org = OriginBuilder()
     pos = 0
     for (a, b), dropped in zip(blocks, drop, strict=True):
         if not dropped:
             continue
         out.append(text.text[pos:a] + "\n")
-        org += [*text.origin[pos:a], text.origin[a]]
+        org.extend(text.origin, pos, a)
+        org.repeat(text.origin[a], 1)
         pos = b
     out.append(text.text[pos:])
-    org += text.origin[pos:]
-    return Normalised("".join(out), tuple(org))
+    org.extend(text.origin, pos, len(text.origin))
+    return Normalised("".join(out), org.build())
