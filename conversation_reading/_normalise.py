@@ -47,8 +47,9 @@ _EMPHASIS = re.compile(r"\*\*|__")
 _INLINE_ITEM = re.compile(r"(?<=[^\d\s])[ \t]+(?=\d{1,2}[.)][ \t]+[A-Z\"'(])")
 # what ``_INLINE_ITEM`` cannot match without: its scan tries every position (a lookbehind first), this one is
 # a quick scan that most texts fail; each match of ``_INLINE_ITEM`` is the blanks before the digits of a match of
-# this one (``_inline_item_at``)
-_INLINE_ITEM_NEEDS = re.compile(r"\d[.)][ \t]+[A-Z\"'(]")
+# this one (``_inline_item_at``). It opens with the mark, after a digit (a lookbehind): the scan then stops only at
+# a "." or ")", not at every position (``\d[.)]...``, the same matches one character later, was a third slower)
+_INLINE_ITEM_NEEDS = re.compile(r"[.)](?<=\d[.)])[ \t]+[A-Z\"'(]")
 _ITEM_MARKS = (". ", ".\t", ") ", ")\t")  # what ``_INLINE_ITEM_NEEDS`` matches "[.)][ \t]" in
 
 
@@ -56,12 +57,12 @@ def _inline_item_at(text: str) -> int | None:
     """Where ``_INLINE_ITEM``'s first match begins, or None where it has none. Its lookahead is a match of
     ``_INLINE_ITEM_NEEDS`` (the digit before the mark, and one more digit before it where there is one); it matches
     the blanks before those digits where a character that is neither a digit nor a space comes before them (``\\d``,
-    ``\\s``: any script's, as ``str.isdecimal``, ``str.isspace``). A match of ``_INLINE_ITEM_NEEDS`` ends in no
-    digit, so its scan finds every one."""
+    ``\\s``: any script's, as ``str.isdecimal``, ``str.isspace``). A match of ``_INLINE_ITEM_NEEDS`` (its mark, a
+    digit before it) ends in no digit, so its scan finds every one."""
     if not any(pair in text for pair in _ITEM_MARKS):
         return None  # a few substring tests: the scan tries every digit of a tool's JSON
     for hint in _INLINE_ITEM_NEEDS.finditer(text):
-        digits = hint.start()
+        digits = hint.start() - 1  # the digit before the mark
         if digits > 0 and text[digits - 1].isdecimal():
             digits -= 1
         blanks = digits
