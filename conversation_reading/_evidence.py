@@ -34,6 +34,7 @@ from tau2.data_model.message import AssistantMessage, Message
 
 from conversation_reading._gate import gateable, may_match
 from conversation_reading._normalise import _apply, normalise, origin_span, without_reasoning
+from conversation_reading._origin import Origin
 from conversation_reading._units import Units, split_sentences
 from conversation_reading._vocabulary import EvidenceKind, Offer, vocabulary
 
@@ -169,7 +170,7 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
 
             text, origin = _apply(text, origin, _QUOTED, unquote)
         calls = tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else ()
-        out.append(Turn(i, m.role, text, calls, raw, origin if isinstance(origin, range) else tuple(origin)))
+        out.append(Turn(i, m.role, text, calls, raw, origin if isinstance(origin, range | Origin) else tuple(origin)))
     return out
 
 
@@ -221,10 +222,13 @@ def mentions(pattern: re.Pattern[str], text: str) -> bool:
 
 
 def _mentions(pattern: re.Pattern[str], text: str) -> bool:
-    if not may_match(pattern, text.lower(), gateable(text)):
+    gated = gateable(text)
+    if not may_match(pattern, text.lower(), gated):
         return False  # no sentence (a part of the text) could hold a match (``_gate``): most texts lack its words
+    # and each sentence gated on its own (a part of a gateable text is gateable): a scan only where its words are
     return any(
-        any(not negated(s, m.start()) for m in pattern.finditer(s)) for s in split_sentences(text)
+        any(not negated(s, m.start()) for m in pattern.finditer(s))
+        for s in split_sentences(text) if not gated or may_match(pattern, s.lower(), True)
     )
 
 

@@ -212,15 +212,28 @@ def _needs(pattern: re.Pattern[str]) -> Needs:
     return found
 
 
+# ``holds_any`` by the tuple's own identity: most readers pass one tuple held for good (a module's constant), and
+# this lookup builds no key and compares no pattern. Bounded: a reader may pass a new tuple each call.
+_ANY_BY_TUPLE: dict[int, tuple[tuple[re.Pattern[str], ...], Callable[[str], bool]]] = {}
+_ANY_BY_TUPLE_MAX = 256
+
+
 def holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
     """Whether one of ``patterns`` could match a lowered text: ``any(holds(needs(p), s) for p in patterns)``, compiled
     into one expression (a reader that gates a message on a claim kind's patterns calls it once, not once each)."""
+    held_tuple = _ANY_BY_TUPLE.get(id(patterns))
+    if held_tuple is not None and held_tuple[0] is patterns:
+        return held_tuple[1]
     key = tuple(map(id, patterns))
     held = _ANY_BY_IDS.get(key)
     if held is not None and all(a is b for a, b in zip(held[0], patterns, strict=True)):
-        return held[1]
-    found = _holds_any(patterns)
-    _ANY_BY_IDS[key] = (patterns, found)
+        found = held[1]
+    else:
+        found = _holds_any(patterns)
+        _ANY_BY_IDS[key] = (patterns, found)
+    if len(_ANY_BY_TUPLE) >= _ANY_BY_TUPLE_MAX:
+        _ANY_BY_TUPLE.clear()
+    _ANY_BY_TUPLE[id(patterns)] = (patterns, found)
     return found
 
 
