@@ -30,7 +30,6 @@ the record (``_record_reads``, ``loophole_scoring``'s strict):
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from functools import cache
 from typing import Literal
 
 from tau2.data_model.message import Message
@@ -145,8 +144,14 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
                if d.form == "transfer" and d.certain and name != GENERIC_REFUSAL}  # every transfer counts for it
     refusal = vocabulary().kinds[GENERIC_REFUSAL]
     # the user's first message asking for a transfer (read once): the user asked before a message after it
-    first_ask = cache(lambda: next((u.index for u in r.turns if u.role == "user" and r.units.may_say(
-        (v.transfer_request,), u.text) and mentions(v.transfer_request, u.text)), len(r.turns)))
+    asks: list[int] = []
+
+    def first_ask() -> int:
+        if not asks:
+            asks.append(next((u.index for u in r.turns if u.role == "user" and r.units.may_say(
+                (v.transfer_request,), u.text) and mentions(v.transfer_request, u.text)), len(r.turns)))
+        return asks[0]
+
     out = []
     for t, c in r.index.named(TRANSFER_TOOL):
         # a transfer reads the generic refusal's declines (the record then lists the clause as read)
@@ -247,24 +252,24 @@ def _cancellations(r: _Reading) -> list[Cancellation]:
 def _claims(r: _Reading) -> list[Claim]:
     """Every claim sentence of the agent: per message and kind, the first sentence the database contradicts, else
     the first that states it; over every kind (those checked only for some refusals included, marked)."""
-    kinds, any_kind = scanned_kinds()
+    kinds = scanned_kinds()[0]
     acted: dict[tuple[str, int], bool] = {}
     found: list[Claim] = []
     for t in r.turns:
         if t.role != "assistant" or not t.text:
             continue
         lowered = r.units.lowered(t.text)
-        if lowered is not None and not any_kind(lowered):
-            continue  # no kind's pattern could match the message (``_gate``): the kinds' own gates would say so
-        sentences = split_sentences(t.text)
+        sentences: list[str] = []
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
         for kind, checker, needed, may in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
-            # no claim there, and a pattern that could match no word of a sentence is not scanned there
+            # no claim there, and a pattern that could match no word of a sentence is not scanned there. (Each
+            # kind's gate only: one of them all first costs as much again where some kind may match.)
             if lowered is not None and not may(lowered):
                 continue
-            if lowered is not None and said is None:
-                said = r.index.sentences_lowered(t.text)
+            if not sentences:
+                sentences = split_sentences(t.text)
+                said = None if lowered is None else r.index.sentences_lowered(t.text)
             first: str | None = None
             truth: str | None = None
             for sentence, m in kind_matches(kind.patterns, needed, may, sentences, said):
