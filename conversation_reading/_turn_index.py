@@ -47,18 +47,18 @@ class TurnIndex:
 
     def reply(self, call_id: str, after: int) -> tuple[int, ToolMessage] | None:
         """The tool message answering the call made at message ``after`` (some agents reuse call ids: the next
-        one), with its index: ``_precondition_facts.tool_reply``'s answer."""
+        one), with its index: as the messages after it are searched for it."""
         if self._answers is None:
             self._answers = {}
             for i, m in enumerate(self.messages):
                 if isinstance(m, ToolMessage):
                     self._answers.setdefault(m.id, []).append(i)
-        i = next((i for i in self._answers.get(call_id, ()) if i > after), None)
-        if i is None:
+        at = next((i for i in self._answers.get(call_id, ()) if i > after), None)
+        if at is None:
             return None
-        m = self.messages[i]
+        m = self.messages[at]
         assert isinstance(m, ToolMessage)
-        return i, m
+        return at, m
 
     def parsed(self, index: int) -> Any:
         """Message ``index``'s content as JSON (``json.loads``), or ``UNPARSED`` where it is none (no text, or not

@@ -35,6 +35,7 @@ import json
 import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from tau2.data_model.message import Message, ToolMessage
@@ -274,7 +275,7 @@ def _confirmed(
         details = [(name, value) for name, value in _leaves(dict(call.arguments or {})) if name in _DETAILS]
         said = "\n".join(u.text.lower() if index is None else index.lowered(u.text)[0]
                          for u in turns[start:end] if u.role == "assistant" and u.text.strip())
-        yield t, call, (start, end), details, said, lambda t=t, end=end: _answer(turns, t, end)
+        yield t, call, (start, end), details, said, partial(_answer, turns, t, end)
 
 
 def _answer(turns: list[Turn], t: Turn, end: int) -> str:
