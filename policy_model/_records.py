@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-
 # Whether a record's type is a mapping, by type: an ABC's isinstance is slow, and the money rules ask it of the
 # same few record types (tau2's database models, dicts) tens of thousands of times a rescore. Keyed by type only.
 _MAPPING: dict[type, bool] = {dict: True}
