@@ -8,18 +8,18 @@ from typing import Any
 
 # Whether a record's type is a mapping, by type: an ABC's isinstance is slow, and the money rules ask it of the
 # same few record types (tau2's database models, dicts) tens of thousands of times a rescore. Keyed by type only.
-_MAPPING: dict[type, bool] = {dict: True}
+_MAPPING: dict[type, bool] = {}
 
 
 def get(record: Any, name: str, default: Any = None) -> Any:
     """Field ``name`` of a record, a dict or a pydantic model."""
     kind = type(record)
+    if kind is dict:  # most records: a tool result's
+        return record.get(name, default)
     mapping = _MAPPING.get(kind)
     if mapping is None:
         mapping = _MAPPING[kind] = isinstance(record, Mapping)
-    if mapping:
-        return record.get(name, default)
-    return getattr(record, name, default)
+    return record.get(name, default) if mapping else getattr(record, name, default)
 
 
 def table(db: Any, name: str) -> Mapping[str, Any]:
