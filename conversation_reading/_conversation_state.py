@@ -6,7 +6,7 @@ state before its message: what the agent could know when it spoke."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -14,6 +14,7 @@ from typing import Any
 from tau2.data_model.message import Message, ToolMessage
 
 from conversation_reading._evidence import Turn
+from conversation_reading._turn_index import UNPARSED
 from policy_model import RESERVATION_UPDATES, booking_age, domain_now
 
 
@@ -45,13 +46,16 @@ def _read_by_state(name: str) -> bool:
         or name.startswith("search_")
 
 
-def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list[_State]:
-    """The state before each message."""
+def _states(
+    turns: list[Turn], messages: Sequence[Message], domain: str, parsed: Callable[[int], Any] | None = None
+) -> list[_State]:
+    """The state before each message (``parsed``: message index -> its content as JSON, ``_turn_index.UNPARSED``
+    where it is none: the record's one parse of each tool result, shared with its other readers)."""
     now = domain_now(domain)
     calls: dict[str, Any] = {}
     state = _State({}, None, None, {}, now, {}, domain)
     out = []
-    for t, m in zip(turns, messages, strict=True):
+    for i, (t, m) in enumerate(zip(turns, messages, strict=True)):
         # the dicts are shared between messages until a tool result changes them (copied then): readers never
         # write to a state
         out.append(_State(state.reservations, state.last_reservation, state.user, state.flights, now,
@@ -61,7 +65,8 @@ def _states(turns: list[Turn], messages: Sequence[Message], domain: str) -> list
         for c in t.calls:
             calls[c.id] = c
         if isinstance(m, ToolMessage) and m.id in calls and _read_by_state(name := calls[m.id].name):
-            value = _json(m.content)  # parsed only for a tool whose result the state reads
+            # parsed only for a tool whose result the state reads
+            value = _json(m.content) if parsed is None else None if (got := parsed(i)) is UNPARSED else got
             if name == "get_reservation_details" and isinstance(value, dict) and "reservation_id" in value:
                 state.reservations = {**state.reservations, str(value["reservation_id"]): value}
                 state.last_reservation = value

@@ -49,6 +49,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._replies import confirmation_of
+from conversation_reading._turn_index import TurnIndex
 from conversation_reading._vocabulary import vocabulary
 
 TRANSFER_MARK = "###TRANSFER###"
@@ -190,18 +191,23 @@ def agreed_transfer(messages: Sequence[Message]) -> Settled | None:
     return agreed_in(read_turns(messages))
 
 
-def agreed_in(turns: list[Turn]) -> Settled | None:
-    """``agreed_transfer`` on a conversation already read."""
-    if any(c.name == TRANSFER_TOOL for t in turns for c in t.calls):
+def agreed_in(turns: list[Turn], index: TurnIndex | None = None) -> Settled | None:
+    """``agreed_transfer`` on a conversation already read (``index``: the record's, whose calls by tool and last
+    user message it reads)."""
+    if index is not None:
+        if index.named(TRANSFER_TOOL):
+            return None
+        last = index.said_before(len(turns))  # the user's last message with words
+    elif any(c.name == TRANSFER_TOOL for t in turns for c in t.calls):
         return None  # a transfer tool call: the evidence's own case
-    users = _spoken(turns, "user")
-    if not users or TRANSFER_MARK not in users[-1].text:
+    else:
+        users = _spoken(turns, "user")
+        last = users[-1] if users else None
+    if last is None or TRANSFER_MARK not in last.text:
         return None
-    last = users[-1]
-    before = [t for t in turns[: last.index] if t.role == "assistant"]
-    if not before or not before[-1].text.strip():
+    agent = next((t for t in reversed(turns[: last.index]) if t.role == "assistant"), None)  # the agent's last before
+    if agent is None or not agent.text.strip():
         return None
-    agent = before[-1]
     if not mentions(vocabulary().transfer_request, agent.text):
         return None
     return Settled(f"the agent agrees to transfer at message {agent.index}; the user ends the call with "

@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Collection, Sequence
 
-from tau2.data_model.message import Message, ToolMessage
+from tau2.data_model.message import Message
 
 from conversation_reading._evidence import (
     CONDITIONAL_RULE,
@@ -36,67 +36,79 @@ from conversation_reading._record import (
     TierRead,
 )
 from conversation_reading._requests import asks_compensation
+from conversation_reading._turn_index import UNPARSED, TurnIndex
 from conversation_reading._vocabulary import vocabulary
 
 
-def tool_reply(messages: Sequence[Message], call_id: str, after: int) -> ToolMessage | None:
-    """The tool message answering the call made at message ``after`` (some agents reuse call ids: the next one)."""
-    return next((m for m in messages[after + 1 :] if isinstance(m, ToolMessage) and m.id == call_id), None)
+def _index(turns: list[Turn], index: TurnIndex | None, messages: Sequence[Message] = ()) -> TurnIndex:
+    return TurnIndex(turns, messages) if index is None else index
 
 
-def _tool_result(messages: Sequence[Message], call_id: str, after: int) -> str | None:
-    """The result of the call made at message ``after``."""
-    reply = tool_reply(messages, call_id, after)
-    return None if reply is None else reply.content or ""
-
-
-def compensation_raised_at(turns: list[Turn]) -> int | None:
+def compensation_raised_at(turns: list[Turn], index: TurnIndex | None = None) -> int | None:
     """The agent's first message with words of compensation (the catalog's request words for a certificate), or
-    a certificate sent."""
+    a certificate sent (``index``: the record's: the first such call bounds the messages read)."""
     words = vocabulary().requests["send_certificate"]
-    return next((t.index for t in turns if t.role == "assistant"
-                 and ((_may_say(words, t.text) and words.search(t.text))
-                      or any(c.name == "send_certificate" for c in t.calls))), None)
+    index = _index(turns, index)
+    sent = index.named("send_certificate")
+    until = sent[0][0].index if sent else len(turns)  # the agent's message sending one, at the latest
+    said = next((t.index for t in turns[:until] if t.role == "assistant"
+                 and _may_say(words, t.text, index) and words.search(t.text)), None)
+    return said if said is not None or not sent else until
 
 
-def status_reads(turns: list[Turn], messages: Sequence[Message]) -> list[StatusRead]:
+def status_reads(turns: list[Turn], messages: Sequence[Message], index: TurnIndex | None = None) -> list[StatusRead]:
+    index = _index(turns, index, messages)
     return [StatusRead(message_index=t.index, call=call_text_of(c),
-                       result=(_tool_result(messages, c.id, t.index) or "").strip().strip('"').lower())
-            for t in turns for c in t.calls if c.name == "get_flight_status"]
+                       result=("" if (reply := index.reply(c.id, t.index)) is None else reply[1].content or "")
+                       .strip().strip('"').lower())
+            for t, c in index.named("get_flight_status")]
 
 
-def tier_reads(turns: list[Turn], messages: Sequence[Message]) -> list[TierRead]:
+def tier_reads(turns: list[Turn], messages: Sequence[Message], index: TurnIndex | None = None) -> list[TierRead]:
+    """The tiers ``get_user_details`` returned (``index``: the record's, whose one parse of each result this
+    shares)."""
+    index = _index(turns, index, messages)
     out = []
-    for t in turns:
-        for c in (c for c in t.calls if c.name == "get_user_details"):
-            try:
-                data = json.loads(_tool_result(messages, c.id, t.index) or "")
-            except json.JSONDecodeError:
-                continue
-            if not isinstance(data, dict):
-                continue
-            tier = data.get("membership")
-            out.append(TierRead(message_index=t.index,
-                                membership=None if tier is None else tier if isinstance(tier, str) else json.dumps(tier)))
+    for t, c in index.named("get_user_details"):
+        reply = index.reply(c.id, t.index)
+        data = UNPARSED if reply is None else index.parsed(reply[0])
+        if data is UNPARSED or not isinstance(data, dict):
+            continue
+        tier = data.get("membership")
+        out.append(TierRead(message_index=t.index,
+                            membership=None if tier is None else tier if isinstance(tier, str) else json.dumps(tier)))
     return out
 
 
-def tier_claims(turns: list[Turn]) -> list[TierClaim]:
+def tier_claims(turns: list[Turn], index: TurnIndex | None = None) -> list[TierClaim]:
     """Tiers the agent states (not "if your Gold status is confirmed", not "you are not a gold member")."""
     claim = vocabulary().tier_claim
+    index = _index(turns, index)
     return [TierClaim(message_index=t.index, tier=m.group(1).lower())
-            for t in turns if t.role == "assistant" and _may_say(claim, t.text)
-            for s in split_sentences(t.text) if _may_say(claim, s) for m in claim.finditer(s) if asserted(s, m.start())]
+            for t in turns if t.role == "assistant" and _may_say(claim, t.text, index)
+            for s in _sentences_said(claim, t.text, index) for m in claim.finditer(s) if asserted(s, m.start())]
 
 
-def _may_say(pattern: re.Pattern[str], text: str) -> bool:
+def _may_say(pattern: re.Pattern[str], text: str, index: TurnIndex | None = None) -> bool:
     """Whether ``pattern`` could match some sentence of ``text`` (``_gate``: most messages lack its words); of a
-    sentence, whether it could match it."""
-    return may_match(pattern, text.lower(), gateable(text))
+    sentence, whether it could match it (``index``: the record's, which lowercases each text once)."""
+    if index is None:
+        return may_match(pattern, text.lower(), gateable(text))
+    lowered, gated = index.lowered(text)
+    return may_match(pattern, lowered, gated)
 
 
-def stated_wants(turns: list[Turn]) -> list[StatedWant]:
+def _sentences_said(pattern: re.Pattern[str], text: str, index: TurnIndex) -> list[str]:
+    """The sentences of ``text`` that ``pattern`` could match (``_may_say`` of each: a catalog pattern's scan is
+    slow). A sentence is a part of its text, so the gate applies to it where it applies to the text."""
+    gated = index.lowered(text)[1]
+    return [s for s, low in zip(split_sentences(text), index.sentences_lowered(text), strict=True)
+            if may_match(pattern, low, gated)]
+
+
+def stated_wants(turns: list[Turn], index: TurnIndex | None = None) -> list[StatedWant]:
     v = vocabulary()
+    index = _index(turns, index)
     compensation = v.requests["send_certificate"]
     change = v.requests["update_reservation_flights"].pattern + "|" + v.requests["cancel_reservation"].pattern
     changes = re.compile(change, re.IGNORECASE)
@@ -104,29 +116,27 @@ def stated_wants(turns: list[Turn]) -> list[StatedWant]:
     for t in turns:
         if t.role != "user":
             continue
-        lowered, gated = t.text.lower(), gateable(t.text)  # ``_may_say``'s gate, the text lowered once
+        lowered, gated = index.lowered(t.text)  # ``_may_say``'s gate, the text lowered once
         if may_match(compensation, lowered, gated) and asks_compensation(compensation, t.text):
             out.append(StatedWant(want="compensation", message_index=t.index, excerpt=excerpt_of(t.text)))
             continue
         # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel")
         keeps = (may_match(v.keeps_reservation, lowered, gated) and mentions(v.keeps_reservation, t.text)) or (
             may_match(changes, lowered, gated)
-            and any(_may_say(changes, s) and changes.search(s) and not mentions(changes, s)
-                    for s in split_sentences(t.text)))
+            and any(changes.search(s) and not mentions(changes, s) for s in _sentences_said(changes, t.text, index)))
         if keeps:
             out.append(StatedWant(want="keep_reservation", message_index=t.index, excerpt=excerpt_of(t.text)))
     return out
 
 
-def cabin_misstatements(turns: list[Turn]) -> list[Misstatement]:
+def cabin_misstatements(turns: list[Turn], index: TurnIndex | None = None) -> list[Misstatement]:
     rule = vocabulary().false_cabin_rule
+    index = _index(turns, index)
     out = []
     for t in turns:
-        if t.role != "assistant" or not _may_say(rule, t.text):
+        if t.role != "assistant" or not _may_say(rule, t.text, index):
             continue
-        for s in split_sentences(t.text):
-            if not _may_say(rule, s):
-                continue  # each sentence gated too (``_may_say``): a catalog pattern's scan is slow
+        for s in _sentences_said(rule, t.text, index):  # each sentence gated too: a catalog pattern's scan is slow
             # the rule itself ("not allowed if a flight was flown"), or a verdict on the user's budget, is none
             if any(not price_bound(s, m.start(), m.end()) for m in rule.finditer(s)) and not CONDITIONAL_RULE.search(s):
                 out.append(Misstatement(message_index=t.index, excerpt=excerpt_of(s)))

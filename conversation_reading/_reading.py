@@ -75,7 +75,6 @@ from conversation_reading._precondition_facts import (
     status_reads,
     tier_claims,
     tier_reads,
-    tool_reply,
 )
 from conversation_reading._record import (
     Answer,
@@ -95,6 +94,7 @@ from conversation_reading._record import (
 from conversation_reading._replies import acted_on, reading_replies
 from conversation_reading._requests import user_requests
 from conversation_reading._sentences import consequential_sentences
+from conversation_reading._turn_index import TurnIndex
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._write_details import listed_by_call
 
@@ -111,13 +111,14 @@ class _Reading:
         kinds: dict[str, bool] = {}  # ``is_write`` asked once per tool name: every reader asks it of every call
         self.is_write: Callable[[str], bool] = lambda n: kinds[n] if n in kinds else kinds.setdefault(n, is_write(n))
         self.units = Units()
+        self.index = TurnIndex(self.turns, messages)
         self._states: list[_State] | None = None
         self._declines: dict[str, list[Decline]] = {}
 
     @property
     def states(self) -> list[_State]:
         if self._states is None:
-            self._states = _states(self.turns, self.messages, self.domain)
+            self._states = _states(self.turns, self.messages, self.domain, self.index.parsed)
         return self._states
 
     def declines(self, name: str) -> list[Decline]:
@@ -142,28 +143,32 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
     certain = {(d.message_index, d.clause) for name in names for d in r.declines(name)
                if d.form == "transfer" and d.certain and name != GENERIC_REFUSAL}  # every transfer counts for it
     refusal = vocabulary().kinds[GENERIC_REFUSAL]
+    # the user's first message asking for a transfer (read once): the user asked before a message after it
+    asks: list[int] = []
+
+    def first_ask() -> int:
+        if not asks:
+            asks.append(next((u.index for u in r.turns if u.role == "user" and r.units.may_say(
+                (v.transfer_request,), u.text) and mentions(v.transfer_request, u.text)), len(r.turns)))
+        return asks[0]
+
     out = []
-    for t in r.turns:
-        for c in (c for c in t.calls if c.name == TRANSFER_TOOL):
-            # a transfer reads the generic refusal's declines (the record then lists the clause as read)
-            declined_at = [d.message_index for d in r.declines(GENERIC_REFUSAL) if d.form == "words" and d.certain]
-            summary = str(c.arguments.get("summary") or "")
-            asked = any(u.role == "user" and u.index < t.index and r.units.may_say((v.transfer_request,), u.text)
-                        and mentions(v.transfer_request, u.text) for u in r.turns)
-            declined = any(i <= t.index for i in declined_at) or any(
-                _declines(refusal, u, direct=True, summary=True) for u in r.units.of_summary(summary))
-            out.append(Transfer(how="tool_call", message_index=t.index, excerpt=excerpt_of(normalise(summary).text),
-                                clauses=[n for n in names if (t.index, n) in certain],
-                                summary=excerpt_of(summary), asked_by_user=asked, declined_before=declined))
-    agreed = agreed_in(r.turns)
+    for t, c in r.index.named(TRANSFER_TOOL):
+        # a transfer reads the generic refusal's declines (the record then lists the clause as read)
+        declined_at = [d.message_index for d in r.declines(GENERIC_REFUSAL) if d.form == "words" and d.certain]
+        summary = str(c.arguments.get("summary") or "")
+        declined = any(i <= t.index for i in declined_at) or any(
+            _declines(refusal, u, direct=True, summary=True) for u in r.units.of_summary(summary))
+        out.append(Transfer(how="tool_call", message_index=t.index, excerpt=excerpt_of(normalise(summary).text),
+                            clauses=[n for n in names if (t.index, n) in certain],
+                            summary=excerpt_of(summary), asked_by_user=first_ask() < t.index, declined_before=declined))
+    agreed = agreed_in(r.turns, r.index)
     if agreed is not None:  # asked and declined as for a call: a transfer in words settles only what one would
         at = agreed.message_index
-        asked = any(u.role == "user" and u.index < at and r.units.may_say((v.transfer_request,), u.text)
-                    and mentions(v.transfer_request, u.text) for u in r.turns)
         declined = any(d.message_index < at and d.form == "words" for n in dict.fromkeys([*names, GENERIC_REFUSAL])
                        for d in r.declines(n))  # in order: which clauses get read may not hang on a hash seed
         out.append(Transfer(how="agreed_in_words", message_index=at, excerpt=agreed.excerpt, what=agreed.what,
-                            asked_by_user=asked, declined_before=declined))
+                            asked_by_user=first_ask() < at, declined_before=declined))
     return out
 
 
@@ -175,9 +180,13 @@ def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
             needed = needs(offer.pattern)
             for t, sentences in spoken:
                 lowered = r.units.lowered(t.text)
-                if lowered is not None and not holds(needed, lowered):
+                if lowered is None:
+                    said = next((s for s in sentences if _offers(offer, s)), None)
+                elif not holds(needed, lowered):
                     continue
-                said = next((s for s in sentences if _offers(offer, s)), None)
+                else:  # each sentence gated too (a part of the message): most sentences lack the offer's words
+                    said = next((s for s, low in zip(sentences, r.index.sentences_lowered(t.text), strict=True)
+                                 if holds(needed, low) and _offers(offer, s)), None)
                 if said is None:
                     continue
                 tied = [] if not offer.unless_conditioned_in_message else [
@@ -196,21 +205,22 @@ def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
 def _writes(r: _Reading, requests: list[UserRequest]) -> list[Write]:
     first = {q.tool: q.message_index for q in requests}
     unconfirmed = {s.message_index for s in unconfirmed_writes(r.turns, r.is_write)}
-    listed = listed_by_call(r.messages, r.is_write, r.turns)
+    listed = listed_by_call(r.messages, r.is_write, r.turns, r.index)
     found = []
-    for t in r.turns:
-        for call in (c for c in t.calls if c.name != TRANSFER_TOOL and r.is_write(c.name)):
-            said = next((u for u in reversed(r.turns[: t.index]) if u.role == "user" and u.text.strip()), None)
-            # unconfirmed_writes names a message by its first unconfirmed write: a later call of the same
-            # message has the same user message before it
-            asked = first.get(call.name)
-            found.append(Write(tool=call.name, arguments=dict(call.arguments or {}), message_index=t.index,
-                               confirmed=t.index not in unconfirmed,
-                               confirmation_index=None if said is None else said.index,
-                               confirmation=excerpt_of(said.raw if said is not None else ""),
-                               details_listed=listed.get((t.index, call.id), True),
-                               failed=bool((reply := tool_reply(r.messages, call.id, t.index)) and reply.error),
-                               requested_at=asked if asked is not None and asked < t.index else None))
+    for t, call in r.index.calls:
+        if call.name == TRANSFER_TOOL or not r.is_write(call.name):
+            continue
+        said = r.index.said_before(t.index)
+        # unconfirmed_writes names a message by its first unconfirmed write: a later call of the same
+        # message has the same user message before it
+        asked = first.get(call.name)
+        found.append(Write(tool=call.name, arguments=dict(call.arguments or {}), message_index=t.index,
+                           confirmed=t.index not in unconfirmed,
+                           confirmation_index=None if said is None else said.index,
+                           confirmation=excerpt_of(said.raw if said is not None else ""),
+                           details_listed=listed.get((t.index, call.id), True),
+                           failed=bool((reply := r.index.reply(call.id, t.index)) and reply[1].error),
+                           requested_at=asked if asked is not None and asked < t.index else None))
     return found
 
 
@@ -230,37 +240,36 @@ def _clause_read(r: _Reading, name: str, offers: list[Offer]) -> ClauseRead:
 
 def _cancellations(r: _Reading) -> list[Cancellation]:
     out = []
-    for t in r.turns:
-        for call in (c for c in t.calls if c.name == "cancel_reservation"):
-            rid = str(call.arguments.get("reservation_id") or "")
-            state = r.states[t.index]
-            res = state.reservations.get(rid)
-            forbidden = None if res is None or state.now is None else _not_cancellable(res, state)
-            out.append(Cancellation(reservation_id=rid, message_index=t.index, forbidden=forbidden))
+    for t, call in r.index.named("cancel_reservation"):
+        rid = str(call.arguments.get("reservation_id") or "")
+        state = r.states[t.index]
+        res = state.reservations.get(rid)
+        forbidden = None if res is None or state.now is None else _not_cancellable(res, state)
+        out.append(Cancellation(reservation_id=rid, message_index=t.index, forbidden=forbidden))
     return out
 
 
 def _claims(r: _Reading) -> list[Claim]:
     """Every claim sentence of the agent: per message and kind, the first sentence the database contradicts, else
     the first that states it; over every kind (those checked only for some refusals included, marked)."""
-    kinds, any_kind = scanned_kinds()
+    kinds = scanned_kinds()[0]
     acted: dict[tuple[str, int], bool] = {}
     found: list[Claim] = []
     for t in r.turns:
         if t.role != "assistant" or not t.text:
             continue
         lowered = r.units.lowered(t.text)
-        if lowered is not None and not any_kind(lowered):
-            continue  # no kind's pattern could match the message (``_gate``): the kinds' own gates would say so
-        sentences = split_sentences(t.text)
+        sentences: list[str] = []
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
         for kind, checker, needed, may in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
-            # no claim there, and a pattern that could match no word of a sentence is not scanned there
+            # no claim there, and a pattern that could match no word of a sentence is not scanned there. (Each
+            # kind's gate only: one of them all first costs as much again where some kind may match.)
             if lowered is not None and not may(lowered):
                 continue
-            if lowered is not None and said is None:
-                said = [s.lower() for s in sentences]
+            if not sentences:
+                sentences = split_sentences(t.text)
+                said = None if lowered is None else r.index.sentences_lowered(t.text)
             first: str | None = None
             truth: str | None = None
             for sentence, m in kind_matches(kind.patterns, needed, may, sentences, said):
@@ -341,7 +350,7 @@ def _record(
     claims = _claims(r)
     compensation = unasked_compensation(r.turns, lambda name, before: [
         d for d in r.declines(name) if d.form != "anaphoric" and d.certain and d.message_index < before
-        and not declines_refund(r.turns[d.message_index], r.units, d)], r.units)
+        and not declines_refund(r.turns[d.message_index], r.units, d)], r.units, r.index)
     withdrawn = withdrawal_in(r.turns, lambda until: any(
         c.false and not c.refusals_of and c.message_index <= until for c in claims))
     answer = answer_in(r.turns, facts)
@@ -371,13 +380,13 @@ def _record(
         final_decision=final,
         sentences=consequential_sentences(r.turns, lambda: r.states, r.domain, claims, final.message_index, writes,
                                           r.is_write),
-        certificate_at=first_call_of(r.turns, {"send_certificate"}),
-        compensation_raised_at=compensation_raised_at(r.turns),
-        status_reads=status_reads(r.turns, messages),
-        tier_reads=tier_reads(r.turns, messages),
-        tier_claims=tier_claims(r.turns),
-        stated_wants=stated_wants(r.turns),
-        cabin_misstatements=cabin_misstatements(r.turns),
+        certificate_at=sent[0][0].index if (sent := r.index.named("send_certificate")) else None,
+        compensation_raised_at=compensation_raised_at(r.turns, r.index),
+        status_reads=status_reads(r.turns, messages, r.index),
+        tier_reads=tier_reads(r.turns, messages, r.index),
+        tier_claims=tier_claims(r.turns, r.index),
+        stated_wants=stated_wants(r.turns, r.index),
+        cabin_misstatements=cabin_misstatements(r.turns, r.index),
         authenticated_users=authenticated_users(r.turns),
         records_named=records_named(r.turns, record_ids),
         acts=acts(r.turns),

@@ -35,6 +35,7 @@ import json
 import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from tau2.data_model.message import Message, ToolMessage
@@ -42,6 +43,7 @@ from tau2.data_model.message import Message, ToolMessage
 from conversation_reading._boundary import named_in
 from conversation_reading._evidence import TRANSFER_TOOL, Turn, read_turns
 from conversation_reading._no_write import Settled, _answers_confirmation
+from conversation_reading._turn_index import UNPARSED, TurnIndex
 
 # Arguments that name nothing the user confirms (who the user is, the trip's shape, the address's second line,
 # country and state: never alone what tells one address from another), or that only repeat another (bag counts
@@ -91,15 +93,21 @@ def _words(value: Any) -> set[str]:
     return set()
 
 
-def _read_results(messages: Sequence[Message]) -> _Read:
+def _read_results(messages: Sequence[Message], index: TurnIndex | None = None) -> _Read:
+    """What the tool results say (``index``: the record's, whose one parse of each result this shares)."""
     read = _Read({}, {}, {})
-    for m in messages:
+    for i, m in enumerate(messages):
         if not isinstance(m, ToolMessage) or not isinstance(m.content, str):
             continue
-        try:
-            value = json.loads(m.content)
-        except json.JSONDecodeError:
-            continue
+        if index is not None:
+            value = index.parsed(i)
+            if value is UNPARSED:
+                continue
+        else:
+            try:
+                value = json.loads(m.content)
+            except json.JSONDecodeError:
+                continue
         for d in _walk(value):
             if "item_id" in d:  # an order's item: its product name and options
                 names = _words(d.get("options"))
@@ -208,7 +216,7 @@ def _failed(messages: Sequence[Message]) -> set[str]:
 
 
 def _windows(
-    turns: list[Turn], messages: Sequence[Message], is_write: Callable[[str], bool]
+    turns: list[Turn], messages: Sequence[Message], is_write: Callable[[str], bool], index: TurnIndex | None = None
 ) -> Iterator[tuple[Turn, Any, tuple[int, int]]]:
     failed = _failed(messages)
     opened = 0  # where the current request opens: after the confirmation of the last write made
@@ -218,7 +226,8 @@ def _windows(
         calls = [c for c in t.calls if c.name != TRANSFER_TOOL and is_write(c.name)]
         if not calls:
             continue
-        said = next((u for u in reversed(turns[: t.index]) if u.role == "user" and u.text.strip()), None)
+        said = index.said_before(t.index) if index is not None else next(
+            (u for u in reversed(turns[: t.index]) if u.role == "user" and u.text.strip()), None)
         end = said.index if said is not None else t.index
         if said is not None and last_confirmation is not None and said.index != last_confirmation:
             before, opened = opened, last_confirmation + 1  # a new request
@@ -234,13 +243,14 @@ class _Results:
     """The conversation's tool results, read (``_read_results``) the first time a form needs them: most writes'
     details are named by their own values, and reading the results is most of the cost."""
 
-    def __init__(self, messages: Sequence[Message]) -> None:
+    def __init__(self, messages: Sequence[Message], index: TurnIndex | None = None) -> None:
         self._messages = messages
+        self._index = index
         self._read: _Read | None = None
 
     def __call__(self) -> _Read:
         if self._read is None:
-            self._read = _read_results(self._messages)
+            self._read = _read_results(self._messages, self._index)
         return self._read
 
 
@@ -254,16 +264,24 @@ def _names(name: str, value: Any, said: str, results: _Results | None) -> bool:
 
 
 def _confirmed(
-    messages: Sequence[Message], is_write: Callable[[str], bool], turns: list[Turn] | None = None
-) -> Iterator[tuple[Turn, Any, tuple[int, int], list[tuple[str, Any]], str]]:
-    """Each write call, its window, its details (argument, value) and the window's words (lowercase)."""
+    messages: Sequence[Message], is_write: Callable[[str], bool], turns: list[Turn] | None = None,
+    index: TurnIndex | None = None,
+) -> Iterator[tuple[Turn, Any, tuple[int, int], list[tuple[str, Any]], str, Callable[[], str]]]:
+    """Each write call, its window, its details (argument, value), the agent's words in the window (lowercase), and
+    what the user's answer adds to them (``_answer``, read when asked: ``index``, the record's, lowercases each
+    text once)."""
     turns = read_turns(messages) if turns is None else turns
-    for t, call, (start, end) in _windows(turns, messages, is_write):
+    for t, call, (start, end) in _windows(turns, messages, is_write, index):
         details = [(name, value) for name, value in _leaves(dict(call.arguments or {})) if name in _DETAILS]
-        said = "\n".join(u.text.lower() for u in turns[start:end] if u.role == "assistant" and u.text.strip())
-        if end < t.index and _answers_confirmation(turns, turns[end]):
-            said += "\n" + turns[end].text.lower()  # the user states the details, asked to confirm the action
-        yield t, call, (start, end), details, said
+        said = "\n".join(u.text.lower() if index is None else index.lowered(u.text)[0]
+                         for u in turns[start:end] if u.role == "assistant" and u.text.strip())
+        yield t, call, (start, end), details, said, partial(_answer, turns, t, end)
+
+
+def _answer(turns: list[Turn], t: Turn, end: int) -> str:
+    """The user's words the window adds (``"\\n"`` and their lowercase; "" where none): the user states the details,
+    asked to confirm the action."""
+    return "\n" + turns[end].text.lower() if end < t.index and _answers_confirmation(turns, turns[end]) else ""
 
 
 def listed_details(messages: Sequence[Message], is_write: Callable[[str], bool]) -> list[ListedDetails]:
@@ -271,7 +289,8 @@ def listed_details(messages: Sequence[Message], is_write: Callable[[str], bool])
     name any of its details."""
     results = _Results(messages)
     found = []
-    for t, call, window, details, said in _confirmed(messages, is_write):
+    for t, call, window, details, said, answer in _confirmed(messages, is_write):
+        said += answer()
         named = [f"{name}: {value}" for name, value in details if _names(name, value, said, results)]
         found.append(ListedDetails(
             message_index=t.index, tool=call.name, call_id=call.id, listed=bool(named) or not details, window=window,
@@ -281,15 +300,25 @@ def listed_details(messages: Sequence[Message], is_write: Callable[[str], bool])
 
 
 def listed_by_call(
-    messages: Sequence[Message], is_write: Callable[[str], bool], turns: list[Turn] | None = None
+    messages: Sequence[Message], is_write: Callable[[str], bool], turns: list[Turn] | None = None,
+    index: TurnIndex | None = None,
 ) -> dict[tuple[int, str], bool]:
     """``listed_details``' ``listed`` by (message index, tool call id): the record's writes read it (``turns``: the
-    messages read already). Any detail named lists them, so each value's own forms are tried first, every
-    detail's, and the tool results read only where none is named."""
-    results = _Results(messages)
-    return {(t.index, call.id): not details or any(_names(n, v, said, None) for n, v in details)
-            or any(_names(n, v, said, results) for n, v in details)
-            for t, call, _, details, said in _confirmed(messages, is_write, turns)}
+    messages read already; ``index``: the record's). Any detail named lists them, so each value's own forms are
+    tried first, every detail's, in the agent's words alone, then with the user's answer, and the tool results
+    read only where none is named. A form named in the agent's words is named with the answer after them too
+    (``named_in`` reads one character past a form, and the answer opens with a line break): the answer is read
+    only where the agent's words name nothing."""
+    results = _Results(messages, index)
+    found = {}
+    for t, call, _, details, said, answer in _confirmed(messages, is_write, turns, index):
+        if not details or any(_names(n, v, said, None) for n, v in details):
+            found[(t.index, call.id)] = True
+            continue
+        said += answer()
+        found[(t.index, call.id)] = any(_names(n, v, said, None) for n, v in details) or any(
+            _names(n, v, said, results) for n, v in details)
+    return found
 
 
 def writes_without_details(messages: Sequence[Message], is_write: Callable[[str], bool]) -> list[Settled]:

@@ -6,12 +6,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+# Whether a record's type is a mapping, by type: an ABC's isinstance is slow, and the money rules ask it of the
+# same few record types (tau2's database models, dicts) tens of thousands of times a rescore. Keyed by type only.
+_MAPPING: dict[type, bool] = {}
+
 
 def get(record: Any, name: str, default: Any = None) -> Any:
     """Field ``name`` of a record, a dict or a pydantic model."""
-    if type(record) is dict or isinstance(record, Mapping):  # a dict first: an ABC's isinstance is slow
+    kind = type(record)
+    if kind is dict:  # most records: a tool result's
         return record.get(name, default)
-    return getattr(record, name, default)
+    mapping = _MAPPING.get(kind)
+    if mapping is None:
+        mapping = _MAPPING[kind] = isinstance(record, Mapping)
+    return record.get(name, default) if mapping else getattr(record, name, default)
 
 
 def table(db: Any, name: str) -> Mapping[str, Any]:

@@ -1,0 +1,102 @@
+"""One conversation's turns indexed once for the record's readers (#47): the calls in order and by tool name,
+the tool message answering each call, each tool result parsed once, each text lowercased (with whether the gate
+applies to it) and its sentences lowercased once.
+
+A dozen readers of the record looped over every turn for the few that carry a call of one tool, parsed the same
+tool results (the states, the tiers read, a write's details), and lowercased the same agent sentences for their
+gates (the claims, the tier claims, the cabin misstatements, compensation offered, workaround offers). Built per
+record (``_reading._Reading``) and dropped with it: nothing is kept across conversations."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from tau2.data_model.message import Message, ToolMessage
+
+from conversation_reading._evidence import Turn
+from conversation_reading._gate import gateable
+from conversation_reading._units import split_sentences
+
+# A tool result that is not JSON (``parsed``): every reader of the parse passes over it.
+UNPARSED: Any = object()
+
+
+class TurnIndex:
+    """The turns and messages of one conversation, indexed as the record's readers ask."""
+
+    def __init__(self, turns: list[Turn], messages: Sequence[Message]) -> None:
+        self.turns = turns
+        self.messages = messages
+        self.calls: list[tuple[Turn, Any]] = [(t, c) for t in turns for c in t.calls]  # in order
+        self._named: dict[str, list[tuple[Turn, Any]]] | None = None
+        self._answers: dict[str, list[int]] | None = None
+        self._parsed: dict[int, Any] = {}
+        self._lowered: dict[str, tuple[str, bool]] = {}
+        self._sentences: dict[str, list[str]] = {}
+        self._last_said: list[Turn | None] | None = None
+
+    def named(self, name: str) -> list[tuple[Turn, Any]]:
+        """Every call of tool ``name``, with its turn, in order."""
+        if self._named is None:
+            self._named = {}
+            for t, c in self.calls:
+                self._named.setdefault(c.name, []).append((t, c))
+        return self._named.get(name, [])
+
+    def reply(self, call_id: str, after: int) -> tuple[int, ToolMessage] | None:
+        """The tool message answering the call made at message ``after`` (some agents reuse call ids: the next
+        one), with its index: as the messages after it are searched for it."""
+        if self._answers is None:
+            self._answers = {}
+            for i, m in enumerate(self.messages):
+                if isinstance(m, ToolMessage):
+                    self._answers.setdefault(m.id, []).append(i)
+        at = next((i for i in self._answers.get(call_id, ()) if i > after), None)
+        if at is None:
+            return None
+        m = self.messages[at]
+        assert isinstance(m, ToolMessage)
+        return at, m
+
+    def parsed(self, index: int) -> Any:
+        """Message ``index``'s content as JSON (``json.loads``), or ``UNPARSED`` where it is none (no text, or not
+        JSON): parsed once for every reader."""
+        if index not in self._parsed:
+            content = self.messages[index].content
+            try:
+                self._parsed[index] = json.loads(content) if isinstance(content, str) else UNPARSED
+            except json.JSONDecodeError:
+                self._parsed[index] = UNPARSED
+        return self._parsed[index]
+
+    def lowered(self, text: str) -> tuple[str, bool]:
+        """``text`` lowercased, and whether the gate applies to it (``_gate.gateable``)."""
+        found = self._lowered.get(text)
+        if found is None:
+            found = self._lowered[text] = (text.lower(), gateable(text))
+        return found
+
+    def sentences_lowered(self, text: str) -> list[str]:
+        """Each sentence of ``text`` (``split_sentences``) lowercased. A sentence is a part of its text, so the gate
+        applies to each where it applies to the text."""
+        found = self._sentences.get(text)
+        if found is None:
+            found = self._sentences[text] = [s.lower() for s in split_sentences(text)]
+        return found
+
+    def said_before(self, index: int) -> Turn | None:
+        """The last user message with words before message ``index``."""
+        if self._last_said is None:
+            last: Turn | None = None
+            self._last_said = []
+            for t in self.turns:
+                self._last_said.append(last)
+                if t.role == "user" and t.text.strip():
+                    last = t
+            self._last_said.append(last)
+        return self._last_said[min(index, len(self.turns))]
+
+
+__all__ = ["UNPARSED", "TurnIndex"]
