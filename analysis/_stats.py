@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import hypergeom
 from tau2.metrics.agent_metrics import is_successful, pass_hat_k
 
 from analysis._tables import by_task, scored, with_upper
@@ -256,6 +255,10 @@ def version_comparison(trials: pd.DataFrame, reward: str = "reward") -> pd.DataF
 def overlap_test(population: int, changed: int, drawn: int, overlap: int) -> float:
     """P(X >= overlap) when ``drawn`` tasks are picked from ``population`` of which ``changed`` were changed
     (hypergeometric): the chance that the loophole tasks fall inside tau3's changes by accident."""
+    # imported here: scipy.stats is ~0.6 s of CPU that every verb reading this module (view, report, sweep's
+    # summary ...) paid at start-up, for the one statistic that needs it
+    from scipy.stats import hypergeom
+
     return float(hypergeom.sf(overlap - 1, population, changed, drawn))
 
 

@@ -128,10 +128,13 @@ def sweep_config(tmp_path: Path, api_base: str, name: str, **over) -> Path:
     return path
 
 
-def run_sweep(config: Path) -> subprocess.CompletedProcess:
-    """``harness sweep CONFIG --workers 2``, with the agent's key set."""
+def run_sweep(config: Path, workers: int = 1) -> subprocess.CompletedProcess:
+    """``harness sweep CONFIG --workers WORKERS``, with the agent's key set. One worker unless a test's sweep is
+    the one that spreads trials over several (tests/e2e/test_sweep.py): each worker is a process that imports
+    tau2 and litellm and loads its databases (seconds of CPU), and a small sweep's assertions do not depend on
+    how many there are (the driver holds ``max_concurrency`` across them)."""
     env = {**os.environ, "HARNESS_TEST_KEY": SECRET}
-    return harness("sweep", str(config), "--workers", "2", timeout=900, env=env)
+    return harness("sweep", str(config), "--workers", str(workers), timeout=900, env=env)
 
 
 def start_sweep(config: Path) -> subprocess.Popen:

@@ -17,7 +17,7 @@ from tests.e2e.conftest import SECRET, run_sweep, sweep_config
 def full_sweep(server, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("sweep")
     config = sweep_config(tmp, server.api_base, "e2e")
-    proc = run_sweep(config)
+    proc = run_sweep(config, workers=2)  # the suite's sweep of scripted agents over two Ray workers
     assert proc.returncode == 0, proc.stderr[-3000:]
     return tmp, config, proc
 
@@ -58,7 +58,7 @@ def test_rerun_runs_nothing_new(full_sweep, server):
     tmp, config, _ = full_sweep
     before = pd.read_parquet(tmp / "e2e" / "trials.parquet")
     n_requests = server.counts.total()
-    proc = run_sweep(config)
+    proc = run_sweep(config, workers=2)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert server.counts.total() == n_requests  # nothing was run again
     pd.testing.assert_frame_equal(before, pd.read_parquet(tmp / "e2e" / "trials.parquet"))
@@ -71,7 +71,7 @@ def test_changed_config_is_a_different_sweep(full_sweep):
     changed = tmp / "changed.yaml"
     changed.write_text(yaml.safe_dump(data))
     assert load_config(changed).sweep_id() != load_config(config).sweep_id()
-    proc = run_sweep(changed)
+    proc = run_sweep(changed, workers=2)
     assert proc.returncode == 2 and "holds sweep" in proc.stderr and "different 'output'" in proc.stderr
 
 
