@@ -2,6 +2,7 @@
 
 from ._data import (
     TauDataError,
+    UnknownTaskError,
     cache_dir,
     resolve_file,
     sha256_file,
@@ -49,7 +50,6 @@ from ._steps import (
 from ._tasks import (
     TaskRef,
     TaskSet,
-    UnknownTaskError,
     check_domain,
     check_version,
     environment_constructor,

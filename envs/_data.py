@@ -25,6 +25,15 @@ class TauDataError(RuntimeError):
     """A pinned data file is missing, unreachable or does not match its sha256 (one-line message)."""
 
 
+# Here, not in ``_tasks`` (which imports tau2's models): the CLI catches both errors around every verb, and
+# importing this class must not cost each ``harness`` call tau2's half-second import.
+class UnknownTaskError(KeyError):
+    """A task id that the task version does not have."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it one plain line
+        return str(self.args[0])
+
+
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "tau-harness"

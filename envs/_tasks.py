@@ -14,15 +14,8 @@ from pydantic import ValidationError
 from tau2.data_model.tasks import Task
 from tau2.environment.environment import Environment
 
-from envs._data import TauDataError, resolve_file
+from envs._data import TauDataError, UnknownTaskError, resolve_file
 from envs._pinned import DOMAINS, TASK_VERSIONS, DataFile, Domain, TaskVersion, pinned_sha256
-
-
-class UnknownTaskError(KeyError):
-    """A task id that the task version does not have."""
-
-    def __str__(self) -> str:  # KeyError quotes its message; keep it one plain line
-        return str(self.args[0])
 
 
 @dataclass(frozen=True)

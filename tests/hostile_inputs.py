@@ -158,12 +158,12 @@ RESULTS_CASES: dict[str, tuple[str, Case]] = {
         "types",
         _with(lambda d: d["info"].update(environment_info="retail")),
     ),
+    # one case per check: a seed of 2**70 met the same ``_fits_int64`` as trial's (and tests/test_fuzz_inputs.py's
+    # --skip-bad test rescores one), a seed of "123" the same strict refusal of a numeric string as reward's "1.0"
     "trial_2_70": ("types", _with(_sim(0, "trial", 2**70))),
-    "seed_2_70": ("types", _with(_sim(1, "seed", 2**70))),
     "llm_number": ("types", _with(lambda d: d["info"]["agent_info"].update(llm=5))),
     "llm_object": ("types", _with(lambda d: d["info"]["agent_info"].update(llm={"name": "x"}))),
     "reward_string": ("types", _with(_sim(0, "reward_info.reward", "1.0"))),
-    "seed_string": ("types", _with(_sim(0, "seed", "123"))),
     "messages_string": ("types", _with(_sim(3, "messages", "hello"))),
     "task_id_number": ("types", _with(_sim(0, "task_id", 1))),
     # meaning

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -33,8 +34,15 @@ def _trajectory(run_dir: Path, task_id: str) -> str:
     return trials[trials.task_id == task_id].trajectory_id.item()
 
 
-def test_explain_marks_the_failed_precondition_and_the_evidence(run_dir):
-    proc = harness("explain", str(run_dir), _trajectory(run_dir, "29"))
+@pytest.fixture(scope="module")
+def explained_29(run_dir) -> subprocess.CompletedProcess[str]:
+    """``harness explain`` of task 29's trajectory, run once: three tests read its output (each CLI call costs a
+    second of start-up, and the output is the same)."""
+    return harness("explain", str(run_dir), _trajectory(run_dir, "29"))
+
+
+def test_explain_marks_the_failed_precondition_and_the_evidence(explained_29):
+    proc = explained_29
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "L16.modify_in_place does not credit" in out
@@ -65,8 +73,8 @@ def test_explain_unknown_trajectory_is_a_one_line_error(run_dir):
     assert "trajectory_id 'no-such-trajectory': not found" in proc.stderr
 
 
-def test_explain_prints_the_record(run_dir):
-    proc = harness("explain", str(run_dir), _trajectory(run_dir, "29"))
+def test_explain_prints_the_record(explained_29):
+    proc = explained_29
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert f"record (schema version {RECORD_SCHEMA_VERSION})" in out
@@ -107,12 +115,13 @@ def _record_lines(out: str) -> list[str]:
     return lines[: lines.index("")]
 
 
-def test_explain_an_old_run_rebuilds_the_record_and_refuses_another_version(run_dir, tmp_path):
+def test_explain_an_old_run_rebuilds_the_record_and_refuses_another_version(run_dir, explained_29, tmp_path):
     """A rescored run stores the record its verdicts read, the one explain rebuilds for a run written before the
     column; a stored record is printed as stored, and one of another schema version is refused in one line."""
     from loophole_scoring import stored_record
 
-    rebuilt_here = harness("explain", str(run_dir), _trajectory(run_dir, "29"))
+    rebuilt_here = explained_29
+    assert rebuilt_here.returncode == 0, rebuilt_here.stderr
     old = _edited_run(run_dir, tmp_path / "old", None)
     rebuilt = harness("explain", str(old), _trajectory(run_dir, "29"))
     assert rebuilt.returncode == 0, rebuilt.stderr

@@ -26,3 +26,12 @@ def test_help_prints_no_python_types(verb):
     assert proc.returncode == 0, proc.stderr
     for python_type in ("<bool>", "<list[", "<str>", "<int>", "<path>"):
         assert python_type not in proc.stdout, (python_type, proc.stdout)
+
+
+def test_version_and_help_do_not_import_tau2():
+    """tau2's models cost each process half a second to import (deepdiff, pandas): a command that reads no
+    task (``--version``, ``--help``) never imports them, not even for the error classes the CLI catches."""
+    told = "import atexit, sys\natexit.register(lambda: print('tau2 imported:', 'tau2' in sys.modules, file=sys.stderr))"
+    for args in (["--version"], ["--help"]):
+        proc = harness(*args, patch=told)
+        assert proc.returncode == 0 and "tau2 imported: False" in proc.stderr, (args, proc.stderr[-2000:])

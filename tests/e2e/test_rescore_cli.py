@@ -26,10 +26,18 @@ def all_runs(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     return out, proc
 
 
-def test_whissle_detects_and_reproduces(tmp_path):
-    out = tmp_path / "whissle"
+@pytest.fixture(scope="module")
+def whissle_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """whissle's run rescored into a new folder, once: three tests read it (its rows; the first of two rescores;
+    the one-worker side of the Ray comparison), each rescore of its 50 simulations costing seconds of CPU."""
+    out = tmp_path_factory.mktemp("whissle") / "whissle"
     proc = harness("rescore", str(real_run(WHISSLE)), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
+    return out, proc
+
+
+def test_whissle_detects_and_reproduces(whissle_run):
+    out, proc = whissle_run
     assert "whissle_airline_tau3_1trial.json: tau3" in proc.stdout
     assert "0 disagreements" in proc.stdout
     trials = pd.read_parquet(out / "trials.parquet")
@@ -86,13 +94,14 @@ def test_rescore_writes_run_json_with_the_catalog_of_its_rows(all_runs):
     assert len(info["source_sha256"]) == 4 and info["history"] == []
 
 
-def test_rescoring_twice_is_idempotent(tmp_path):
-    out = tmp_path / "twice"
-    frames = []
-    for _ in range(2):
-        assert harness("rescore", str(real_run(WHISSLE)), "--out", str(out)).returncode == 0
-        frames.append((pd.read_parquet(out / "trials.parquet"), pd.read_parquet(out / "scores.parquet")))
-    (t1, s1), (t2, s2) = frames
+def test_rescoring_twice_is_idempotent(whissle_run, tmp_path):
+    import shutil
+
+    first = whissle_run[0]
+    out = shutil.copytree(first, tmp_path / "twice")  # the first rescore's folder, rescored again in place
+    assert harness("rescore", str(real_run(WHISSLE)), "--out", str(out)).returncode == 0
+    (t1, s1), (t2, s2) = ((pd.read_parquet(d / "trials.parquet"), pd.read_parquet(d / "scores.parquet"))
+                          for d in (first, out))
     assert len(t2) == 50 and t2.trajectory_id.is_unique
     assert not s2.duplicated(["trajectory_id", "gold_id"]).any()
     assert (s2.gold_id == "gold").sum() == 50 and len(s2) > 50  # the gold plus the variants
@@ -100,9 +109,8 @@ def test_rescoring_twice_is_idempotent(tmp_path):
     pd.testing.assert_frame_equal(s1, s2)
 
 
-def test_ray_workers_give_same_rows(tmp_path):
-    out1, out2 = tmp_path / "one", tmp_path / "two"
-    assert harness("rescore", str(real_run(WHISSLE)), "--out", str(out1)).returncode == 0
+def test_ray_workers_give_same_rows(whissle_run, tmp_path):
+    out1, out2 = whissle_run[0], tmp_path / "two"
     proc = harness("rescore", str(real_run(WHISSLE)), "--out", str(out2), "--workers", "2")
     assert proc.returncode == 0, proc.stderr
     a = pd.read_parquet(out1 / "scores.parquet")

@@ -40,7 +40,9 @@ def test_analyze_during_a_sweep_sees_every_finished_trial_with_its_scores(tmp_pa
                     if rounds % 5 == 0:  # the statistics are pure; reading is what meets the writer
                         analyze_trials(trials, reps=100)
                     rounds += 1
-                time.sleep(0.05)
+                # before the first part, while Ray starts, a read finds nothing written: a few such reads cover
+                # the run folder being made (200 of them cost seconds of CPU); then reads as often as they can
+                time.sleep(0.05 if writing else 0.5)
         finally:
             out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err[-2000:]
