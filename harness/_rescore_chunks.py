@@ -250,8 +250,25 @@ def _quiet_worker() -> None:
     global _SEEN
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's handler, inherited by the fork
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)  # held since the fork (``_forking``): a SIGTERM now ends it
     _SEEN = {}
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+
+
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _forking() -> Iterator[None]:
+    """SIGINT and SIGTERM held (blocked) in this thread while it may fork pool workers: a fork keeps the mask, so
+    a worker takes neither before ``_quiet_worker`` has set its own handlers. Without it, a SIGTERM from the
+    pool's stop (or the terminal's Ctrl-C) in the child's first moments ran the CLI's inherited handler there,
+    and multiprocessing printed its traceback. Here a signal that comes meanwhile waits, then runs as ever."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -315,7 +332,11 @@ def _pool_ordered(calls: Iterator[Call], workers: int) -> Generator[Outcome, Non
     pool = ProcessPoolExecutor(n, mp_context=get_context("fork"), initializer=_quiet_worker)
     done = False
     try:
-        yield from _ordered(calls, n, pool.submit, lambda future: future.result())
+        def submit(fn: Callable, *args: object) -> object:
+            with _forking():  # the first submit forks every worker (the fork start method)
+                return pool.submit(fn, *args)
+
+        yield from _ordered(calls, n, submit, lambda future: future.result())
         done = True
     except BrokenProcessPool as exc:
         raise WorkerDied(f"a rescore worker process died ({exc}; killed, or out of memory?): nothing was "
