@@ -8,7 +8,6 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +17,7 @@ from tau2.data_model.tasks import Task
 
 import loophole_store as store
 from envs import CUSTOM, ReplayMode, engine_for, load_task_set
+from harness._fork_signals import HELD, exit_with_parent, forking
 from loophole_base import HarnessError, HarnessInputError
 from loophole_ingest import ImportedRun, ImportedSimulation, TaskIdentity, foreign_tools
 from loophole_scoring import RECORDED, JudgeSpec, RecordedJudge, recorded_verdicts, score_simulation
@@ -250,34 +250,9 @@ def _quiet_worker() -> None:
     global _SEEN
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's handler, inherited by the fork
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)  # held since the fork (``_forking``): a SIGTERM now ends it
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)  # held since the fork (``forking``): a SIGTERM now ends it
     _SEEN = {}
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
-
-
-_HELD = {signal.SIGINT, signal.SIGTERM}
-
-
-@contextlib.contextmanager
-def _forking() -> Iterator[None]:
-    """SIGINT and SIGTERM held (blocked) in this thread while it may fork pool workers: a fork keeps the mask, so
-    a worker takes neither before ``_quiet_worker`` has set its own handlers. Without it, a SIGTERM from the
-    pool's stop (or the terminal's Ctrl-C) in the child's first moments ran the CLI's inherited handler there,
-    and multiprocessing printed its traceback. Here a signal that comes meanwhile waits, then runs as ever."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
-
-
-def _exit_with_parent(parent: int) -> None:
-    """A worker whose main process is gone (killed, or exited without stopping the pool) exits too: it
-    holds its own end of the task pipe, so it would otherwise wait on it for ever, and hold the parent's
-    stderr open for whoever reads it."""
-    while os.getppid() == parent:
-        time.sleep(0.2)
-    os._exit(1)
+    threading.Thread(target=exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
 
 def _settle(domain: str) -> None:
@@ -333,7 +308,7 @@ def _pool_ordered(calls: Iterator[Call], workers: int) -> Generator[Outcome, Non
     done = False
     try:
         def submit(fn: Callable, *args: object) -> object:
-            with _forking():  # the first submit forks every worker (the fork start method)
+            with forking():  # the first submit forks every worker (the fork start method)
                 return pool.submit(fn, *args)
 
         yield from _ordered(calls, n, submit, lambda future: future.result())
