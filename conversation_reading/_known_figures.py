@@ -46,17 +46,24 @@ class KnownFigures:
         self._all: set[float] | None = None
 
     def __contains__(self, amount: float) -> bool:
+        return self.plain(amount) or self.modelled(amount)
+
+    def plain(self, amount: float) -> bool:
+        """``amount`` is a figure true sentences gave or a plain one (no model's): the cheap part of ``in``."""
         at = round(amount, 2)
         if at in self.derived:
             return True
         if self._plain is None:
             self._records = self._plain_figures()
             self._plain = _cents(self._records | self._balance_sums())
-        if at in self._plain:
-            return True
+        return at in self._plain
+
+    def modelled(self, amount: float) -> bool:
+        """``amount`` is one of every figure, the model's included (``plain`` asked first: it holds the records)."""
         if self._all is None:
+            self.plain(0.0)  # the plain figures the model's start from
             self._all = _cents(self._every_figure())
-        return at in self._all
+        return round(amount, 2) in self._all
 
     def _plain_figures(self) -> set[float]:
         """The fixed fees for up to five more passengers than a reservation holds, the balances, each reservation's

@@ -168,6 +168,13 @@ class _Checker:
         fares, fare differences, refunds, balances, the fixed fees per passenger), or one a true sentence gave."""
         return amount in self.known_figures()
 
+    def given(self, amount: float) -> bool:
+        """``known(amount) or itinerary_figure(amount)``, the cheaper reckonings first: the plain figures, then the
+        itineraries' (most figures the plain ones miss are fares of flights named), then the model's (each test
+        pure: the same answer in any order)."""
+        figures = self.known_figures()
+        return figures.plain(amount) or self.itinerary_figure(amount) or figures.modelled(amount)
+
     def known_figures(self) -> KnownFigures:
         if self._known is None:
             s = self.state
@@ -240,7 +247,7 @@ class _Checker:
             # an upgrade's cost no price of the flights gives (another flight's fare, say), of the one reservation
             # the message is about; not a figure the user said (a budget) or one the database gives
             if diff.verdict and scans(_UPGRADE, sentence, low) and self.named_reservation(sentence) is res \
-                    and not self.known(amount) and not self.itinerary_figure(amount) and not self.said(amount):
+                    and not self.given(amount) and not self.said(amount):
                 return "cabin.difference", f"{costs}: no fare of its flights gives {amount:g}"
         return None
 

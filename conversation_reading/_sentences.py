@@ -73,18 +73,16 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
     out: list[ConsequentialSentence] = []
     shared: dict[Any, Any] = {}
     replies: dict[int, bool] = {}  # whether the user's message at an index agrees: the messages before it ask alike
-    first_write = next((t.index for t in turns if any(is_write(c.name) for c in t.calls)), len(turns))
-    acted_after = max((t.index for t in turns if any(is_write(c.name) or c.name == "transfer_to_human_agents"
-                                                     for c in t.calls)), default=-1)
+    course = _Course(turns, is_write)
     for t in turns:
         if t.role != "assistant" or not t.text or (until is not None and t.index >= until):
             continue
         checker: _Checker | None = None
-        relied = _relied(turns, t.index, decisions, is_write)
+        relied = course.relied(t.index, decisions)
         # the user's next message says yes to it: a false sentence there is one the user went on with
-        agreed = not relied and _agreed(turns, t.index, replies)
-        asked = relied or agreed or _asked_to_confirm(turns, t.index)
-        if not (asked or _worth_reading(t.text, acted_after > t.index)):
+        agreed = not relied and _agreed(course.reply(t.index), replies)
+        asked = relied or agreed or _asked_to_confirm(course.said_before(t.index))
+        if not (asked or _worth_reading(t.text, course.acted_after > t.index)):
             continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
         declines = holds(gate, t.text.lower())  # once a message, not once a sentence: its gate is the largest
         for sentence in split_sentences(t.text):
@@ -93,8 +91,9 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
                 continue
             if checker is None:
                 checker = _Checker(partial(_state_at, states, t.index), t.text, flights_db,
-                                   written=first_write < t.index, shared=shared)
-                checker.bag_write = _bag_write(turns, t.index, writes)
+                                   written=course.first_write < t.index, shared=shared)
+                reply = course.reply(t.index)
+                checker.bag_write = _bag_write(t.index, len(turns) if reply is None else reply.index, writes)
             verdict, clause, why = _judge(kind, sentence, checker, figures=relied)
             excerpt, _start, _end = t.excerpt(sentence)
             relied_here = _taken(turns, t.index, sentence) if kind == "offer" else None
@@ -124,9 +123,48 @@ def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
     return tool is not None and any(c.name == tool for t in turns[index:] for c in t.calls)
 
 
-def _agreed(turns: list[Turn], index: int, replies: dict[int, bool]) -> bool:
-    """The user's next message says yes (``replies``: the answer by the reply's index, one conversation's)."""
-    reply = next((t for t in turns[index + 1 :] if t.role == "user" and t.text.strip()), None)
+class _Course:
+    """Where each message stands in the conversation, found in one pass each way: the user's next and last
+    messages with words, the agent's next write, the first write and the last act (a write or a transfer)."""
+
+    def __init__(self, turns: list[Turn], is_write: Callable[[str], bool]) -> None:
+        n = len(turns)
+        self._said_from: list[Turn | None] = [None] * (n + 2)  # the first user message with words at or after
+        self._writes_from = [n] * (n + 2)  # the position of the agent's first write at or after
+        self.first_write, self.acted_after = n, -1
+        for at in range(n - 1, -1, -1):
+            t = turns[at]
+            said = t.role == "user" and bool(t.text.strip())
+            self._said_from[at] = t if said else self._said_from[at + 1]
+            writes = any(is_write(c.name) for c in t.calls)
+            self._writes_from[at] = at if writes and t.role == "assistant" else self._writes_from[at + 1]
+            if writes:
+                self.first_write = t.index
+            if self.acted_after < 0 and (writes or any(c.name == "transfer_to_human_agents" for c in t.calls)):
+                self.acted_after = t.index
+        self._said_before: list[Turn | None] = [None] * (n + 1)  # the last user message with words before
+        for at, t in enumerate(turns):
+            self._said_before[at + 1] = t if t.role == "user" and t.text.strip() else self._said_before[at]
+
+    def relied(self, index: int, decisions: set[int]) -> bool:
+        """The user's next message with words is a decision, or the agent writes before it."""
+        said = self._said_from[index]
+        written = self._writes_from[index] < len(self._writes_from) - 2
+        if said is not None and (not written or said.index < self._writes_from[index]):
+            return said.index in decisions
+        return written
+
+    def reply(self, index: int) -> Turn | None:
+        """The user's next message with words after message ``index``."""
+        return self._said_from[index + 1]
+
+    def said_before(self, index: int) -> Turn | None:
+        return self._said_before[min(index, len(self._said_before) - 1)]
+
+
+def _agreed(reply: Turn | None, replies: dict[int, bool]) -> bool:
+    """The user's next message (``reply``) says yes (``replies``: the answer by the reply's index, one
+    conversation's)."""
     if reply is None:
         return False
     if reply.index not in replies:
@@ -138,18 +176,16 @@ _CONFIRM_ASKED = re.compile(r"\b(?:confirm|is (?:that|this|it) (?:right|correct|
                             re.IGNORECASE)
 
 
-def _bag_write(turns: list[Turn], index: int, writes: list[Write]) -> tuple[str, dict[str, Any]] | None:
+def _bag_write(index: int, reply: int, writes: list[Write]) -> tuple[str, dict[str, Any]] | None:
     """The write of bags message ``index`` lists: the first booking or bag change after it that the user's next
-    message confirms, or that comes before the user speaks again."""
-    reply = next((t.index for t in turns[index + 1 :] if t.role == "user" and t.text.strip()), len(turns))
+    message (at ``reply``) confirms, or that comes before the user speaks again."""
     return next(((w.tool, w.arguments) for w in writes if w.tool in BAG_WRITES and w.message_index >= index
                  and (w.message_index < reply or w.confirmation_index == reply)), None)
 
 
-def _asked_to_confirm(turns: list[Turn], index: int) -> bool:
-    """The user's message before ``index`` asks the agent to confirm what they believe: the answer is what they
+def _asked_to_confirm(before: Turn | None) -> bool:
+    """The user's message before (``before``) asks the agent to confirm what they believe: the answer is what they
     go on with."""
-    before = next((t for t in reversed(turns[:index]) if t.role == "user" and t.text.strip()), None)
     return before is not None and "?" in before.text and scans(_CONFIRM_ASKED, before.text, ascii_lowered(before.text))
 
 
@@ -176,15 +212,6 @@ def _worth_reading(text: str, acts_follow: bool) -> bool:
 
 def _state_at(states: Callable[[], list[_State]], index: int) -> _State:
     return states()[index]
-
-
-def _relied(turns: list[Turn], index: int, decisions: set[int], is_write: Callable[[str], bool]) -> bool:
-    for t in turns[index:]:
-        if t.role == "user" and t.text.strip():
-            return t.index in decisions
-        if t.role == "assistant" and any(is_write(c.name) for c in t.calls):
-            return True
-    return False
 
 
 # the figures an option states that are its own price (an upgrade's cost, a bag fee), not what follows from it
@@ -228,8 +255,7 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
             if typed is not None:
                 return "false", typed[0], typed[1]
         amounts = _amounts(sentence)
-        if _sums_up(sentence, checker) or all(checker.known(a) or checker.itinerary_figure(a)
-                                              for a in amounts):
+        if _sums_up(sentence, checker) or all(checker.given(a) for a in amounts):
             checker.derive(amounts)
             return "true", "figures", "each figure is one the database as read or the policy model gives"
         return "not_checkable", "", "a figure neither the database as read nor the policy model gives"

@@ -140,6 +140,43 @@ def test_a_known_figure_reckoned_plain_first_is_one_of_every_figure():
     assert min(answers.values()) > 50, answers
 
 
+def test_a_figure_asked_plain_then_of_the_itineraries_then_of_the_model_answers_as_known_or_itinerary():
+    """``_Checker.given`` (the plain figures, the itineraries', then the model's) answers as ``known(a) or
+    itinerary_figure(a)``, membership in every figure of either (which the tests above hold them to)."""
+    from tau2.data_model.simulation import Results
+
+    from conversation_reading._conversation_state import _states
+    from conversation_reading._evidence import read_turns
+    from conversation_reading._known_figures import _cents
+
+    results = Results.model_validate_json(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text())
+    rng = random.Random(47)
+    db = domain_db("airline")
+    answers = {"plain": 0, "itinerary": 0, "model": 0, "none": 0}
+    for sim in results.simulations[:12]:
+        messages = list(sim.messages)
+        states = _states(read_turns(messages), messages, "airline")
+        for state in {(id(s.reservations), id(s.flights)): s for s in states}.values():
+            reference = _Checker(lambda state=state: state, "", db)
+            figures = reference.known_figures()
+            figures.plain(0.0)  # builds the plain figures
+            plain = figures._plain or set()
+            model = _cents(figures._every_figure()) - plain
+            reference.itinerary_figure(0.0)
+            assert reference._itineraries is not None
+            itinerary = reference._itineraries.figures()
+            pool = sorted(model | itinerary)
+            amounts = [*rng.sample(pool, min(60, len(pool))), *(rng.uniform(0, 3000) for _ in range(30)),
+                       *(float(rng.randint(0, 3000)) for _ in range(30))]
+            asked = _Checker(lambda state=state: state, "", db)  # asked one after another, as a message's sentences
+            for amount in amounts:
+                at = round(amount, 2)
+                assert asked.given(amount) == (at in plain or at in model or at in itinerary), amount
+                answers["plain" if at in plain else "itinerary" if at in itinerary else "model" if at in model
+                        else "none"] += 1
+    assert min(answers.values()) > 20, answers
+
+
 def test_invention_behind_its_gate_answers_as_its_finders():
     from conversation_reading._invented_policy import insurance_waiver, invented, invention
 
