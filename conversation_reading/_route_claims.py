@@ -5,6 +5,7 @@ is JFK to DTW)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from conversation_reading._evidence import negated
@@ -16,14 +17,18 @@ ROUTE = re.compile(r"\b(?:origin|from)\s+(?:airport\s+)?\(?([A-Z]{3})\)?\b[^.!?\
                     r"(?:airport\s+)?\(?([A-Z]{3})\)?\b")
 
 
-def route_claim(policy: AirlinePolicy, sentence: str) -> tuple[str, str] | None:
+def route_claim(policy_of: Callable[[], AirlinePolicy | None], sentence: str) -> tuple[str, str] | None:
     """A reservation's route stated against the database (what is true whatever was read: a route
     said of a reservation never read is invented): the sentence names one reservation id and its origin and
     destination ("DF89BM with origin JFK and destination LAX", "DF89BM from JFK to LAX"). (clause, the truth)
-    where neither airport pair is the reservation's, in either direction, nor a leg of it; else None."""
+    where neither airport pair is the reservation's, in either direction, nor a leg of it; else None.
+    ``policy_of``: the policy (None: none to ask), asked only of a sentence that states such a route."""
     m = ROUTE.search(sentence)
+    if m is None:
+        return None
     ids = set(_RESERVATION_ID.findall(sentence))
-    if m is None or len(ids) != 1:
+    policy = policy_of() if len(ids) == 1 else None
+    if policy is None:
         return None
     res = policy.reservation(next(iter(ids)))
     if res is None:

@@ -69,7 +69,9 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
     decisions = {i for i in (until, *(w.confirmation_index for w in writes)) if i is not None}
     decline = vocabulary().decline
     gate = needs(decline)
-    false_claims = {(c.message_index, c.excerpt[:60]): c.relied_on for c in claims if c.false}
+    false_claims: dict[int, list[tuple[str, bool]]] = {}  # by message: each false claim's excerpt, and relied on
+    for (i, e), on in {(c.message_index, c.excerpt[:60]): c.relied_on for c in claims if c.false}.items():
+        false_claims.setdefault(i, []).append((e[:40], on))
     out: list[ConsequentialSentence] = []
     shared: dict[Any, Any] = {}
     replies: dict[int, bool] = {}  # whether the user's message at an index agrees: the messages before it ask alike
@@ -97,7 +99,7 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
             verdict, clause, why = _judge(kind, sentence, checker, figures=relied)
             excerpt, _start, _end = t.excerpt(sentence)
             relied_here = _taken(turns, t.index, sentence) if kind == "offer" else None
-            claim = next((on for (i, e), on in false_claims.items() if i == t.index and e[:40] in excerpt), None)
+            claim = next((on for e, on in false_claims.get(t.index, ()) if e in excerpt), None)
             if verdict != "false" and claim is not None:  # the claim kind's reading says whether the user acted on it
                 verdict, clause, why, relied_here = "false", "claim", "a claim kind's checker finds it false", claim
             out.append(ConsequentialSentence(kind=kind, verdict=verdict, clause=clause, why=why,
@@ -125,31 +127,40 @@ def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
 
 class _Course:
     """Where each message stands in the conversation, found in one pass each way: the user's next and last
-    messages with words, the agent's next write, the first write and the last act (a write or a transfer)."""
+    messages with words, the agent's next write, the first write and the last act (a write or a transfer). A
+    turn's index is its position (``read_turns``)."""
 
     def __init__(self, turns: list[Turn], is_write: Callable[[str], bool]) -> None:
         n = len(turns)
-        self._said_from: list[Turn | None] = [None] * (n + 2)  # the first user message with words at or after
-        self._writes_from = [n] * (n + 2)  # the position of the agent's first write at or after
+        self._said_from: list[Turn | None] = [None] * (n + 1)  # the first user message with words at or after
+        self._writes_from = [n] * (n + 1)  # the position of the agent's first write at or after
         self.first_write, self.acted_after = n, -1
+        said, written = None, n
         for at in range(n - 1, -1, -1):
             t = turns[at]
-            said = t.role == "user" and bool(t.text.strip())
-            self._said_from[at] = t if said else self._said_from[at + 1]
-            writes = any(is_write(c.name) for c in t.calls)
-            self._writes_from[at] = at if writes and t.role == "assistant" else self._writes_from[at + 1]
-            if writes:
-                self.first_write = t.index
-            if self.acted_after < 0 and (writes or any(c.name == "transfer_to_human_agents" for c in t.calls)):
-                self.acted_after = t.index
+            if t.calls:
+                writes = any(is_write(c.name) for c in t.calls)
+                if writes:
+                    self.first_write = t.index
+                    if t.role == "assistant":
+                        written = at
+                if self.acted_after < 0 and (writes or any(c.name == "transfer_to_human_agents" for c in t.calls)):
+                    self.acted_after = t.index
+            if t.role == "user" and t.text.strip():
+                said = t
+            self._said_from[at], self._writes_from[at] = said, written
         self._said_before: list[Turn | None] = [None] * (n + 1)  # the last user message with words before
+        said = None
         for at, t in enumerate(turns):
-            self._said_before[at + 1] = t if t.role == "user" and t.text.strip() else self._said_before[at]
+            self._said_before[at] = said
+            if t.role == "user" and t.text.strip():
+                said = t
+        self._said_before[n] = said
 
     def relied(self, index: int, decisions: set[int]) -> bool:
         """The user's next message with words is a decision, or the agent writes before it."""
         said = self._said_from[index]
-        written = self._writes_from[index] < len(self._writes_from) - 2
+        written = self._writes_from[index] < len(self._writes_from) - 1
         if said is not None and (not written or said.index < self._writes_from[index]):
             return said.index in decisions
         return written
@@ -242,8 +253,8 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
         typed = checker.typed_figure(sentence, 0.0)
         if typed is not None and typed[0].startswith("bags."):
             return "false", typed[0], typed[1]
-    route = route_claim(checker.policy, sentence) if ("from" in sentence or "origin" in sentence) and checker.policy \
-        else None  # the words first: the policy reads the state, built only for a sentence that needs it
+    # the words first; the policy (it reads the state, built only for a sentence that needs it) once a route is said
+    route = route_claim(lambda: checker.policy, sentence) if "from" in sentence or "origin" in sentence else None
     if route is not None:  # a route said of a reservation, against the database: invented where never read
         return "false", route[0], route[1]
     if kind == "fact_claim":
