@@ -93,6 +93,13 @@ def _planned(text: str, kinds: tuple[re.Pattern[str], ...]) -> list[set[str]]:
 _CABINS = {"business": re.compile(r"\bbusiness\b", re.I), "economy": re.compile(r"(?<!basic )\beconomy\b", re.I),
            "basic_economy": re.compile(r"\bbasic[\s-]*economy\b", re.I)}
 _FLIGHT_NO = re.compile(r"\b[A-Z]{3}\d{3}\b")
+# over ASCII text, ``\b`` and ``\d`` mean the same in ASCII mode, which scans the conversation's words twice as fast
+_FLIGHT_NO_ASCII = re.compile(_FLIGHT_NO.pattern, re.ASCII)
+
+
+def _flight_numbers_in(text: str, pos: int = 0) -> list[str]:
+    """``_FLIGHT_NO.findall(text, pos)``."""
+    return (_FLIGHT_NO_ASCII if text.isascii() else _FLIGHT_NO).findall(text, pos)
 _UPGRADE = re.compile(r"\b(?:upgrad\w*|downgrad\w*|cabin (?:change|upgrade))\b", re.IGNORECASE)
 
 
@@ -265,7 +272,7 @@ class _Checker:
         if abs(paid - old * n) < 0.01 or self.known(amount):
             return None  # the payment is the fares: nothing to tell apart
         said = self.state.said + "\n" + self.text
-        named = [f for f in dict.fromkeys(_FLIGHT_NO.findall(said)) if f in self.state.flights][:10]
+        named = [f for f in dict.fromkeys(_flight_numbers_in(said)) if f in self.state.flights][:10]
         prices = [float(p) for f in named if isinstance(p := (self.state.flights[f].get("prices") or {}).get(res.get("cabin")),
                                                            int | float)]
         sums = {0.0}
@@ -299,9 +306,9 @@ class _Checker:
         what an earlier message's check read, and of the rest (past a line break, where no number is cut)."""
         before, numbers = self.shared.get("flight numbers said", ("", []))
         if before and said.startswith(before) and said[len(before) : len(before) + 1] in ("", "\n"):
-            numbers = numbers + _FLIGHT_NO.findall(said, len(before))
+            numbers = numbers + _flight_numbers_in(said, len(before))
         else:
-            numbers = _FLIGHT_NO.findall(said)
+            numbers = _flight_numbers_in(said)
         self.shared["flight numbers said"] = (said, numbers)
         return numbers
 

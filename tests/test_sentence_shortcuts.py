@@ -109,6 +109,17 @@ def test_the_flight_numbers_said_read_on_are_those_read_from_the_start(tail):
     assert checker._flight_numbers(other) == ["HAT999"]
 
 
+@pytest.mark.parametrize("text", ["I fly HAT170, HAT022 and XHAT17 (HAT0221)", "caf\u00e9HAT170 and \u00e9 HAT022",
+                                  "HAT17\u0663 or HAT170\u00e9 or \u00c9HAT170", "HAT170_ HAT171"])
+def test_the_flight_numbers_of_an_ascii_text_are_read_in_ascii_mode_as_the_pattern_reads_them(text):
+    """``_flight_numbers_in`` reads an ASCII text in ASCII mode: the pattern's own answer there; a text outside ASCII
+    (a letter or digit ASCII mode would not take for one) as the pattern reads it."""
+    from conversation_reading._sentence_facts import _flight_numbers_in
+
+    for pos in range(len(text) + 1):
+        assert _flight_numbers_in(text, pos) == _FLIGHT_NO.findall(text, pos), pos
+
+
 def test_a_known_figure_reckoned_plain_first_is_one_of_every_figure():
     from tau2.data_model.simulation import Results
 
