@@ -70,22 +70,30 @@ class Itineraries:
 
     def __init__(self, named: Sequence[str], flights: dict[str, dict[str, Any]],
                  reservations: Sequence[dict[str, Any]]) -> None:
-        self._by_cabin: list[tuple[list[float], bool, list[_Reservation]]] = []
-        for cabin in _CABINS:
-            prices = [float(p) for n in named if isinstance(p := (flights[n].get("prices") or {}).get(cabin), int | float)]
+        self._named, self._flights, self._reservations = named, flights, reservations or [{}]
+        self._by_cabin: list[tuple[list[float], bool, list[_Reservation]]] = []  # as ``_cabin`` builds them
+        self._answers: dict[float, bool] = {}
+
+    def _cabin(self, i: int) -> tuple[list[float], bool, list[_Reservation]]:
+        """The sums of the named flights' fares in cabin ``i`` of ``_CABINS`` and the reservations' figures there,
+        built when first asked (most amounts are found in the first cabin or two)."""
+        while len(self._by_cabin) <= i:
+            cabin = _CABINS[len(self._by_cabin)]
+            prices = [float(p) for n in self._named
+                      if isinstance(p := (self._flights[n].get("prices") or {}).get(cabin), int | float)]
             sums = {0.0}
             for price in prices:
                 sums |= {x + price for x in sums}
             # sorted for the search by value; a sum that is no number (a NaN price) sorts nowhere: then every sum is tried
             ordered = sorted(sums) if all(isfinite(x) for x in sums) else None
             self._by_cabin.append((ordered or list(sums), ordered is not None,
-                                   [_Reservation(res, cabin) for res in reservations or [{}]]))
-        self._answers: dict[float, bool] = {}
+                                   [_Reservation(res, cabin) for res in self._reservations]))
+        return self._by_cabin[i]
 
     def figures(self) -> set[float]:
         """Every figure, to the cent (the reference ``holds`` answers for: a test compares them)."""
-        return {round(v, 2) for sums, _, reservations in self._by_cabin for r in reservations for x in sums
-                for v in _figures(x, r)}
+        return {round(v, 2) for i in range(len(_CABINS)) for sums, _, reservations in (self._cabin(i),)
+                for r in reservations for x in sums for v in _figures(x, r)}
 
     def holds(self, amount: float) -> bool:
         """Whether ``amount`` is one of the figures to the cent (``round(amount, 2) in self.figures()``)."""
@@ -98,7 +106,8 @@ class Itineraries:
         target = round(amount, 2)
         # a figure rounding to the target's cent lies within a cent of the amount: its sum within a cent (over the
         # scale) of where the line meets the amount; the window is wider, for the rounding of the figure's terms
-        for sums, ordered, reservations in self._by_cabin:
+        for i in range(len(_CABINS)):
+            sums, ordered, reservations = self._cabin(i)
             for r in reservations:
                 if not ordered:
                     if any(round(v, 2) == target for x in sums for v in _figures(x, r)):
