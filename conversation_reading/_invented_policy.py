@@ -64,10 +64,12 @@ def insurance_waiver(sentence: str) -> tuple[str, str] | None:
 
 def invention(sentence: str) -> tuple[str, str] | None:
     """``invented(sentence) or insurance_waiver(sentence)``, behind one gate (``_gate``): each finder needs its
-    pattern's words (an exception, a tier team, a waiving insurance) or a "$" (a tier's compensation amount), and
-    most sentences hold none of them."""
-    if gateable(sentence) and "$" not in sentence and not holds_any(_FINDERS)(sentence.lower()):
-        return None
+    pattern's words (an exception, a tier team, a waiving insurance) or a "$" and compensation's words (a tier's
+    compensation amount), and most sentences hold none of them (a figure's neither)."""
+    if gateable(sentence):
+        lowered = sentence.lower()
+        if not holds_any(_FINDERS)(lowered) and not ("$" in sentence and may_match(_COMPENSATION, lowered, True)):
+            return None
     return invented(sentence) or insurance_waiver(sentence)
 
 

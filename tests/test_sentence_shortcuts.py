@@ -196,7 +196,8 @@ def test_invention_behind_its_gate_answers_as_its_finders():
                   "Our loyalty team can upgrade your membership status to gold.",
                   "As a gold member you get $100 in compensation, for gold members only.",
                   "Your travel insurance will waive the change fees for this flight.",
-                  "I cannot make an exception to the policy."]
+                  "I cannot make an exception to the policy.", "The fare is $120, and Silver members pay it too.",
+                  "Gold members receive a $50 voucher.", "For gold members: $100 certificates, compensat\u0131on."]
     answers = [invention(s) for s in sentences]
     assert answers == [invented(s) or insurance_waiver(s) for s in sentences]
     assert sum(a is not None for a in answers) >= 4
