@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 from conversation_reading._evidence import negated
-from policy_model import AirlinePolicy
 
 _RESERVATION_ID = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6}\b")
 # a route said of a reservation: "origin JFK and destination LAX", "from JFK to LAX"
@@ -17,20 +16,17 @@ ROUTE = re.compile(r"\b(?:origin|from)\s+(?:airport\s+)?\(?([A-Z]{3})\)?\b[^.!?\
                     r"(?:airport\s+)?\(?([A-Z]{3})\)?\b")
 
 
-def route_claim(policy_of: Callable[[], AirlinePolicy | None], sentence: str) -> tuple[str, str] | None:
+def route_claim(reservation_of: Callable[[str], Any], sentence: str) -> tuple[str, str] | None:
     """A reservation's route stated against the database (what is true whatever was read: a route
     said of a reservation never read is invented): the sentence names one reservation id and its origin and
     destination ("DF89BM with origin JFK and destination LAX", "DF89BM from JFK to LAX"). (clause, the truth)
     where neither airport pair is the reservation's, in either direction, nor a leg of it; else None.
-    ``policy_of``: the policy (None: none to ask), asked only of a sentence that states such a route."""
+    ``reservation_of``: the database's record of a reservation id (None: none)."""
     m = ROUTE.search(sentence)
-    if m is None:
-        return None
     ids = set(_RESERVATION_ID.findall(sentence))
-    policy = policy_of() if len(ids) == 1 else None
-    if policy is None:
+    if m is None or len(ids) != 1:
         return None
-    res = policy.reservation(next(iter(ids)))
+    res = reservation_of(next(iter(ids)))
     if res is None:
         return None
 

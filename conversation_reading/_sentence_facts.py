@@ -146,6 +146,12 @@ class _Checker:
         now = self.state.now
         return AirlinePolicy(self._db or {}, now, self._status) if now is not None else None
 
+    @cached_property
+    def database(self) -> AirlinePolicy:
+        """The model over the domain's database alone, no state read (what is true whatever was read: a
+        reservation's record)."""
+        return AirlinePolicy(self._db or {})
+
     def _status(self, number: str, date: str) -> str | None:
         from conversation_reading._claims import _status
 

@@ -253,8 +253,8 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
         typed = checker.typed_figure(sentence, 0.0)
         if typed is not None and typed[0].startswith("bags."):
             return "false", typed[0], typed[1]
-    # the words first; the policy (it reads the state, built only for a sentence that needs it) once a route is said
-    route = route_claim(lambda: checker.policy, sentence) if "from" in sentence or "origin" in sentence else None
+    # the words first; the database's record, not the state read (built only for a sentence that needs it)
+    route = route_claim(checker.database.reservation, sentence) if "from" in sentence or "origin" in sentence else None
     if route is not None:  # a route said of a reservation, against the database: invented where never read
         return "false", route[0], route[1]
     if kind == "fact_claim":

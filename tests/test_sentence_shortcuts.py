@@ -228,3 +228,25 @@ def test_the_states_parse_only_the_tool_results_they_read(monkeypatch):
     every = [_conversation_state._states(turns, messages, "airline") for turns, messages in conversations]
     assert gated == every
     assert any(s.reservations and s.user and s.flights for states in gated for s in states)
+
+
+def test_a_route_said_is_checked_against_the_database_without_the_state_read():
+    """A reservation's route is true or not whatever was read (``route_claim`` over the database's record): the
+    sentence's check builds no state of the conversation, and says what the database says."""
+    db = domain_db("airline")
+    res = next(iter(db.reservations.values()))
+    rid, origin, destination = res.reservation_id, res.origin, res.destination
+    other = next(code for code in ("JFK", "SEA", "ORD", "BOS") if code not in (origin, destination))
+
+    def unread() -> None:
+        raise AssertionError("the state was built")
+
+    said = {f"Reservation {rid} is from {origin} to {destination}.": "read_elsewhere",
+            f"Reservation {rid} is from {other} to {destination}.": "false",
+            f"Reservation {rid} goes from {destination} to {origin}.": "read_elsewhere"}
+    for sentence, verdict in said.items():
+        checker = _Checker(unread, sentence, db)  # type: ignore[arg-type]
+        found = _sentences._judge("fact_claim", sentence, checker)
+        assert found[0] == verdict, (sentence, found)
+    assert _sentences._judge("fact_claim", f"Reservation {rid} is from {other} to {destination}.",
+                             _Checker(unread, "", db))[1] == "reservation.route"  # type: ignore[arg-type]
