@@ -26,10 +26,11 @@ from policy_model import (
 )
 
 _MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)")
+# "let you" and "allow you to" spelt whole (not "lets? you"): the gate (``_gate``) then needs those words, not " you"
 _RULE = re.compile(r"\b(?:allowed|permitted|possible|impossible|eligible|ineligible|entitled|qualif\w+|required|"
                    r"requires?|must|policy|policies|waive\w*|covered|exception|non-?refundable|not able|unable|"
-                   r"cannot|can't|can not|you can|you could|you may|you(?:'re| are) able to|allows? you to|"
-                   r"lets? you)\b", re.IGNORECASE)
+                   r"cannot|can't|can not|you can|you could|you may|you're able to|you are able to|allow you to|"
+                   r"allows you to|let you|lets you)\b", re.IGNORECASE)
 _OFFER = re.compile(r"\b(?:I can|I could|we can|we could|I'd be happy to|would you like|do you want|would you prefer|"
                     r"option|I'll|I will|I'm going to|I am going to|I would)\b", re.IGNORECASE)
 _PROMISE = re.compile(r"\b(?:I'll|I will|I'm going to|I am going to|we will|we'll)\b", re.IGNORECASE)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -250,3 +251,23 @@ def test_a_route_said_is_checked_against_the_database_without_the_state_read():
         assert found[0] == verdict, (sentence, found)
     assert _sentences._judge("fact_claim", f"Reservation {rid} is from {other} to {destination}.",
                              _Checker(unread, "", db))[1] == "reservation.route"  # type: ignore[arg-type]
+
+
+def test_the_rule_pattern_spelt_whole_matches_as_before_and_its_gate_needs_its_own_words():
+    """``_RULE`` spells "let you" and "allow you to" whole: the same matches as ``lets? you`` and ``allows? you to``
+    (the former spelling, here), and a gate whose first scan needs its words, not any " you"."""
+    from conversation_reading._sentence_facts import _RULE
+
+    former = re.compile(r"\b(?:allowed|permitted|possible|impossible|eligible|ineligible|entitled|qualif\w+|required|"
+                        r"requires?|must|policy|policies|waive\w*|covered|exception|non-?refundable|not able|unable|"
+                        r"cannot|can't|can not|you can|you could|you may|you(?:'re| are) able to|allows? you to|"
+                        r"lets? you)\b", re.IGNORECASE)
+    sentences = [s for s, _ in _agent_sentences()]
+    sentences += ["It lets you change it.", "This LET YOU pick.", "That allows you to cancel.", "It allow you to.",
+                  "lets  you", "letsyou", "outlets you", "You're able to", "you are able to", "Thank you for waiting."]
+    assert [_RULE.search(s) is not None for s in sentences] == [former.search(s) is not None for s in sentences]
+    from conversation_reading._gate import _words_in
+
+    scanned = _words_in(needs(_RULE)[0])  # the words one of which the gate's first scan must find
+    assert " you" not in scanned and {"let you", "lets you", "allow you to"} <= scanned
+    assert holds(needs(_RULE), "it lets you change it.")
