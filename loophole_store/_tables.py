@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -36,7 +37,15 @@ if TYPE_CHECKING:
 
 
 def to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
-    columns = {name: [row.get(name) for row in rows] for name in schema.names}
+    """Rows as a table of ``schema``; a column a row lacks is null there."""
+    names = schema.names
+    if rows and len(names) > 1:
+        try:  # rows that hold every column (as the row builders make them): picked and transposed in C
+            picked = zip(*map(itemgetter(*names), rows), strict=True)
+            return pa.Table.from_pydict(dict(zip(names, map(list, picked), strict=True)), schema=schema)
+        except KeyError:
+            pass
+    columns = {name: [row.get(name) for row in rows] for name in names}
     return pa.Table.from_pydict(columns, schema=schema)
 
 
@@ -193,7 +202,9 @@ class StagedTables:
         self.trajectory_ids += [r["trajectory_id"] for r in trial_rows]
         for name, rows in (("trials", trial_rows), ("scores", score_rows)):
             keys = TABLE_KEYS[name]
-            table = to_table(rows, TABLES[name]).sort_by([(k, "ascending") for k in keys])
+            table = to_table(rows, TABLES[name])
+            if not _keys_ascend(rows, keys):  # sorting copies every column: skipped where rows came in order
+                table = table.sort_by([(k, "ascending") for k in keys])
             if table.num_rows:
                 first = tuple(table.column(k)[0].as_py() for k in keys)
                 last = self._last[name]
@@ -253,6 +264,17 @@ class StagedTables:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _keys_ascend(rows: Sequence[dict], keys: list[str]) -> bool:
+    """Whether the rows' keys strictly ascend, none null: ``sort_by`` would leave them as they are."""
+    pick = itemgetter(*keys) if len(keys) > 1 else lambda row: (row[keys[0]],)
+    try:
+        found = [pick(row) for row in rows]
+        return None not in (v for key in found for v in key) and all(
+            a < b for a, b in zip(found, found[1:], strict=False))
+    except (KeyError, TypeError):  # a missing key (null) or keys that do not compare: sorted by Arrow
+        return False
 
 
 def _sorted(table: pa.Table, keys: list[str]) -> bool:
