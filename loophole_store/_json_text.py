@@ -37,11 +37,6 @@ def json_text(value: object, finite: bool = False) -> str:
 def _small_number(text: bytes) -> bool:
     """Whether ``text`` may hold a number under 1e-4: ``0.0000``, or a number token before ``e-`` (digits
     after a space or '[': a hex id's ``6e-e2`` is none). In a string too, rarely: then json writes it, no harm."""
-    # ``0.0000`` looked for as ``0000`` preceded by ``0.``: ``bytes.find`` skips ahead five bytes at a time over
-    # text without a '0' (ten times faster than finding ``0.0000``, whose '.' and 'n' halt it at every other byte)
-    at = text.find(b"0000")
-    while at != -1:
-        if at >= 2 and text[at - 2 : at] == b"0.":
-            return True
-        at = text.find(b"0000", at + 4)  # one starting 1-4 bytes on has a '0' before it where '.' must be
+    if b"0.0000" in text:
+        return True
     return number_token_before(text, b"e-", b" [")
