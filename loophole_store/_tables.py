@@ -39,13 +39,11 @@ if TYPE_CHECKING:
 def to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
     """Rows as a table of ``schema``; a column a row lacks is null there."""
     names = schema.names
-    if rows and len(names) > 1:
-        try:  # rows that hold every column (as the row builders make them): picked and transposed in C
-            picked = zip(*map(itemgetter(*names), rows), strict=True)
-            return pa.Table.from_pydict(dict(zip(names, map(list, picked), strict=True)), schema=schema)
-        except KeyError:
-            pass
-    columns = {name: [row.get(name) for row in rows] for name in names}
+    pick = itemgetter(*names) if len(names) > 1 else lambda row: (row[names[0]],)
+    try:  # rows that hold every column (as the row builders make them): picked and transposed in C
+        columns = dict(zip(names, map(list, zip(*map(pick, rows), strict=True)), strict=True))
+    except (KeyError, ValueError):  # a column missing (null), or no rows (no values to zip)
+        columns = {name: [row.get(name) for row in rows] for name in names}
     return pa.Table.from_pydict(columns, schema=schema)
 
 
@@ -267,14 +265,10 @@ class StagedTables:
 
 
 def _keys_ascend(rows: Sequence[dict], keys: list[str]) -> bool:
-    """Whether the rows' keys strictly ascend, none null: ``sort_by`` would leave them as they are."""
-    pick = itemgetter(*keys) if len(keys) > 1 else lambda row: (row[keys[0]],)
-    try:
-        found = [pick(row) for row in rows]
-        return None not in (v for key in found for v in key) and all(
-            a < b for a, b in zip(found, found[1:], strict=False))
-    except (KeyError, TypeError):  # a missing key (null) or keys that do not compare: sorted by Arrow
-        return False
+    """Whether the rows' keys strictly ascend, none null: ``sort_by`` would leave them as they are (the keys are
+    strings, which the table built from the same rows has checked, so they compare)."""
+    found = [tuple(row.get(k) for k in keys) for row in rows]
+    return not any(None in key for key in found) and all(a < b for a, b in zip(found, found[1:], strict=False))
 
 
 def _sorted(table: pa.Table, keys: list[str]) -> bool:
