@@ -31,9 +31,10 @@ def _markers(text: bytes, marker: bytes) -> list[int]:
     places overlap, so stepping two on from each finds them all)."""
     if len(text) >= _NUMPY_FROM:
         b = np.frombuffer(text, np.uint8)
-        at = np.flatnonzero(b[1:] == marker[1])  # where the marker's second byte follows…
-        return at[b[at] == marker[0]].tolist()  # …its first
-    found = []
+        second = np.flatnonzero(b[1:] == marker[1])  # where the marker's second byte follows…
+        starts: list[int] = second[b[second] == marker[0]].tolist()  # …its first
+        return starts
+    found: list[int] = []
     at = text.find(marker)
     while at != -1:
         found.append(at)
