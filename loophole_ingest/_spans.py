@@ -159,6 +159,13 @@ def _real_quotes(b: np.ndarray, carry: int) -> np.ndarray:
     escaped = np.zeros(len(quotes), bool)
     if first:
         escaped[0] = carry % 2 == 1
+    # Most of them (a results file's tool outputs hold JSON: ``\"``) follow exactly one backslash: escaped, decided
+    # at once; only the others are counted back below (a third of the scan's time went to counting them all).
+    at = quotes[which] - 2
+    one = b[at] != 92  # ``at`` -1 reads the block's last byte: that quote is excluded just below, and counted
+    one &= at >= 0
+    escaped[which[one]] = True
+    which = which[~one]
     count = np.ones(len(which), np.int64)
     open_ = np.arange(len(which))
     back = 2

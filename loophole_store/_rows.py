@@ -20,15 +20,17 @@ from loophole_store._schemas import TRIALS_SCHEMA
 if TYPE_CHECKING:  # the store imports no scorer (nor tau2) at import time
     from loophole_scoring import ScoredSimulation
 
-_TRIAL_COLUMNS = frozenset(TRIALS_SCHEMA.names)
+_TRIAL_NAMES = tuple(TRIALS_SCHEMA.names)  # ``Schema.names`` builds its list anew at each call
+_TRIAL_COLUMNS = frozenset(_TRIAL_NAMES)
 
 
 def trial_row(**columns: object) -> dict:
     """A ``trials`` row: every column of the schema, unset ones null. A column the schema lacks is a bug."""
-    unknown = set(columns) - _TRIAL_COLUMNS
-    if unknown:
-        raise KeyError(f"not columns of trials: {sorted(unknown)}")
-    return {name: columns.get(name) for name in TRIALS_SCHEMA.names}
+    if not _TRIAL_COLUMNS.issuperset(columns):
+        raise KeyError(f"not columns of trials: {sorted(set(columns) - _TRIAL_COLUMNS)}")
+    row = dict.fromkeys(_TRIAL_NAMES)  # the schema's order, then the values given
+    row.update(columns)
+    return row
 
 
 def trajectory_columns(

@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -36,7 +37,13 @@ if TYPE_CHECKING:
 
 
 def to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
-    columns = {name: [row.get(name) for row in rows] for name in schema.names}
+    """Rows as a table of ``schema``; a column a row lacks is null there."""
+    names = schema.names
+    pick = itemgetter(*names) if len(names) > 1 else lambda row: (row[names[0]],)
+    try:  # rows that hold every column (as the row builders make them): picked and transposed in C
+        columns = dict(zip(names, map(list, zip(*map(pick, rows), strict=True)), strict=True))
+    except (KeyError, ValueError):  # a column missing (null), or no rows (no values to zip)
+        columns = {name: [row.get(name) for row in rows] for name in names}
     return pa.Table.from_pydict(columns, schema=schema)
 
 
@@ -193,7 +200,9 @@ class StagedTables:
         self.trajectory_ids += [r["trajectory_id"] for r in trial_rows]
         for name, rows in (("trials", trial_rows), ("scores", score_rows)):
             keys = TABLE_KEYS[name]
-            table = to_table(rows, TABLES[name]).sort_by([(k, "ascending") for k in keys])
+            table = to_table(rows, TABLES[name])
+            if not _keys_ascend(rows, keys):  # sorting copies every column: skipped where rows came in order
+                table = table.sort_by([(k, "ascending") for k in keys])
             if table.num_rows:
                 first = tuple(table.column(k)[0].as_py() for k in keys)
                 last = self._last[name]
@@ -253,6 +262,13 @@ class StagedTables:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _keys_ascend(rows: Sequence[dict], keys: list[str]) -> bool:
+    """Whether the rows' keys strictly ascend, none null: ``sort_by`` would leave them as they are (the keys are
+    strings, which the table built from the same rows has checked, so they compare)."""
+    found = [tuple(row.get(k) for k in keys) for row in rows]
+    return not any(None in key for key in found) and all(a < b for a, b in zip(found, found[1:], strict=False))
 
 
 def _sorted(table: pa.Table, keys: list[str]) -> bool:

@@ -32,3 +32,30 @@ def test_a_later_marker_is_found_after_one_that_is_not_a_number() -> None:
     text = b'{"id": "6e-e2", "x": 5e-06}'
     assert number_token_before(text, b"e-", b" [")
     assert not number_token_before(text[: text.index(b', "x"')] + b"}", b"e-", b" [")
+
+
+def _walked_from_each_find(text: bytes, marker: bytes, openers: bytes) -> bool:
+    """The definition, marker by marker as ``bytes.find`` meets them."""
+    at = text.find(marker)
+    while at != -1:
+        start = at
+        while start > 0 and text[start - 1] in b"0123456789.-":
+            start -= 1
+        if 0 < start < at and text[start - 1] in openers:
+            return True
+        at = text.find(marker, at + 1)
+    return False
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_markers_found_by_numpy_in_long_texts_agree_with_find(seed: int) -> None:
+    """Texts past numpy's threshold and short ones: the same answer as the marker-by-marker walk, found
+    anywhere, including at the text's first and last bytes."""
+    import random
+
+    rng = random.Random(seed)
+    for size in (3, 50, 4095, 4096, 9000):
+        text = bytes(rng.choice(b'e+- [:,"0123.ax') for _ in range(size))
+        for marker, openers in ((b"e+", b":,["), (b"e-", b" [")):
+            for t in (text, marker + text, text + marker, b"[7" + marker + text[5:]):
+                assert number_token_before(t, marker, openers) is _walked_from_each_find(t, marker, openers)

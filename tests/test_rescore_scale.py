@@ -222,6 +222,17 @@ def test_quotes_counted_back_agree_with_the_runs_over_the_whole_block(seed):
     assert (_brackets(np.arange(256, dtype=np.uint8)) == np.isin(np.arange(256), [91, 93, 123, 125])).all()
 
 
+@pytest.mark.parametrize("block", [b'\\"a', b'\\"\\"', b'a\\"', b'\\\\"x', b'\\"'])
+def test_a_quote_after_one_backslash_at_the_block_start_counts_the_run_carried_in(block):
+    import numpy as np
+
+    from loophole_ingest._spans import _real_quotes, _real_quotes_by_runs
+
+    b = np.frombuffer(block, np.uint8)
+    for carry in range(4):  # the backslash at 0 continues the carried run: an odd carry leaves the quote real
+        assert _real_quotes(b, carry).tolist() == _real_quotes_by_runs(b, carry).tolist()
+
+
 @pytest.mark.parametrize("enabled", [True, False])
 def test_reading_spans_leaves_the_garbage_collector_as_it_found_it(tmp_path, enabled):
     import gc

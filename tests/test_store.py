@@ -127,3 +127,31 @@ def test_open_run_reads_tables_parts_and_provenance(tmp_path):
     assert (tmp_path / "parts").is_dir()  # reading never compacts
     with pytest.raises(HarnessInputError, match="no trials.parquet"):
         store.open_run(tmp_path / "nothing")
+
+
+def test_to_table_reads_rows_with_every_column_as_rows_without_some():
+    """Full rows (the row builders') are picked in one pass; a row lacking a column makes the whole batch read
+    column by column, the missing one null: both give the table of the rows' own values."""
+    full = [store.trial_row(**{**_trial(t), "flags": [t], "n_messages": i}) for i, t in enumerate("ab")]
+    table = store.to_table(full, store.TRIALS_SCHEMA)
+    assert table.to_pylist() == [{n: r[n] for n in store.TRIALS_SCHEMA.names} for r in full]
+    partial = store.to_table([*full, _trial("c")], store.TRIALS_SCHEMA).to_pylist()
+    assert partial[:2] == table.to_pylist() and partial[2]["flags"] is None and partial[2]["status"] == "ok"
+
+
+def test_staged_chunks_out_of_key_order_are_sorted_and_in_order_kept(tmp_path):
+    """A chunk whose keys do not strictly ascend (reversed, repeated, or null) is sorted before it is staged;
+    one that ascends is staged as it came: the committed tables are in key order either way."""
+    chunks = [
+        ([_trial("b"), _trial("a")], [_score("b", "gold"), _score("a", "x"), _score("a", "gold")]),
+        ([_trial("c"), _trial("d")], [_score("c", "gold"), _score("d", "gold")]),
+    ]
+    with store.StagedTables() as staged:
+        for trial_rows, score_rows in chunks:
+            staged.add(trial_rows, score_rows)
+        staged.commit(tmp_path)
+    trials = pq.read_table(tmp_path / "trials.parquet")
+    scores = pq.read_table(tmp_path / "scores.parquet")
+    assert trials.column("trajectory_id").to_pylist() == ["a", "b", "c", "d"]
+    assert list(zip(scores.column("trajectory_id").to_pylist(), scores.column("gold_id").to_pylist(), strict=True)) == [
+        ("a", "gold"), ("a", "x"), ("b", "gold"), ("c", "gold"), ("d", "gold")]
