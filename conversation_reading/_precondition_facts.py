@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Sequence
+from functools import cache
 
 from tau2.data_model.message import Message
 
@@ -101,17 +102,35 @@ def _may_say(pattern: re.Pattern[str], text: str, index: TurnIndex | None = None
 def _sentences_said(pattern: re.Pattern[str], text: str, index: TurnIndex) -> list[str]:
     """The sentences of ``text`` that ``pattern`` could match (``_may_say`` of each: a catalog pattern's scan is
     slow). A sentence is a part of its text, so the gate applies to it where it applies to the text."""
+    return [s for s, _ in _said_lowered(pattern, text, index)]
+
+
+def _said_lowered(pattern: re.Pattern[str], text: str, index: TurnIndex) -> list[tuple[str, str]]:
+    """``_sentences_said``, each with its lowercase."""
     gated = index.lowered(text)[1]
-    return [s for s, low in zip(split_sentences(text), index.sentences_lowered(text), strict=True)
+    return [(s, low) for s, low in zip(split_sentences(text), index.sentences_lowered(text), strict=True)
             if may_match(pattern, low, gated)]
+
+
+@cache
+def _changes(change: str, cancel: str) -> re.Pattern[str]:
+    """The catalog's words for a change or a cancellation, one pattern (compiled once per catalog)."""
+    return re.compile(change + "|" + cancel, re.IGNORECASE)
+
+
+def _negated_only(pattern: re.Pattern[str], sentence: str, low: str, gated: bool) -> bool:
+    """``pattern`` occurs in ``sentence`` (``low``: its lowercase) only under a negation. A negated occurrence needs a
+    negator among its words (``_evidence.negated``), so a sentence the negation's gate rules out (``_gate``) has
+    every occurrence un-negated: its scan is skipped."""
+    return pattern.search(sentence) is not None and may_match(vocabulary().negation, low, gated) and not mentions(
+        pattern, sentence)
 
 
 def stated_wants(turns: list[Turn], index: TurnIndex | None = None) -> list[StatedWant]:
     v = vocabulary()
     index = _index(turns, index)
     compensation = v.requests["send_certificate"]
-    change = v.requests["update_reservation_flights"].pattern + "|" + v.requests["cancel_reservation"].pattern
-    changes = re.compile(change, re.IGNORECASE)
+    changes = _changes(v.requests["update_reservation_flights"].pattern, v.requests["cancel_reservation"].pattern)
     out = []
     for t in turns:
         if t.role != "user":
@@ -123,7 +142,7 @@ def stated_wants(turns: list[Turn], index: TurnIndex | None = None) -> list[Stat
         # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel")
         keeps = (may_match(v.keeps_reservation, lowered, gated) and mentions(v.keeps_reservation, t.text)) or (
             may_match(changes, lowered, gated)
-            and any(changes.search(s) and not mentions(changes, s) for s in _sentences_said(changes, t.text, index)))
+            and any(_negated_only(changes, s, low, gated) for s, low in _said_lowered(changes, t.text, index)))
         if keeps:
             out.append(StatedWant(want="keep_reservation", message_index=t.index, excerpt=excerpt_of(t.text)))
     return out
