@@ -89,16 +89,19 @@ def answer_in(turns: list[Turn], facts: Sequence[str]) -> Settled | None:
     """``informational_answer`` on a conversation already read (``_evidence.read_turns``)."""
     if not facts:
         return None
-    turns = _spoken(turns, "assistant")
+    said = [(t.index, t.text.lower().replace(",", "")) for t in _spoken(turns, "assistant")]  # once for every fact
     last: tuple[int, str] | None = None
     for fact in facts:
         pattern = _token(fact)
+        word = fact.lower()  # the token's text: a message without it has no sentence (a part of it) to match
         found = None
-        for t in turns:
-            for sentence in split_sentences(t.text.lower().replace(",", "")):
+        for index, text in said:
+            if word not in text:
+                continue
+            for sentence in split_sentences(text):
                 m = pattern.search(sentence)
                 if m is not None and not asks(sentence, m.start()):
-                    found = (t.index, sentence)
+                    found = (index, sentence)
                     break
             if found:
                 break
