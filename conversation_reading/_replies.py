@@ -33,6 +33,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._gate import gateable, may_match
+from conversation_reading._lowered_search import says
 from conversation_reading._vocabulary import vocabulary
 from policy_model import CANCEL_TOOL
 
@@ -189,9 +190,9 @@ def lists(agent: Turn, arguments: dict[str, Any], tool: str = "") -> bool:
     """The agent's message puts the write to the user: asks for confirmation, names one of its values, or asks
     about its act ("Are you returning all units?": the catalog's ``requests`` words of ``tool`` in a question)."""
     v = vocabulary()
-    if v.confirmation_request.search(agent.text):
-        return True
     text = agent.text.lower()
+    if says(v.confirmation_request, agent.text, text if agent.text.isascii() else None):
+        return True
     if any(named_in(x, text) for x in _values(arguments)):  # as a word of its own (``_boundary``)
         return True
     act = v.requests.get(tool)
