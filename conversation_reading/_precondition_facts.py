@@ -26,6 +26,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._gate import gateable, may_match
+from conversation_reading._lowered_search import says
 from conversation_reading._record import (
     Act,
     Misstatement,
@@ -53,7 +54,7 @@ def compensation_raised_at(turns: list[Turn], index: TurnIndex | None = None) ->
     sent = index.named("send_certificate")
     until = sent[0][0].index if sent else len(turns)  # the agent's message sending one, at the latest
     said = next((t.index for t in turns[:until] if t.role == "assistant"
-                 and _may_say(words, t.text, index) and words.search(t.text)), None)
+                 and _may_say(words, t.text, index) and says(words, t.text, _ascii_lowered(t.text, index))), None)
     return said if said is not None or not sent else until
 
 
@@ -88,6 +89,11 @@ def tier_claims(turns: list[Turn], index: TurnIndex | None = None) -> list[TierC
     return [TierClaim(message_index=t.index, tier=m.group(1).lower())
             for t in turns if t.role == "assistant" and _may_say(claim, t.text, index)
             for s in _sentences_said(claim, t.text, index) for m in claim.finditer(s) if asserted(s, m.start())]
+
+
+def _ascii_lowered(text: str, index: TurnIndex) -> str | None:
+    """``says``' lowercase of ``text`` (the record's, lowered once): of an ASCII text, else None."""
+    return index.lowered(text)[0] if text.isascii() else None
 
 
 def _may_say(pattern: re.Pattern[str], text: str, index: TurnIndex | None = None) -> bool:
