@@ -128,8 +128,8 @@ def _negated_only(pattern: re.Pattern[str], sentence: str, low: str, gated: bool
     """``pattern`` occurs in ``sentence`` (``low``: its lowercase) only under a negation. A negated occurrence needs a
     negator among its words (``_evidence.negated``), so a sentence the negation's gate rules out (``_gate``) has
     every occurrence un-negated: its scan is skipped."""
-    return says(pattern, sentence, low if sentence.isascii() else None) and may_match(
-        vocabulary().negation, low, gated) and not mentions(pattern, sentence)
+    return may_match(vocabulary().negation, low, gated) and says(
+        pattern, sentence, low if sentence.isascii() else None) and not mentions(pattern, sentence)
 
 
 def stated_wants(turns: list[Turn], index: TurnIndex | None = None) -> list[StatedWant]:
