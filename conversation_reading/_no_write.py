@@ -240,6 +240,8 @@ def unconfirmed_writes(turns: list[Turn], is_write: Callable[[str], bool]) -> li
     before the write that answers the agent putting the write to them says yes (``_replies.confirmation_of``)."""
     found: list[Settled] = []
     for t in turns:
+        if not t.calls:
+            continue  # most messages make no call
         for call in (c for c in t.calls if c.name != TRANSFER_TOOL and is_write(c.name)):
             if confirmation_of(turns, t.index, dict(call.arguments or {}), call.name) is None:
                 said = next((u for u in reversed(turns[: t.index]) if u.role == "user" and u.text.strip()), None)
