@@ -202,7 +202,7 @@ def pending_ending(turns: list[Turn]) -> PendingEnding | None:
     """The user chose a transfer (their last message before the agent's last transfer asks for one), or agreed
     and ended the call with no write after."""
     v = vocabulary()
-    transfer = next((t for t in reversed(turns) if any(c.name == TRANSFER_TOOL for c in t.calls)), None)
+    transfer = next((t for t in reversed(turns) if t.calls and any(c.name == TRANSFER_TOOL for c in t.calls)), None)
     if transfer is not None:
         said = next((t for t in reversed(turns[: transfer.index]) if t.role == "user"), None)
         if said is not None and mentions(v.transfer_request, said.text):
