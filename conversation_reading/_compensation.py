@@ -12,7 +12,6 @@ from conversation_reading._gate import may_match
 from conversation_reading._record import Decline
 from conversation_reading._requests import asks_compensation
 from conversation_reading._turn_index import TurnIndex
-from conversation_reading._units import Units
 from conversation_reading._vocabulary import vocabulary
 from policy_model import CHANGE_OR_CANCEL, COMPENSATION_TOOL
 
@@ -27,28 +26,28 @@ class Violation:
 
 
 def unasked_compensation(
-    turns: list[Turn], declined_before: Callable[[str, int], Sequence[Decline]], units: Units | None = None,
-    index: TurnIndex | None = None,
+    turns: list[Turn], declined_before: Callable[[str, int], Sequence[Decline]], index: TurnIndex | None = None,
 ) -> Violation | None:
     """Compensation offered or sent before the user asked for any, or a certificate sent after the agent
     declined compensation on the change-or-cancel condition (``declined_before(clause, i)``: the certain declines
-    on the clause before message ``i``, as the record reads them; ``units``: the conversation's units, whose gate
-    skips a message that cannot hold the words; ``index``: the record's, with each sentence lowercased once and
-    the calls by tool)."""
+    on the clause before message ``i``, as the record reads them; ``index``: the record's, with each message and
+    sentence lowercased once, whose gate (``_gate``) skips a message that cannot hold the words, and the calls by
+    tool)."""
     v = vocabulary()
-    units = units or Units()
     index = index or TurnIndex(turns, ())
     sent_at = [t.index for t, _ in index.named(COMPENSATION_TOOL)]
-    asked = next((t.index for t in turns if t.role == "user" and units.may_say((v.compensation_request,), t.text)
+    asked = next((t.index for t in turns if t.role == "user" and may_match(v.compensation_request, *index.lowered(t.text))
                   and asks_compensation(v.compensation_request, t.text)), None)
     for t in turns:
         if asked is not None and t.index >= asked:
             break
         if sent_at and sent_at[0] == t.index:
             return Violation("compensation_asked", t.index, "a certificate sent before the user asked for compensation")
-        if t.role != "assistant" or not units.may_say((v.compensation_offer,), t.text):
+        if t.role != "assistant":
             continue
-        gated = index.lowered(t.text)[1]  # each sentence is a part of the text: gated where the text is
+        lowered, gated = index.lowered(t.text)
+        if not may_match(v.compensation_offer, lowered, gated):
+            continue
         for s, low in zip(split_sentences(t.text), index.sentences_lowered(t.text), strict=True):
             # each sentence gated too (``_gate``): a catalog pattern's scan is slow
             m = v.compensation_offer.search(s) if may_match(v.compensation_offer, low, gated) else None

@@ -15,6 +15,7 @@ outside ASCII, is searched as it is."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # what makes a source's lowercase another pattern: an escape of a capital, a capital by its code (an octal code or
 # a back reference, whatever it names), an inline flag (a group's ``(?:``, lookaround and ``(?P<name>`` are none),
@@ -53,9 +54,16 @@ def says(pattern: re.Pattern[str], text: str, lowered: str | None) -> bool:
     return pattern.search(text) is not None
 
 
+def matches(pattern: re.Pattern[str], text: str, lowered: str | None) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)``'s matches, at the same places (their text lowered where the twin found them);
+    ``lowered`` as ``says`` takes it."""
+    found = twin(pattern) if lowered is not None else None
+    return pattern.finditer(text) if found is None else found.finditer(lowered)  # type: ignore[arg-type]
+
+
 def ascii_lowered(text: str) -> str | None:
     """The lowercase ``says`` takes: of an ASCII text, else None."""
     return text.lower() if text.isascii() else None
 
 
-__all__ = ["ascii_lowered", "says", "twin"]
+__all__ = ["ascii_lowered", "matches", "says", "twin"]

@@ -89,16 +89,19 @@ def answer_in(turns: list[Turn], facts: Sequence[str]) -> Settled | None:
     """``informational_answer`` on a conversation already read (``_evidence.read_turns``)."""
     if not facts:
         return None
-    turns = _spoken(turns, "assistant")
+    said = [(t.index, t.text.lower().replace(",", "")) for t in _spoken(turns, "assistant")]  # once for every fact
     last: tuple[int, str] | None = None
     for fact in facts:
         pattern = _token(fact)
+        word = fact.lower()  # the token's text: a message without it has no sentence (a part of it) to match
         found = None
-        for t in turns:
-            for sentence in split_sentences(t.text.lower().replace(",", "")):
+        for index, text in said:
+            if word not in text:
+                continue
+            for sentence in split_sentences(text):
                 m = pattern.search(sentence)
                 if m is not None and not asks(sentence, m.start()):
-                    found = (t.index, sentence)
+                    found = (index, sentence)
                     break
             if found:
                 break
@@ -237,6 +240,8 @@ def unconfirmed_writes(turns: list[Turn], is_write: Callable[[str], bool]) -> li
     before the write that answers the agent putting the write to them says yes (``_replies.confirmation_of``)."""
     found: list[Settled] = []
     for t in turns:
+        if not t.calls:
+            continue  # most messages make no call
         for call in (c for c in t.calls if c.name != TRANSFER_TOOL and is_write(c.name)):
             if confirmation_of(turns, t.index, dict(call.arguments or {}), call.name) is None:
                 said = next((u for u in reversed(turns[: t.index]) if u.role == "user" and u.text.strip()), None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Sequence
+from functools import cache
 
 from tau2.data_model.message import Message
 
@@ -25,6 +26,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._gate import gateable, may_match
+from conversation_reading._lowered_search import matches, says
 from conversation_reading._record import (
     Act,
     Misstatement,
@@ -52,7 +54,7 @@ def compensation_raised_at(turns: list[Turn], index: TurnIndex | None = None) ->
     sent = index.named("send_certificate")
     until = sent[0][0].index if sent else len(turns)  # the agent's message sending one, at the latest
     said = next((t.index for t in turns[:until] if t.role == "assistant"
-                 and _may_say(words, t.text, index) and words.search(t.text)), None)
+                 and _may_say(words, t.text, index) and says(words, t.text, _ascii_lowered(t.text, index))), None)
     return said if said is not None or not sent else until
 
 
@@ -86,7 +88,18 @@ def tier_claims(turns: list[Turn], index: TurnIndex | None = None) -> list[TierC
     index = _index(turns, index)
     return [TierClaim(message_index=t.index, tier=m.group(1).lower())
             for t in turns if t.role == "assistant" and _may_say(claim, t.text, index)
-            for s in _sentences_said(claim, t.text, index) for m in claim.finditer(s) if asserted(s, m.start())]
+            for s, low in _sentences_said(claim, t.text, index) for m in matches(claim, s, _ascii(s, low))
+            if asserted(s, m.start())]
+
+
+def _ascii_lowered(text: str, index: TurnIndex) -> str | None:
+    """``says``' lowercase of ``text`` (the record's, lowered once): of an ASCII text, else None."""
+    return index.lowered(text)[0] if text.isascii() else None
+
+
+def _ascii(sentence: str, low: str) -> str | None:
+    """``says``' lowercase of a sentence whose lowercase is ``low``."""
+    return low if sentence.isascii() else None
 
 
 def _may_say(pattern: re.Pattern[str], text: str, index: TurnIndex | None = None) -> bool:
@@ -98,20 +111,34 @@ def _may_say(pattern: re.Pattern[str], text: str, index: TurnIndex | None = None
     return may_match(pattern, lowered, gated)
 
 
-def _sentences_said(pattern: re.Pattern[str], text: str, index: TurnIndex) -> list[str]:
+def _sentences_said(pattern: re.Pattern[str], text: str, index: TurnIndex) -> list[tuple[str, str]]:
     """The sentences of ``text`` that ``pattern`` could match (``_may_say`` of each: a catalog pattern's scan is
-    slow). A sentence is a part of its text, so the gate applies to it where it applies to the text."""
+    slow), each with its lowercase. A sentence is a part of its text, so the gate applies to it where it applies to
+    the text."""
     gated = index.lowered(text)[1]
-    return [s for s, low in zip(split_sentences(text), index.sentences_lowered(text), strict=True)
+    return [(s, low) for s, low in zip(split_sentences(text), index.sentences_lowered(text), strict=True)
             if may_match(pattern, low, gated)]
+
+
+@cache
+def _changes(change: str, cancel: str) -> re.Pattern[str]:
+    """The catalog's words for a change or a cancellation, one pattern (compiled once per catalog)."""
+    return re.compile(change + "|" + cancel, re.IGNORECASE)
+
+
+def _negated_only(pattern: re.Pattern[str], sentence: str, low: str, gated: bool) -> bool:
+    """``pattern`` occurs in ``sentence`` (``low``: its lowercase) only under a negation. A negated occurrence needs a
+    negator among its words (``_evidence.negated``), so a sentence the negation's gate rules out (``_gate``) has
+    every occurrence un-negated: its scan is skipped."""
+    return may_match(vocabulary().negation, low, gated) and says(pattern, sentence, _ascii(sentence, low)) and not mentions(
+        pattern, sentence)
 
 
 def stated_wants(turns: list[Turn], index: TurnIndex | None = None) -> list[StatedWant]:
     v = vocabulary()
     index = _index(turns, index)
     compensation = v.requests["send_certificate"]
-    change = v.requests["update_reservation_flights"].pattern + "|" + v.requests["cancel_reservation"].pattern
-    changes = re.compile(change, re.IGNORECASE)
+    changes = _changes(v.requests["update_reservation_flights"].pattern, v.requests["cancel_reservation"].pattern)
     out = []
     for t in turns:
         if t.role != "user":
@@ -123,7 +150,7 @@ def stated_wants(turns: list[Turn], index: TurnIndex | None = None) -> list[Stat
         # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel")
         keeps = (may_match(v.keeps_reservation, lowered, gated) and mentions(v.keeps_reservation, t.text)) or (
             may_match(changes, lowered, gated)
-            and any(changes.search(s) and not mentions(changes, s) for s in _sentences_said(changes, t.text, index)))
+            and any(_negated_only(changes, s, low, gated) for s, low in _sentences_said(changes, t.text, index)))
         if keeps:
             out.append(StatedWant(want="keep_reservation", message_index=t.index, excerpt=excerpt_of(t.text)))
     return out
@@ -136,9 +163,10 @@ def cabin_misstatements(turns: list[Turn], index: TurnIndex | None = None) -> li
     for t in turns:
         if t.role != "assistant" or not _may_say(rule, t.text, index):
             continue
-        for s in _sentences_said(rule, t.text, index):  # each sentence gated too: a catalog pattern's scan is slow
+        for s, low in _sentences_said(rule, t.text, index):  # each sentence gated too: a catalog pattern's scan is slow
             # the rule itself ("not allowed if a flight was flown"), or a verdict on the user's budget, is none
-            if any(not price_bound(s, m.start(), m.end()) for m in rule.finditer(s)) and not CONDITIONAL_RULE.search(s):
+            if any(not price_bound(s, m.start(), m.end()) for m in matches(rule, s, _ascii(s, low))) \
+                    and not CONDITIONAL_RULE.search(s):
                 out.append(Misstatement(message_index=t.index, excerpt=excerpt_of(s)))
     return out
 
@@ -174,7 +202,7 @@ def pending_ending(turns: list[Turn]) -> PendingEnding | None:
     """The user chose a transfer (their last message before the agent's last transfer asks for one), or agreed
     and ended the call with no write after."""
     v = vocabulary()
-    transfer = next((t for t in reversed(turns) if any(c.name == TRANSFER_TOOL for c in t.calls)), None)
+    transfer = next((t for t in reversed(turns) if t.calls and any(c.name == TRANSFER_TOOL for c in t.calls)), None)
     if transfer is not None:
         said = next((t for t in reversed(turns[: transfer.index]) if t.role == "user"), None)
         if said is not None and mentions(v.transfer_request, said.text):

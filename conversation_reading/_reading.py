@@ -350,7 +350,7 @@ def _record(
     claims = _claims(r)
     compensation = unasked_compensation(r.turns, lambda name, before: [
         d for d in r.declines(name) if d.form != "anaphoric" and d.certain and d.message_index < before
-        and not declines_refund(r.turns[d.message_index], r.units, d)], r.units, r.index)
+        and not declines_refund(r.turns[d.message_index], r.units, d)], r.index)
     withdrawn = withdrawal_in(r.turns, lambda until: any(
         c.false and not c.refusals_of and c.message_index <= until for c in claims))
     answer = answer_in(r.turns, facts)

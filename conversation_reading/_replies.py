@@ -33,6 +33,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._gate import gateable, may_match
+from conversation_reading._lowered_search import ascii_lowered, matches, says
 from conversation_reading._vocabulary import vocabulary
 from policy_model import CANCEL_TOOL
 
@@ -189,9 +190,9 @@ def lists(agent: Turn, arguments: dict[str, Any], tool: str = "") -> bool:
     """The agent's message puts the write to the user: asks for confirmation, names one of its values, or asks
     about its act ("Are you returning all units?": the catalog's ``requests`` words of ``tool`` in a question)."""
     v = vocabulary()
-    if v.confirmation_request.search(agent.text):
-        return True
     text = agent.text.lower()
+    if says(v.confirmation_request, agent.text, text if agent.text.isascii() else None):
+        return True
     if any(named_in(x, text) for x in _values(arguments)):  # as a word of its own (``_boundary``)
         return True
     act = v.requests.get(tool)
@@ -204,9 +205,9 @@ def says_yes(said: Turn, asked: Turn) -> bool:
     v = vocabulary()
     stated = [s for s in split_sentences(said.text) if not s.rstrip().endswith("?")]
     if any(not negated(s, m.start()) and not negated(s, m.start(), v.pending)
-           for s in stated for m in v.explicit_yes.finditer(s)):
+           for s in stated for m in matches(v.explicit_yes, s, ascii_lowered(s))):
         return True
-    if not v.confirmation_request.search(asked.text) or _REFUSAL_OPENING.match(said.text):
+    if not says(v.confirmation_request, asked.text, ascii_lowered(asked.text)) or _REFUSAL_OPENING.match(said.text):
         return False
     return not mentions(v.withdrawal, said.text) and not said.text.rstrip().endswith("?")
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from conversation_reading._evidence import Turn, excerpt_of, mentions
 from conversation_reading._gate import holds, needs
+from conversation_reading._lowered_search import says
 from conversation_reading._record import UserRequest
 from conversation_reading._units import Units
 from conversation_reading._vocabulary import vocabulary
@@ -40,10 +41,11 @@ def user_requests(turns: list[Turn], units: Units, is_write: Callable[[str], boo
         if t.role != "user" or not t.text.strip() or not units.may_any(every, t.text):
             continue
         lowered = units.lowered(t.text)
+        plain = lowered if lowered is not None and t.text.isascii() else None  # ``says``' lowercase: of ASCII only
         for tool, pattern, needed in words:  # the gate and a search first: most words are in no message at all
             if tool in found or (lowered is not None and not holds(needed, lowered)):
                 continue
-            if pattern.search(t.text) and (
+            if says(pattern, t.text, plain) and (
                     asks_compensation(pattern, t.text) if tool == COMPENSATION_TOOL else mentions(pattern, t.text)):
                 found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=excerpt_of(t.raw))
     return sorted(found.values(), key=lambda q: q.message_index)

@@ -223,7 +223,7 @@ def _windows(
     before = 0  # where the request before it opened
     last_confirmation: int | None = None  # the confirmation of the last write that changed the database
     for t in turns:
-        calls = [c for c in t.calls if c.name != TRANSFER_TOOL and is_write(c.name)]
+        calls = [c for c in t.calls if c.name != TRANSFER_TOOL and is_write(c.name)] if t.calls else None
         if not calls:
             continue
         said = index.said_before(t.index) if index is not None else next(

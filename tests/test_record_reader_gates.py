@@ -1,0 +1,98 @@
+"""The record readers' speed-ups (#47, round 4) answer as what they replace: a change named only under a negation
+(``_precondition_facts._negated_only``) with the negation's gate as the scan without it, an informational answer
+(``_no_write.answer_in``) that skips a message lacking the fact's text as the reading of every sentence, and a
+pattern's lowercase twin's matches (``_lowered_search.matches``) as the pattern's own, at the same places."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from conversation_reading._evidence import Turn, asks, mentions, read_turns
+from conversation_reading._gate import gateable
+from conversation_reading._lowered_search import ascii_lowered, matches, twin
+from conversation_reading._no_write import _spoken, _token, answer_in
+from conversation_reading._precondition_facts import _changes, _negated_only
+from conversation_reading._units import split_sentences
+from conversation_reading._vocabulary import vocabulary
+from tests.conftest import real_run
+
+RUNS = ["aide_claude-sonnet-4-5_airline_tau2_1trial.json", "toolorchestra_retail_tau2_1trial.json"]
+
+
+def _conversations(name: str) -> list[list[Turn]]:
+    from tau2.data_model.simulation import Results
+
+    results = Results.model_validate_json(real_run(name).read_text(encoding="utf-8"))
+    return [read_turns(list(sim.messages)) for sim in results.simulations[:40]]
+
+
+def _sentences(role: str) -> list[str]:
+    return [s for name in RUNS for turns in _conversations(name) for t in turns if t.role == role
+            for s in split_sentences(t.text)]
+
+
+def test_a_change_under_a_negation_reads_as_the_scan_without_the_negations_gate():
+    v = vocabulary()
+    changes = _changes(v.requests["update_reservation_flights"].pattern, v.requests["cancel_reservation"].pattern)
+    sentences = _sentences("user") + [
+        "I don't want to cancel my flight.", "I never asked to change anything.", "Please cancel it.",
+        "No, keep it; I won't change the cabin.", "I know I could change it now.", "Cancel it, not the other one.",
+        "Ich möchte nicht cancel.", "K\u212aeep it, don't change it.",  # outside ASCII: the gate and the twin pass
+    ]
+    answers = [_negated_only(changes, s, s.lower(), gateable(s)) for s in sentences]
+    assert answers == [changes.search(s) is not None and not mentions(changes, s) for s in sentences]
+    assert answers.count(True) >= 3  # a negated change is among them, and so is one the gate skips
+    assert any(changes.search(s) and not answer for s, answer in zip(sentences, answers, strict=True))
+
+
+def _answer_by_every_sentence(turns: list[Turn], facts: list[str]) -> tuple[int, str] | None:
+    """``answer_in``'s reading with no message skipped: every sentence of every agent message, for every fact."""
+    last = None
+    for fact in facts:
+        pattern = _token(fact)
+        found = next(((t.index, s) for t in _spoken(turns, "assistant")
+                      for s in split_sentences(t.text.lower().replace(",", ""))
+                      if (m := pattern.search(s)) is not None and not asks(s, m.start())), None)
+        if found is None:
+            return None
+        last = max(last, found) if last else found
+    return last
+
+
+def test_an_informational_answer_skipping_messages_without_the_fact_reads_every_sentence():
+    rng = random.Random(47)
+    asked = 0
+    for name in RUNS:
+        for turns in _conversations(name):
+            words = sorted({w.strip(".,!?:;()*\"'") for t in _spoken(turns, "assistant") for w in t.text.split()} - {""})
+            for _ in range(6):
+                facts = rng.sample(words, min(len(words), rng.randint(1, 3))) + rng.choice(
+                    [[], ["no such fact"], [str(rng.randint(1, 999))]])
+                found = answer_in(turns, facts)
+                want = _answer_by_every_sentence(turns, facts)
+                assert (found is None) == (want is None), facts
+                if found is not None:
+                    assert want is not None and found.message_index == want[0], facts
+                asked += found is not None
+    assert asked > 40
+
+
+def test_a_twins_matches_are_the_patterns_own_at_the_same_places():
+    v = vocabulary()
+    patterns = [v.explicit_yes, v.tier_claim, v.false_cabin_rule, v.confirmation_request, v.decline]
+    assert all(twin(p) is not None for p in patterns)  # else ``matches`` tests the pattern against itself
+    texts = _sentences("assistant") + _sentences("user") + ["I'm a GOLD member, yes, PLEASE go ahead.", "Ça va, yes"]
+    seen = 0
+    for p in patterns:
+        for text in texts:
+            got = [(m.start(), m.end(), m.group().lower()) for m in matches(p, text, ascii_lowered(text))]
+            assert got == [(m.start(), m.end(), m.group().lower()) for m in p.finditer(text)]
+            seen += bool(got)
+    assert seen > 50
+
+
+def test_matches_searches_a_text_outside_ascii_as_it_is():
+    pattern = re.compile(r"stra(?:ss|\u00df)e", re.IGNORECASE)
+    assert [m.group() for m in matches(pattern, "STRASSE und Stra\u00dfe", None)] == ["STRASSE", "Stra\u00dfe"]
+    assert ascii_lowered("Stra\u00dfe") is None and ascii_lowered("STRASSE") == "strasse"
