@@ -64,6 +64,12 @@ def _flat(items: list) -> list:
     return out
 
 
+def _group(words: set[str] | frozenset[str]) -> frozenset[str]:
+    """A group of words (one of them occurs) less each word that holds another of them: where it occurs the other
+    does ("baggage", "bag"; "impossible", "possible"), so the group holds where it held, with fewer tests."""
+    return frozenset(w for w in words if not any(v != w and v in w for v in words))
+
+
 def _requirements(items: list) -> list[Requirement]:
     """The requirements of a sequence of parsed items (ASCII literals only, lowercased). A run of literals, with
     the branches of plain words inside it, is one requirement: one of its spellings (``"the " (user|customer)``:
@@ -74,7 +80,7 @@ def _requirements(items: list) -> list[Requirement]:
     def flush() -> None:
         nonlocal runs
         if all(len(r) >= 2 for r in runs):
-            out.append(frozenset(runs))
+            out.append(_group(runs))
         runs = {""}
 
     for op, av in _flat(items):
@@ -85,7 +91,7 @@ def _requirements(items: list) -> list[Requirement]:
             continue
         if op is _c.BRANCH and (words := _words_of(av[1])) is not None and len(runs) * len(words) <= _PRODUCT_CAP:
             if runs != {""} and all(len(r) >= 2 for r in runs):
-                out.append(frozenset(runs))  # implied by what follows, and fewer words: a text lacking it fails fast
+                out.append(_group(runs))  # implied by what follows, and fewer words: a text lacking it fails fast
             runs = {r + w for r in runs for w in words}
             continue
         flush()
@@ -96,10 +102,12 @@ def _requirements(items: list) -> list[Requirement]:
             if not all(alternatives):
                 continue  # an alternative that needs nothing: the branch needs nothing
             groups = [a[0] for a in alternatives if len(a) == 1 and isinstance(a[0], frozenset)]
+            merged = _group({w for group in groups for w in group})  # one word of any of these alternatives
             if len(groups) == len(alternatives):
-                out.append(frozenset(w for group in groups for w in group))  # one word of any alternative
-            else:
-                out.append(tuple(alternatives))
+                out.append(merged)
+            else:  # those alternatives as one, the first (the same branch: one of them holds)
+                out.append(tuple([[merged]] * bool(groups) + [a for a in alternatives
+                                                                if not (len(a) == 1 and isinstance(a[0], frozenset))]))
     flush()
     # word groups first, the fewest words first: a substring test is cheaper than a branch's alternatives, and
     # most texts fail one (the order of a conjunction: the same answer)
