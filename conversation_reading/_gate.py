@@ -76,16 +76,25 @@ def _requirements(items: list) -> list[Requirement]:
     "the user" or "the customer") occurs whole."""
     out: list[Requirement] = []
     runs = {""}  # the spellings of the run so far
+    # the run's spellings from the literals before its last branch on, where another branch comes before them
+    # ("(tell|ask) the (user|customer)": " the user", " the customer"): implied by the run, and fewer words
+    tails: set[str] | None = None
+    since = ""  # the literals since the run's last branch (or its start)
+    branched = False
 
     def flush() -> None:
-        nonlocal runs
+        nonlocal runs, tails, since, branched
+        if tails is not None and len(tails) < len(runs) and all(len(t) >= 2 for t in tails):
+            out.append(_group(tails))
         if all(len(r) >= 2 for r in runs):
             out.append(_group(runs))
-        runs = {""}
+        runs, tails, since, branched = {""}, None, "", False
 
     for op, av in _flat(items):
         if op is _c.LITERAL and av < 128:
             runs = {r + chr(av).lower() for r in runs}
+            since += chr(av).lower()
+            tails = None if tails is None else {t + chr(av).lower() for t in tails}
             continue
         if str(op) in _ZERO_WIDTH:
             continue
@@ -93,6 +102,8 @@ def _requirements(items: list) -> list[Requirement]:
             if runs != {""} and all(len(r) >= 2 for r in runs):
                 out.append(_group(runs))  # implied by what follows, and fewer words: a text lacking it fails fast
             runs = {r + w for r in runs for w in words}
+            tails = {since + w for w in words} if branched else None
+            since, branched = "", True
             continue
         flush()
         if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
@@ -106,8 +117,9 @@ def _requirements(items: list) -> list[Requirement]:
             if len(groups) == len(alternatives):
                 out.append(merged)
             else:  # those alternatives as one, the first (the same branch: one of them holds)
-                out.append(tuple([[merged]] * bool(groups) + [a for a in alternatives
-                                                                if not (len(a) == 1 and isinstance(a[0], frozenset))]))
+                first: list[list[Requirement]] = [[merged]] if groups else []
+                out.append(tuple(first + [a for a in alternatives
+                                          if not (len(a) == 1 and isinstance(a[0], frozenset))]))
     flush()
     # word groups first, the fewest words first: a substring test is cheaper than a branch's alternatives, and
     # most texts fail one (the order of a conjunction: the same answer)

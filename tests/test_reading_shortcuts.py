@@ -147,3 +147,16 @@ def test_a_word_group_without_the_words_that_hold_another_answers_as_the_whole_g
     assert dropped > 1000 and answers == {True, False}
     # a catalog group: "baggage" holds "bag", so the gate tests "bag" alone
     assert frozenset({"bag"}) in needs(re.compile(r"\b(?:bags?|baggages?)\b", re.IGNORECASE))
+
+
+def test_a_run_needs_its_tail_after_a_branch_and_the_gate_still_passes_every_match():
+    """A run with a branch of words before its last one needs one of its tails too (the literals before that last
+    branch on: " the user", " the customer"), a group of fewer words that most texts fail first (#47); the gate
+    still passes every text the pattern matches."""
+    pattern = re.compile(r"\b(?:tell|ask|remind) the (?:user|customer)\b", re.IGNORECASE)
+    required = needs(pattern)
+    assert frozenset({" the user", " the customer"}) in required
+    assert required[0] == frozenset({" the user", " the customer"})  # the fewest words: tested first
+    for text in ("Tell the user no.", "please ASK THE CUSTOMER", "remind the customer", "tell the agent", "the user"):
+        assert holds(required, text.lower()) or not pattern.search(text), text
+    assert holds(required, "remind the customer") and not holds(required, "tell the agent about it")
