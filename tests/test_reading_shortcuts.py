@@ -160,3 +160,29 @@ def test_a_run_needs_its_tail_after_a_branch_and_the_gate_still_passes_every_mat
     for text in ("Tell the user no.", "please ASK THE CUSTOMER", "remind the customer", "tell the agent", "the user"):
         assert holds(required, text.lower()) or not pattern.search(text), text
     assert holds(required, "remind the customer") and not holds(required, "tell the agent about it")
+
+
+def test_negated_over_a_lowered_ascii_prefix_answers_as_over_the_text():
+    """``negated`` splits an ASCII text's prefix lowered, by ``_CLAUSE_BREAK``'s lowercase twin (#47): on every word
+    of the agent's and the user's sentences of one shared run, and on capitalised clause breaks and negators, it
+    answers as the split of the text as written; and both answers occur."""
+    from conversation_reading._evidence import _CLAUSE_BREAK, _NEGATION_REACH
+
+    def written(text: str, start: int, markers: re.Pattern[str] | None = None) -> bool:
+        clause = _CLAUSE_BREAK.split(text[:start])[-1]
+        neg = markers or vocabulary().negation
+        return any(neg.fullmatch(w.strip(".,!?\"'*()").lower()) for w in clause.split()[-_NEGATION_REACH:])
+
+    raw = json.loads(real_run("whissle_airline_tau3_1trial.json").read_text(encoding="utf-8"))
+    texts = [s for sim in raw["simulations"] for m in sim["messages"] if isinstance(m.get("content"), str)
+             for s in split_sentences(normalise(m["content"]).text)]
+    texts += ["We do NOT refund this, BUT we can rebook it.", "We do NOT refund BUT rebook it", "No refund HOWEVER a rebooking", "No, HOWEVER the bags are free.", "I CANNOT add bags (sorry)",
+              "It is Never allowed; Yet it may be", "Without insurance \u2014 NOT covered", "caf\u00e9 NOT open BUT fine"]
+    answers = set()
+    for text in texts:
+        for m in re.finditer(r"\w+", text):
+            for markers in (None, vocabulary().hypothetical):
+                answer = negated(text, m.start(), markers)
+                assert answer == written(text, m.start(), markers), (text, m.start())
+                answers.add(answer)
+    assert answers == {True, False}
