@@ -178,6 +178,12 @@ def test_negated_over_a_lowered_ascii_prefix_answers_as_over_the_text():
              for s in split_sentences(normalise(m["content"]).text)]
     texts += ["We do NOT refund this, BUT we can rebook it.", "We do NOT refund BUT rebook it", "No refund HOWEVER a rebooking", "No, HOWEVER the bags are free.", "I CANNOT add bags (sorry)",
               "It is Never allowed; Yet it may be", "Without insurance \u2014 NOT covered", "caf\u00e9 NOT open BUT fine"]
+    # random texts of clause breaks (capitalised too), dashes, spaces, long words and words outside ASCII
+    rng = random.Random(5)
+    pieces = ["not", "no", "but", "BUT", "yet", "debut", "though", "-", "--", " - ", ",", ";", "\u2014", "x", "Never",
+              "if", "  ", "\t", "\u00e9t\u00e9", "word", "a" * 30, "Extraordinarily" * 3]
+    texts += ["".join(rng.choice(pieces) + rng.choice(["", " ", " ", "  "]) for _ in range(rng.randint(10, 60)))
+              for _ in range(400)]
     answers = set()
     for text in texts:
         for m in re.finditer(r"\w+", text):
