@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from conversation_reading._claims import _Kind, checkers, claim_kinds
 from conversation_reading._conversation_state import _State
-from conversation_reading._gate import Needs, holds, holds_any, needs
+from conversation_reading._gate import Needs, holds_any, needs
 
 Checker = Callable[[str, re.Match[str], str, _State], str | None]
 
@@ -54,8 +54,9 @@ def kind_matches(
         if lowered is not None and not may(lowered[k]):
             continue
         for pattern, required in zip(patterns, needed, strict=True):
-            if lowered is None or holds(required, lowered[k]):
-                yield from ((sentence, m) for m in pattern.finditer(sentence))
+            if lowered is None or required.check(lowered[k]):  # ``holds``, without its call
+                for m in pattern.finditer(sentence):
+                    yield sentence, m
 
 
 __all__ = ["kind_gates", "kind_matches", "scanned_kinds"]

@@ -33,6 +33,7 @@ from typing import Any
 from tau2.data_model.message import AssistantMessage, Message
 
 from conversation_reading._gate import gateable, may_match
+from conversation_reading._lowered_search import twin
 from conversation_reading._normalise import _apply, normalise, origin_span, without_reasoning
 from conversation_reading._origin import Origin
 from conversation_reading._units import Units, split_sentences
@@ -148,6 +149,7 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
     users: list[str] = []  # the user's texts so far: an agent quoting them is not speaking for itself
     heard = ""  # the first ``heard_of`` of them, each ``_norm``-ed after a space (built when a quote needs it)
     heard_of = 0
+    v = vocabulary()
     for i, m in enumerate(messages):
         raw = m.content if isinstance(m.content, str) else ""
         if m.role not in ("user", "assistant"):  # no reader's speech: normalised when read (``Turn.text``)
@@ -155,7 +157,6 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
             continue
         norm = normalise(raw)
         if m.role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
-            v = vocabulary()
             norm = without_reasoning(norm, v.reasoning, v.aside, v.second_person)
         text, origin = norm.text, norm.origin
         if m.role == "user":
@@ -177,9 +178,17 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
 def negated(text: str, start: int, markers: re.Pattern[str] | None = None) -> bool:
     """Whether a negator (or another of ``markers``) scopes over the term at ``start``: in its clause, a few
     words before it."""
-    clause = _CLAUSE_BREAK.split(text[:start])[-1]
+    before = text[:start]
     neg = markers or vocabulary().negation
+    if before.isascii() and _CLAUSE_BREAK_LOWERED is not None:  # split lowered, as ``_lowered_search`` says: the
+        # same clause, lowercase (each word's strip keeps no letter: the same word as lowered after it)
+        clause = _CLAUSE_BREAK_LOWERED.split(before.lower())[-1]
+        return any(neg.fullmatch(w.strip(".,!?\"'*()")) for w in clause.split()[-_NEGATION_REACH:])
+    clause = _CLAUSE_BREAK.split(before)[-1]
     return any(neg.fullmatch(w.strip(".,!?\"'*()").lower()) for w in clause.split()[-_NEGATION_REACH:])
+
+
+_CLAUSE_BREAK_LOWERED = twin(_CLAUSE_BREAK)
 
 
 def asserted(text: str, start: int) -> bool:

@@ -64,29 +64,46 @@ def _flat(items: list) -> list:
     return out
 
 
+def _group(words: set[str] | frozenset[str]) -> frozenset[str]:
+    """A group of words (one of them occurs) less each word that holds another of them: where it occurs the other
+    does ("baggage", "bag"; "impossible", "possible"), so the group holds where it held, with fewer tests."""
+    return frozenset(w for w in words if not any(v != w and v in w for v in words))
+
+
 def _requirements(items: list) -> list[Requirement]:
     """The requirements of a sequence of parsed items (ASCII literals only, lowercased). A run of literals, with
     the branches of plain words inside it, is one requirement: one of its spellings (``"the " (user|customer)``:
     "the user" or "the customer") occurs whole."""
     out: list[Requirement] = []
     runs = {""}  # the spellings of the run so far
+    # the run's spellings from the literals before its last branch on, where another branch comes before them
+    # ("(tell|ask) the (user|customer)": " the user", " the customer"): implied by the run, and fewer words
+    tails: set[str] | None = None
+    since = ""  # the literals since the run's last branch (or its start)
+    branched = False
 
     def flush() -> None:
-        nonlocal runs
+        nonlocal runs, tails, since, branched
+        if tails is not None and len(tails) < len(runs) and all(len(t) >= 2 for t in tails):
+            out.append(_group(tails))
         if all(len(r) >= 2 for r in runs):
-            out.append(frozenset(runs))
-        runs = {""}
+            out.append(_group(runs))
+        runs, tails, since, branched = {""}, None, "", False
 
     for op, av in _flat(items):
         if op is _c.LITERAL and av < 128:
             runs = {r + chr(av).lower() for r in runs}
+            since += chr(av).lower()
+            tails = None if tails is None else {t + chr(av).lower() for t in tails}
             continue
         if str(op) in _ZERO_WIDTH:
             continue
         if op is _c.BRANCH and (words := _words_of(av[1])) is not None and len(runs) * len(words) <= _PRODUCT_CAP:
             if runs != {""} and all(len(r) >= 2 for r in runs):
-                out.append(frozenset(runs))  # implied by what follows, and fewer words: a text lacking it fails fast
+                out.append(_group(runs))  # implied by what follows, and fewer words: a text lacking it fails fast
             runs = {r + w for r in runs for w in words}
+            tails = {since + w for w in words} if branched else None
+            since, branched = "", True
             continue
         flush()
         if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
@@ -96,10 +113,13 @@ def _requirements(items: list) -> list[Requirement]:
             if not all(alternatives):
                 continue  # an alternative that needs nothing: the branch needs nothing
             groups = [a[0] for a in alternatives if len(a) == 1 and isinstance(a[0], frozenset)]
+            merged = _group({w for group in groups for w in group})  # one word of any of these alternatives
             if len(groups) == len(alternatives):
-                out.append(frozenset(w for group in groups for w in group))  # one word of any alternative
-            else:
-                out.append(tuple(alternatives))
+                out.append(merged)
+            else:  # those alternatives as one, the first (the same branch: one of them holds)
+                first: list[list[Requirement]] = [[merged]] if groups else []
+                out.append(tuple(first + [a for a in alternatives
+                                          if not (len(a) == 1 and isinstance(a[0], frozenset))]))
     flush()
     # word groups first, the fewest words first: a substring test is cheaper than a branch's alternatives, and
     # most texts fail one (the order of a conjunction: the same answer)
@@ -113,7 +133,8 @@ class Needs(tuple):
     check: Callable[[str], bool]
 
 
-_SCANNED = 24  # a group of at least this many words is tested by one Aho-Corasick scan, not a substring test each
+_SCANNED = 56  # a group of at least this many words is tested by one Aho-Corasick scan, not a substring test each
+# (on the shared runs, below this many words the substring tests cost fewer instructions than the scan: #47)
 
 
 def _words_in(requirement: Requirement) -> frozenset[str]:

@@ -50,7 +50,6 @@ _INLINE_ITEM = re.compile(r"(?<=[^\d\s])[ \t]+(?=\d{1,2}[.)][ \t]+[A-Z\"'(])")
 # this one (``_inline_item_at``). It opens with the mark, after a digit (a lookbehind): the scan then stops only at
 # a "." or ")", not at every position (``\d[.)]...``, the same matches one character later, was a third slower)
 _INLINE_ITEM_NEEDS = re.compile(r"[.)](?<=\d[.)])[ \t]+[A-Z\"'(]")
-_ITEM_MARKS = (". ", ".\t", ") ", ")\t")  # what ``_INLINE_ITEM_NEEDS`` matches "[.)][ \t]" in
 
 
 def _inline_item_at(text: str) -> int | None:
@@ -59,7 +58,8 @@ def _inline_item_at(text: str) -> int | None:
     the blanks before those digits where a character that is neither a digit nor a space comes before them (``\\d``,
     ``\\s``: any script's, as ``str.isdecimal``, ``str.isspace``). A match of ``_INLINE_ITEM_NEEDS`` (its mark, a
     digit before it) ends in no digit, so its scan finds every one."""
-    if not any(pair in text for pair in _ITEM_MARKS):
+    # what ``_INLINE_ITEM_NEEDS`` matches "[.)][ \t]" in (tested in place, not by ``any``: every message asks)
+    if ". " not in text and ".\t" not in text and ") " not in text and ")\t" not in text:
         return None  # a few substring tests: the scan tries every digit of a tool's JSON
     for hint in _INLINE_ITEM_NEEDS.finditer(text):
         digits = hint.start() - 1  # the digit before the mark
@@ -251,7 +251,12 @@ def _run_steps(text: str, origin: Sequence[int], steps: tuple, guarded: bool) ->
 def normalise(text: str, guarded: bool = True) -> Normalised:
     """``text`` ready for matching, with its origin map (module docstring). ``guarded=False`` scans every
     step whatever the text holds (the reference the guards are tested against)."""
-    if guarded and not any(mark in text for mark in _STEP_MARKS):
+    # A text holding none of these marks (tested in place, not by ``any``: every message passes here), outside
+    # ASCII only dashes and apostrophes, and (those made "-" and "'") no match of ``_INLINE_ITEM``
+    # (``_inline_item_at``) passes every other guard of ``_steps`` (they need another character outside ASCII),
+    # NFKC included.
+    if guarded and '"' not in text and "\\" not in text and "<" not in text and "|" not in text and (
+            "**" not in text and "__" not in text):
         # outside ASCII only dashes and curly apostrophes (a user's "it’s"), which NFKC keeps or turns into
         # another of them: the text each becomes "-" or "'" in, one for one; no other step's guard lets it run
         # unless the list-item step's does on that text
@@ -266,10 +271,6 @@ def normalise(text: str, guarded: bool = True) -> Normalised:
 
 
 _STEPS = _steps()
-# A text holding none of these, outside ASCII only dashes and apostrophes, and (those made "-" and "'") no match
-# of ``_INLINE_ITEM`` (``_inline_item_at``) passes every other guard of ``_steps`` (they need another character
-# outside ASCII), NFKC included
-_STEP_MARKS = ('"', "\\", "<", "|", "**", "__")
 
 
 def without_reasoning(
@@ -282,6 +283,8 @@ def without_reasoning(
     think") and says nothing ``to_the_user`` ("you") is reasoning on its own. A policy rule quoted to the user
     ("if the user has travel insurance"), next to "your reservation", is speech. Each dropped paragraph becomes
     one newline."""
+    if not text.text:
+        return text  # no paragraph (half of an agent's messages are calls with no words)
     lowered, plain = text.text.lower(), gateable(text.text)
     may_deliberate, may_aside = may_match(deliberates, lowered, plain), may_match(aside, lowered, plain)
     if not may_deliberate and not may_aside:
