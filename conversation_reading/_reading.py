@@ -95,6 +95,7 @@ from conversation_reading._replies import acted_on, reading_replies
 from conversation_reading._requests import user_requests
 from conversation_reading._sentences import consequential_sentences
 from conversation_reading._turn_index import TurnIndex
+from conversation_reading._units import reading_sentences
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._write_details import listed_by_call
 
@@ -332,7 +333,7 @@ def conversation_record(
     agent declined before it), and a certificate sent after no change the compensation clause; the record lists
     every clause it read (``clauses_read``), with all its declines; ``record_ids``: the record ids whose first
     naming the record looks for (``records_named``: a refusal's grounding in the gold's records)."""
-    with reading_replies():
+    with reading_replies(), reading_sentences():
         return _record(messages, domain, is_write, facts, clauses, record_ids)
 
 

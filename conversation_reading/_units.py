@@ -5,8 +5,8 @@ pattern cannot match."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from functools import lru_cache
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from conversation_reading._gate import gateable, holds, holds_any, needs
 from conversation_reading._normalise import normalise
@@ -22,10 +22,33 @@ def split_sentences(text: str) -> list[str]:
     return list(_sentences(text))
 
 
-# Every reader of a message cuts its sentences (each claim kind, request word and precondition fact): cut once.
-# Bounded to a few conversations' texts; the cut is a pure function of the text, so a hit is the same cut.
-@lru_cache(maxsize=256)
+# Every reader of a message cuts its sentences (each claim kind, request word and precondition fact): cut once
+# while one conversation is read (``reading_sentences``) and dropped with the reading, so no cut of a
+# conversation's text outlives it (a cache across conversations would flatter a benchmark that repeats a file).
+_CUTS: list[dict[str, tuple[str, ...]]] = []
+
+
+@contextmanager
+def reading_sentences() -> Iterator[None]:
+    """While one conversation is read (``_reading.conversation_record``): each text's sentences are cut once."""
+    _CUTS.append({})
+    try:
+        yield
+    finally:
+        _CUTS.pop()
+
+
 def _sentences(text: str) -> tuple[str, ...]:
+    if not _CUTS:
+        return _cut(text)
+    memo = _CUTS[-1]
+    found = memo.get(text)
+    if found is None:
+        found = memo[text] = _cut(text)
+    return found
+
+
+def _cut(text: str) -> tuple[str, ...]:
     return tuple(s.strip() for line in _LINE.split(text) for s in _SENTENCE_END.split(line) if s.strip())
 
 
