@@ -256,9 +256,9 @@ def _quiet_worker() -> None:
 
 
 def _settle(domain: str) -> None:
-    """In a pool worker, at the start of its second chunk of a domain: ``gc.freeze`` what is loaded by
-    then (tau2 and its tasks, the database, the catalog, the gold replays). These live as long as the
-    worker, and every full collection walked them again: ~15% of a worker's time at corpus scale
+    """In a pool worker (or a rescore in this process: ``_in_process``), at the start of its second chunk of a
+    domain: ``gc.freeze`` what is loaded by then (tau2 and its tasks, the database, the catalog, the gold
+    replays). These live as long as the worker, and every full collection walked them again: ~15% of a worker's time at corpus scale
     (measured in one process: 2.32 → 1.99 ms CPU a trajectory). Not after the first chunk's own rows,
     which are gone by the second."""
     import gc
@@ -281,8 +281,22 @@ Outcome = tuple["list[dict] | None", "TaskIdentity | None", object]  # a call's 
 
 
 def _in_process(calls: Iterator[Call]) -> Generator[Outcome, None, None]:
-    for fn, args, rows, identity in calls:
-        yield rows, identity, fn(*args) if fn is not None else None
+    """The calls in this process, settled as a worker is (``_settle``: what is loaded by a domain's second chunk
+    frozen), and unfrozen when they end: this process lives on (a Python session), and what it drops later is
+    collected again."""
+    global _SEEN
+    import gc
+
+    ours = _SEEN is None and gc.get_freeze_count() == 0  # not in a worker, and nothing frozen by others
+    if ours:
+        _SEEN = {}
+    try:
+        for fn, args, rows, identity in calls:
+            yield rows, identity, fn(*args) if fn is not None else None
+    finally:
+        if ours:
+            _SEEN = None
+            gc.unfreeze()
 
 
 def _pool_ordered(calls: Iterator[Call], workers: int) -> Generator[Outcome, None, None]:

@@ -1,0 +1,46 @@
+"""A rescore in this process (one worker) settles as a pool worker does: what is loaded by a domain's second
+chunk is frozen out of the collector's full passes (``_settle``), and unfrozen when the rescore ends, however it
+ends: the process lives on (a Python session), and what it drops later must be collected again."""
+
+from __future__ import annotations
+
+import gc
+
+from harness import _rescore_chunks
+
+
+def _chunks(n: int, seen: list[int]) -> list[tuple]:
+    def chunk() -> None:
+        _rescore_chunks._settle("airline")  # as score_items does at each chunk's start
+        seen.append(gc.get_freeze_count())
+
+    return [(chunk, (), None, None)] * n
+
+
+def test_frozen_from_the_second_chunk_and_unfrozen_at_the_end():
+    assert gc.get_freeze_count() == 0
+    seen: list[int] = []
+    list(_rescore_chunks._in_process(iter(_chunks(3, seen))))
+    assert seen[0] == 0 and seen[1] > 0 and seen[2] >= seen[1]
+    assert gc.get_freeze_count() == 0
+    assert _rescore_chunks._SEEN is None  # this process is no worker afterwards
+
+
+def test_a_rescore_stopped_early_unfreezes_too():
+    seen: list[int] = []
+    results = _rescore_chunks._in_process(iter(_chunks(5, seen)))
+    next(results), next(results)
+    assert gc.get_freeze_count() > 0
+    results.close()  # as ``rescore_chunks`` closes it on an error or Ctrl-C
+    assert gc.get_freeze_count() == 0
+
+
+def test_what_others_froze_stays_frozen_and_nothing_more_is():
+    gc.freeze()
+    try:
+        held = gc.get_freeze_count()
+        seen: list[int] = []
+        list(_rescore_chunks._in_process(iter(_chunks(3, seen))))
+        assert seen == [held] * 3 and gc.get_freeze_count() == held
+    finally:
+        gc.unfreeze()
