@@ -3,7 +3,8 @@
 By default it serves the scripted roles (``_roles``); a custom ``responder(body) -> str | dict`` can
 replace them (the judge tests do). ``Faults`` inject latency, 429s, 500s, timeouts and malformed
 tool-call JSON at set rates, from a seeded generator, and can hold each model to an allowed request rate
-(above it: 429 with ``Retry-After``, as providers do). Every request is counted per role.
+(above it: 429 with ``Retry-After``, as providers do), and answer each model's first requests cleanly. Every
+request is counted per role. A test can hold answers to its own pace (``gate``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ class Faults:
     # Allowed requests per second for each model (0: unlimited): a token bucket holding one second's worth.
     # A request above the rate is answered at once with 429 and ``Retry-After`` (the wait for the next token).
     rate_limit_rps: float = 0.0
+    # The first N requests to each model are answered without a fault (no 429/500/timeout, no malformed JSON):
+    # a provider that answered before it faltered, which the harness's circuit breaker (an endpoint whose first
+    # attempts all failed stops the sweep) never counts against.
+    clean_first: int = 0
 
 
 class _TokenBucket:
@@ -83,9 +88,12 @@ class ScriptedLLMServer:
         self.requests: deque[dict] = deque(maxlen=keep_requests)  # the latest bodies; ``counts`` has every one
         self.counts: Counter[str] = Counter()
         self.answered: Counter[str] = Counter()  # completions answered 200, per model (the rate limit's use)
+        self.counts_by_model: Counter[str] = Counter()  # requests past the rate limit, per model (``clean_first``)
         self._buckets: dict[str, _TokenBucket] = {}
         self.inflight = 0
         self.max_inflight = 0  # requests being answered at once, at most: a check on the client's concurrency
+        # Checked on the server's thread before each answer (after latency): the answer waits while it is false.
+        self.gate: Callable[[], bool] | None = None
         self._rng = random.Random(self.faults.seed)
         self._lock = threading.Lock()
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -121,11 +129,17 @@ class ScriptedLLMServer:
                 )
             if f.latency_s:
                 await asyncio.sleep(f.latency_s)
-            fault = self._fault()
+            while self.gate is not None and not self.gate():  # a test holds its client to the test's own pace
+                await asyncio.sleep(0.01)
+            with self._lock:
+                clean = self.counts_by_model[model] < f.clean_first
+                self.counts_by_model[model] += 1
+            fault = None if clean else self._fault()
             if fault == "timeout":
                 await asyncio.sleep(f.timeout_sleep_s)  # the client gives up first; the answer below goes nowhere
             status, payload = (
-                fault if isinstance(fault, tuple) else self.handle(body, request.headers.get("X-Harness-Task"))
+                fault if isinstance(fault, tuple)
+                else self.handle(body, request.headers.get("X-Harness-Task"), malformed_ok=not clean)
             )
             if status == 200:
                 with self._lock:
@@ -166,12 +180,12 @@ class ScriptedLLMServer:
         with self._lock:
             return self._rng.random()
 
-    def handle(self, body: dict, task_ref: str | None) -> tuple[int, dict]:
+    def handle(self, body: dict, task_ref: str | None, malformed_ok: bool = True) -> tuple[int, dict]:
         """The answer to one request (after latency and faults): the scripted role's or the responder's."""
         model = str(body.get("model", ""))
         role = _role(model)
         f = self.faults
-        malformed = self._draw() < f.rate_malformed
+        malformed = malformed_ok and self._draw() < f.rate_malformed
         try:
             if self.responder is not None:
                 answer = self.responder(body)

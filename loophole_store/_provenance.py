@@ -12,9 +12,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from gold_variants import catalog_sha256
 from loophole_base import atomic_write_text
-from loophole_store._tables import run_lock
 
 RUN_JSON = "run.json"
 _COMPARED = ("catalog_sha256", "judge", "replay")  # a rescore or resume under another of these is reported
@@ -67,6 +65,9 @@ def task_version_sources(pairs: Collection[tuple[str, str]]) -> dict[str, str]:
 
 def run_info(kind: str, pairs: Collection[tuple[str, str]], judge: Any, **extra: Any) -> dict[str, Any]:
     """The provenance of a run: ``kind`` is ``sweep`` or ``rescore``; ``judge`` is JSON data or None."""
+    # here, not at the top: ``harness --version`` needs only git_revision
+    from gold_variants import catalog_sha256
+
     return {
         "kind": kind,
         "harness_version": _package_version("tau-loophole-harness"),
@@ -85,6 +86,8 @@ def record_run(run_dir: Path, info: dict[str, Any]) -> list[str]:
     """Write ``run.json`` (atomically, under the run's lock). Where the run was produced before under
     another catalog or judge, the earlier provenance is kept in ``history`` and the change is returned as
     lines to show the user: rows scored under both now sit in one run."""
+    from loophole_store._tables import run_lock  # pandas and pyarrow: not for ``harness --version``
+
     run_dir = Path(run_dir)
     path = run_dir / RUN_JSON
     notes: list[str] = []

@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun, TerminationReason
@@ -23,10 +23,11 @@ from envs import ReplayFlag, ReplayMode, engine_for, load_task_set
 from loophole_scoring import score_trajectory
 
 # 40 per domain in the suite (stock tau2's evaluator, which loads both databases afresh, is nearly all of each
-# example's time: about 0.5 s); they reach each verdict with room to spare (airline 7 db_true, 11 db_false,
-# 14 divergences; retail 9, 11, 11; derandomized, so the same examples every run).
-# HARNESS_PROPERTY_EXAMPLES=1000 for a deeper search
+# example's time: about 0.5 s); they reach each verdict with room to spare (seed 3, hypothesis 6.155: airline
+# 16 db_true, 11 db_false, 8 divergences; retail 7, 8, 14; a fixed seed, so the same examples every run).
+# HARNESS_PROPERTY_EXAMPLES=1000 for a deeper search, HARNESS_PROPERTY_SEED=N for other examples
 EXAMPLES = int(os.environ.get("HARNESS_PROPERTY_EXAMPLES", "40"))
+SEED = int(os.environ.get("HARNESS_PROPERTY_SEED", "3"))
 
 
 def _gold_calls(domain: str) -> list[tuple[str, dict]]:
@@ -125,7 +126,6 @@ def _check(domain: str, sim: SimulationRun, task) -> Any:
 _settings = settings(
     max_examples=EXAMPLES,
     deadline=None,
-    derandomize=True,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -135,6 +135,9 @@ _settings = settings(
 def test_verdicts_equal_stock_evaluator(domain):
     seen = {"db_true": 0, "db_false": 0, "divergence": 0}
 
+    # A fixed seed, not ``derandomize``: that seeds from the test's source, so an unrelated edit here drew other
+    # examples (once too few matching databases); the seed changes the draws only when the generator changes.
+    @seed(SEED)
     @_settings
     @given(simulation(domain))
     def run(case):

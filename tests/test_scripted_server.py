@@ -62,3 +62,28 @@ def test_rate_limit_per_model_refuses_above_the_rate_with_retry_after():
     assert other.status_code == 200 and after.status_code == 200
     assert server.answered["scripted-user"] == burst.count(200) + 1
     assert server.counts["fault_rate_limited"] == burst.count(429) + 1
+
+
+def test_each_models_first_requests_are_clean_then_faults_apply():
+    with ScriptedLLMServer(faults=Faults(rate_500=1.0, clean_first=2)) as server, httpx.Client() as client:
+        def turn(model: str) -> int:
+            return client.post(f"{server.api_base}/chat/completions", json={"model": model, "messages": []},
+                               headers=TASK, timeout=10).status_code
+
+        users = [turn("scripted-user") for _ in range(3)]
+        agent = [turn("scripted-agent") for _ in range(3)]  # counted apart from the user's
+    assert users == [200, 200, 500] and agent == [200, 200, 500]
+
+
+def test_the_gate_holds_answers_until_it_opens():
+    import threading
+    import time
+
+    opened = threading.Event()
+    with ScriptedLLMServer() as server, ThreadPoolExecutor(1) as pool:
+        server.gate = opened.is_set
+        pending = pool.submit(_user_turn, server.api_base)
+        time.sleep(0.5)
+        assert not pending.done() and server.answered.total() == 0  # held
+        opened.set()
+        assert pending.result(timeout=10).status_code == 200

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness import rescore
 from loophole_scripted_llm import Faults, ScriptedLLMServer
 from tests.conftest import harness, real_run
 
@@ -39,8 +40,7 @@ def two_trial_run(tmp_path_factory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("two-trials")
     results = base / "whissle_two_trials.json"
     results.write_text(json.dumps(raw))
-    proc = harness("rescore", str(results), "--out", str(base / "run"))
-    assert proc.returncode == 0, proc.stderr
+    rescore([results], base / "run")  # in process (the Python API of the same verb): its users read the rows
     return results, base / "run"
 
 

@@ -12,6 +12,7 @@ import pytest
 
 import loophole_store as store
 from conversation_reading import EXPLANATION_SCHEMA_VERSION, RECORD_SCHEMA_VERSION
+from harness import rescore
 from loophole_report._links import page_name
 from tests.conftest import harness, real_run
 
@@ -24,8 +25,7 @@ def run_dir(tmp_path_factory) -> Path:
     raw.pop("simulation_index", None)
     base = tmp_path_factory.mktemp("explain")
     (base / "whissle_2_29.json").write_text(json.dumps(raw))
-    proc = harness("rescore", str(base / "whissle_2_29.json"), "--out", str(base / "run"))
-    assert proc.returncode == 0, proc.stderr
+    rescore([base / "whissle_2_29.json"], base / "run")  # in process: the tests' point is explain's CLI
     return base / "run"
 
 

@@ -12,6 +12,7 @@ import pytest
 
 import loophole_store as store
 from analysis import band4_by_agent, contract_marks
+from harness import rescore
 from tests.conftest import REAL_RUNS, harness
 
 FILES = ["aide_claude-sonnet-4-5_airline_tau2_1trial.json", "toolorchestra_retail_tau2_1trial.json"]
@@ -20,8 +21,7 @@ FILES = ["aide_claude-sonnet-4-5_airline_tau2_1trial.json", "toolorchestra_retai
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("contract") / "run"
-    proc = harness("rescore", *(str(REAL_RUNS / f) for f in FILES), "--out", str(out))
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    rescore([REAL_RUNS / f for f in FILES], out)  # in process (the Python API of the same verb): the tests read its rows
     return out
 
 

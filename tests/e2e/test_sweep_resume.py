@@ -23,15 +23,26 @@ def test_analyze_during_a_sweep_sees_every_finished_trial_with_its_scores(tmp_pa
     import loophole_store as store
     from analysis import analyze_trials
 
+    rounds = 0  # reads made while the sweep had written parts and was still running
+    first_part_at: int | None = None  # answers the server had given when the reads first found a part
+
+    def reads_keep_up() -> bool:
+        """Under load the reads slow down more than the sweep (much of its time is the server's latency, a
+        sleep): from the first part on, the sweep gets at most 2 answers a read until the 20 reads are made."""
+        return first_part_at is None or rounds >= 20 or slow.answered.total() - first_part_at < 2 * (rounds + 1)
+
     with ScriptedLLMServer(faults=Faults(latency_s=0.2)) as slow:
+        slow.gate = reads_keep_up
         config = sweep_config(tmp_path, slow.api_base, "stress", domains=["airline"], task_versions=["tau2"],
-                         tasks=["1", "32", "4", "3", "5"], trials=2, flush_every=1, max_concurrency=2)
+                         tasks=["1", "32", "4", "3", "5"], trials=2, flush_every=1, max_concurrency=2,
+                         retries={"max_attempts": 4, "base_delay_s": 0.01, "max_delay_s": 0.05, "timeout_s": 120})
         proc = start_sweep(config)
         run = tmp_path / "stress"
-        rounds = 0  # reads made while the sweep had written parts and was still running
         try:
             while proc.poll() is None:
                 writing = any((run / "parts").glob("trials-*.parquet"))
+                if writing and first_part_at is None:
+                    first_part_at = slow.answered.total()
                 trials, scores = store.read_tables(run, "trials", "scores")
                 scored = trials[trials.status.isin(["ok", "agent_error", "no_judge"])]
                 assert set(scored.trajectory_id) <= set(scores.trajectory_id), rounds
