@@ -53,15 +53,16 @@ class Faults:
 class _TokenBucket:
     """``rate`` tokens a second, at most ``max(1, rate)`` saved up: one model's allowed request rate."""
 
-    def __init__(self, rate: float) -> None:
+    def __init__(self, rate: float, clock: Callable[[], float]) -> None:
         self.rate = rate
         self.capacity = max(1.0, rate)
         self.tokens = self.capacity
-        self.stamp = time.monotonic()
+        self.clock = clock
+        self.stamp = clock()
 
     def take(self) -> float:
         """0.0 when the request may go ahead (a token is spent), else the seconds until a token is there."""
-        now = time.monotonic()
+        now = self.clock()
         self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
         if self.tokens >= 1.0:
@@ -92,6 +93,8 @@ class ScriptedLLMServer:
         self._buckets: dict[str, _TokenBucket] = {}
         self.inflight = 0
         self.max_inflight = 0  # requests being answered at once, at most: a check on the client's concurrency
+        # The rate limit's clock (seconds): a test sets its own, so a loaded machine's slow requests refill no token.
+        self.clock: Callable[[], float] = time.monotonic
         # Checked on the server's thread before each answer (after latency): the answer waits while it is false.
         self.gate: Callable[[], bool] | None = None
         self._rng = random.Random(self.faults.seed)
@@ -154,7 +157,7 @@ class ScriptedLLMServer:
         if self.faults.rate_limit_rps <= 0:
             return 0.0
         with self._lock:
-            bucket = self._buckets.setdefault(model, _TokenBucket(self.faults.rate_limit_rps))
+            bucket = self._buckets.setdefault(model, _TokenBucket(self.faults.rate_limit_rps, self.clock))
             wait = bucket.take()
             if wait:
                 self.counts["fault_rate_limited"] += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import pytest
 
 from loophole_scripted_llm import Faults, ScriptedLLMServer
 
@@ -43,25 +44,28 @@ def test_faults_follow_the_seed():
 
 
 def test_rate_limit_per_model_refuses_above_the_rate_with_retry_after():
-    import time
+    now = [100.0]  # the server's clock, moved by hand: how slowly a loaded machine sends the burst refills nothing
 
     def turn(client: httpx.Client, model: str) -> httpx.Response:
         return client.post(f"{server.api_base}/chat/completions", json={"model": model, "messages": []},
                            headers=TASK, timeout=10)
 
     with ScriptedLLMServer(faults=Faults(rate_limit_rps=5)) as server, httpx.Client() as client:
+        server.clock = lambda: now[0]
         burst = [turn(client, "scripted-user").status_code for _ in range(12)]
         other = turn(client, "scripted-agent")  # each model has its own allowance
+        now[0] += 0.1  # half a token back
         refused = turn(client, "scripted-user")
         assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
         wait_ms = float(refused.headers["retry-after-ms"])
-        assert 0 < wait_ms <= 200  # one token at 5/s: at most 200 ms away
-        time.sleep(wait_ms / 1000 + 0.01)
+        assert wait_ms == pytest.approx(100.0)  # the other half, at 5 a second
+        now[0] += wait_ms / 1000 + 0.001
         after = turn(client, "scripted-user")
-    assert burst[:5] == [200] * 5 and burst.count(200) <= 6 and 429 in burst  # one second's worth, then refused
-    assert other.status_code == 200 and after.status_code == 200
-    assert server.answered["scripted-user"] == burst.count(200) + 1
-    assert server.counts["fault_rate_limited"] == burst.count(429) + 1
+        again = turn(client, "scripted-user")  # that token spent: refused again
+    assert burst == [200] * 5 + [429] * 7  # one second's worth, then refused
+    assert other.status_code == 200 and after.status_code == 200 and again.status_code == 429
+    assert server.answered["scripted-user"] == 6
+    assert server.counts["fault_rate_limited"] == 7 + 1 + 1
 
 
 def test_each_models_first_requests_are_clean_then_faults_apply():
