@@ -268,6 +268,18 @@ def _holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
         return lambda s: any(holds(r, s) for r in required)
 
 
+def scanned_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
+    """A looser necessary condition than ``holds_any(patterns)``, in one pass: one automaton scan (``_scan``) for the
+    words of one requirement of each pattern, its rarest (``_words_in``), where ``holds_any`` tests every word of
+    every requirement in turn. For a reader that tests each pattern's own gate after it (a text it lets through
+    still meets each pattern's gate or not), built once and held (a module's constant)."""
+    groups = [max(needs(p), key=lambda r: (min(map(len, _words_in(r))), -len(r)), default=None) for p in patterns]
+    if any(g is None for g in groups):
+        return lambda s: True  # a pattern that needs nothing: every text may match it
+    scans: dict[str, Any] = {}
+    return _compiled(_scan(frozenset(w for g in groups if g is not None for w in _words_in(g)), scans), scans)
+
+
 def holds(requirements: Sequence[Requirement], lowered: str) -> bool:
     """Whether the text whose lowercase is ``lowered`` has what ``requirements`` (``needs``) asks for: a pattern's
     ``needs`` by its compiled ``check``, any other by walking it (the reference the check is tested against)."""
@@ -331,4 +343,4 @@ def may_match(pattern: re.Pattern[str], lowered: str, gated: bool) -> bool:
     return (held[1] if held is not None and held[0] is pattern else needs(pattern)).check(lowered)
 
 
-__all__ = ["gateable", "holds", "holds_any", "may_match", "needs", "walked"]
+__all__ = ["gateable", "holds", "holds_any", "may_match", "needs", "scanned_any", "walked"]

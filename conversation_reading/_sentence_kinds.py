@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from conversation_reading._bag_fees import _FREE, stated_free
-from conversation_reading._gate import gateable, holds, holds_any, needs
+from conversation_reading._gate import gateable, holds, needs, scanned_any
 from conversation_reading._lowered_search import says as found
 from conversation_reading._route_claims import ROUTE as _ROUTE
 from conversation_reading._sentence_facts import (
@@ -47,8 +47,8 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
 
     if sentence.rstrip().endswith("?"):
         return "confirmation_request" if says(_CONFIRM) else ("offer" if says(_OFFER) else "question")
-    if gated and not holds_any(_STATEMENT_WORDS)(lowered):
-        return None  # no word any kind below needs (most sentences): one gate for them all
+    if gated and not _STATEMENT_SCAN(lowered):
+        return None  # no word any kind below needs (most sentences): one scan for them all
     if says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL) or says(_REFUND)):
         return "promise"
     if says(_OFFER) and (says(_CANCEL) or says(_CABIN) or says(_FLIGHTS) or says(_COMPENSATION)):
@@ -65,6 +65,9 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
 # the patterns the kinds of a statement (no question) read: where no gate of them holds, none can match and the
 # sentence is of no kind (``stated_free`` needs ``_FREE``, a route ``_ROUTE``)
 _STATEMENT_WORDS = (_PROMISE, _OFFER, _RULE, _CONFIRM, _FREE, _ROUTE)
+# one scan of their rarest words (``scanned_any``): lets through a few sentences their whole gates rule out, which
+# each kind's own gate then rules out, in a third of the time of testing every word of those gates (#47)
+_STATEMENT_SCAN = scanned_any(_STATEMENT_WORDS)
 
 
 __all__ = ["kind"]

@@ -15,7 +15,7 @@ import pytest
 
 from conversation_reading import _bag_fees, _sentence_kinds, _sentences
 from conversation_reading._domain import domain_db
-from conversation_reading._gate import holds, needs
+from conversation_reading._gate import holds, holds_any, needs, scanned_any
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._normalise import normalise
 from conversation_reading._sentence_facts import _FLIGHT_NO, _Checker
@@ -85,7 +85,7 @@ def test_a_statements_one_gate_and_the_bag_gate_answer_as_the_scans(monkeypatch)
     free = [_bag_fees.stated_free(s) for s, _ in sentences]
     hypothetical = [_sentences._words(s, vocabulary().hypothetical) for s, _ in sentences]
     declining = [_sentences._declines(s) for s, _ in sentences]
-    monkeypatch.setattr(_sentence_kinds, "holds_any", lambda patterns: lambda lowered: True)
+    monkeypatch.setattr(_sentence_kinds, "_STATEMENT_SCAN", lambda lowered: True)
     monkeypatch.setattr(_sentence_kinds, "found", lambda pattern, text, lowered: pattern.search(text) is not None)
     monkeypatch.setattr(_sentences, "may_match", lambda pattern, lowered, gated: True)
     monkeypatch.setattr(_bag_fees, "may_match", lambda pattern, lowered, gated: True)
@@ -97,6 +97,18 @@ def test_a_statements_one_gate_and_the_bag_gate_answer_as_the_scans(monkeypatch)
     # the gate rules most sentences out, and what it lets through still takes each kind
     assert {None, "fact_claim", "rule_claim", "offer", "promise", "confirmation_request"} <= set(gated)
     assert gated.count(None) > len(gated) / 3
+
+
+def test_a_statements_one_scan_lets_through_every_sentence_its_whole_gate_does_and_rules_most_out():
+    sentences = [s.lower() for s, _ in _agent_sentences()]
+    whole = holds_any(_sentence_kinds._STATEMENT_WORDS)
+    scanned = [_sentence_kinds._STATEMENT_SCAN(s) for s in sentences]
+    assert all(scanned[i] for i, s in enumerate(sentences) if whole(s))  # a necessary condition of the whole gate
+    assert 0 < scanned.count(False) and scanned.count(True) < len(sentences) / 2
+    # a word of one pattern's rarest requirement is enough, and a pattern that needs nothing lets every text through
+    assert scanned_any((re.compile(r"\bshall I\b", re.I), re.compile(r"zz(?:qq|xx)")))("so shall i go")
+    assert not scanned_any((re.compile(r"\bshall I\b", re.I), re.compile(r"zz(?:qq|xx)")))("so zz it is")
+    assert scanned_any((re.compile(r"\d+"),))("no digits here")
 
 
 @pytest.mark.parametrize("tail", ["", "\nXYZ123 then ABC456", "\nand ABC456", "ABC456 glued on", " DEF789", "0 cut"])
