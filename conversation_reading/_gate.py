@@ -268,6 +268,36 @@ def _holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
         return lambda s: any(holds(r, s) for r in required)
 
 
+def scanned_each(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], int]:
+    """Which of ``patterns`` could match a lowered text, by a looser necessary condition than each one's gate, in one
+    pass: bit ``i`` of the answer is set where a word of pattern ``i``'s rarest requirement (``_words_in``) occurs
+    (0: none could match), from one automaton scan of them all, where a gate each tests every word of every
+    requirement in turn. For a reader that tests a pattern's own gate after its bit (a text it lets through still
+    meets the gate or not), built once and held (a module's constant)."""
+    automaton = ahocorasick.Automaton()
+    bits: dict[str, int] = {}
+    always = 0  # the patterns that need nothing: every text may match them
+    for i, p in enumerate(patterns):
+        rarest = max(needs(p), key=lambda r: (min(map(len, _words_in(r))), -len(r)), default=None)
+        if rarest is None:
+            always |= 1 << i
+        for word in () if rarest is None else _words_in(rarest):
+            bits[word] = bits.get(word, 0) | 1 << i
+    for word in sorted(bits):
+        automaton.add_word(word, bits[word])
+    if not bits:
+        return lambda s: always
+    automaton.make_automaton()
+
+    def scanned(s: str) -> int:
+        found = always
+        for _end, bit in automaton.iter(s):
+            found |= bit
+        return found
+
+    return scanned
+
+
 def holds(requirements: Sequence[Requirement], lowered: str) -> bool:
     """Whether the text whose lowercase is ``lowered`` has what ``requirements`` (``needs``) asks for: a pattern's
     ``needs`` by its compiled ``check``, any other by walking it (the reference the check is tested against)."""
@@ -331,4 +361,4 @@ def may_match(pattern: re.Pattern[str], lowered: str, gated: bool) -> bool:
     return (held[1] if held is not None and held[0] is pattern else needs(pattern)).check(lowered)
 
 
-__all__ = ["gateable", "holds", "holds_any", "may_match", "needs", "walked"]
+__all__ = ["gateable", "holds", "holds_any", "may_match", "needs", "scanned_each", "walked"]

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from conversation_reading._bag_fees import _FREE, stated_free
-from conversation_reading._gate import gateable, holds, holds_any, needs
+from conversation_reading._gate import gateable, holds, needs, scanned_each
 from conversation_reading._lowered_search import says as found
 from conversation_reading._route_claims import ROUTE as _ROUTE
 from conversation_reading._sentence_facts import (
@@ -47,17 +47,20 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
 
     if sentence.rstrip().endswith("?"):
         return "confirmation_request" if says(_CONFIRM) else ("offer" if says(_OFFER) else "question")
-    if gated and not holds_any(_STATEMENT_WORDS)(lowered):
-        return None  # no word any kind below needs (most sentences): one gate for them all
-    if says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL) or says(_REFUND)):
+    # the statement kinds' patterns that could match (a bit each, ``_STATEMENT_WORDS``' order): most sentences none
+    may = _STATEMENT_SCAN(lowered) if gated else -1
+    if not may:
+        return None  # no word any kind below needs (most sentences): one scan for them all
+    if may & _PROMISES and says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL) or says(_REFUND)):
         return "promise"
-    if says(_OFFER) and (says(_CANCEL) or says(_CABIN) or says(_FLIGHTS) or says(_COMPENSATION)):
+    if may & _OFFERS and says(_OFFER) and (says(_CANCEL) or says(_CABIN) or says(_FLIGHTS) or says(_COMPENSATION)):
         return "offer"
-    if says(_RULE):
+    if may & _RULES and says(_RULE):
         return "rule_claim"
-    if says(_CONFIRM):
+    if may & _CONFIRMS and says(_CONFIRM):
         return "confirmation_request"
-    if stated_free(sentence) or ("from" in lowered or "origin" in lowered) and _ROUTE.search(sentence):
+    if may & _FREES and stated_free(sentence) or may & _ROUTES and ("from" in lowered or "origin" in lowered) \
+            and _ROUTE.search(sentence):
         return "fact_claim"  # a bag fee of nothing, in words; a reservation's route
     return None
 
@@ -65,6 +68,10 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
 # the patterns the kinds of a statement (no question) read: where no gate of them holds, none can match and the
 # sentence is of no kind (``stated_free`` needs ``_FREE``, a route ``_ROUTE``)
 _STATEMENT_WORDS = (_PROMISE, _OFFER, _RULE, _CONFIRM, _FREE, _ROUTE)
+# one scan of their rarest words (``scanned_each``): lets through a few sentences their whole gates rule out, which
+# each kind's own gate then rules out, in a fraction of the time of testing every word of those gates (#47)
+_STATEMENT_SCAN = scanned_each(_STATEMENT_WORDS)
+_PROMISES, _OFFERS, _RULES, _CONFIRMS, _FREES, _ROUTES = (1 << i for i in range(len(_STATEMENT_WORDS)))  # their bits
 
 
 __all__ = ["kind"]

@@ -15,7 +15,7 @@ import pytest
 
 from conversation_reading import _bag_fees, _sentence_kinds, _sentences
 from conversation_reading._domain import domain_db
-from conversation_reading._gate import holds, needs
+from conversation_reading._gate import holds, needs, scanned_each
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._normalise import normalise
 from conversation_reading._sentence_facts import _FLIGHT_NO, _Checker
@@ -85,7 +85,7 @@ def test_a_statements_one_gate_and_the_bag_gate_answer_as_the_scans(monkeypatch)
     free = [_bag_fees.stated_free(s) for s, _ in sentences]
     hypothetical = [_sentences._words(s, vocabulary().hypothetical) for s, _ in sentences]
     declining = [_sentences._declines(s) for s, _ in sentences]
-    monkeypatch.setattr(_sentence_kinds, "holds_any", lambda patterns: lambda lowered: True)
+    monkeypatch.setattr(_sentence_kinds, "_STATEMENT_SCAN", lambda lowered: -1)
     monkeypatch.setattr(_sentence_kinds, "found", lambda pattern, text, lowered: pattern.search(text) is not None)
     monkeypatch.setattr(_sentences, "may_match", lambda pattern, lowered, gated: True)
     monkeypatch.setattr(_bag_fees, "may_match", lambda pattern, lowered, gated: True)
@@ -97,6 +97,19 @@ def test_a_statements_one_gate_and_the_bag_gate_answer_as_the_scans(monkeypatch)
     # the gate rules most sentences out, and what it lets through still takes each kind
     assert {None, "fact_claim", "rule_claim", "offer", "promise", "confirmation_request"} <= set(gated)
     assert gated.count(None) > len(gated) / 3
+
+
+def test_a_statements_one_scan_lets_through_each_pattern_wherever_its_gate_does_and_rules_most_sentences_out():
+    sentences = [s.lower() for s, _ in _agent_sentences()]
+    patterns = _sentence_kinds._STATEMENT_WORDS
+    scanned = [_sentence_kinds._STATEMENT_SCAN(s) for s in sentences]
+    for i, pattern in enumerate(patterns):  # a necessary condition of each pattern's whole gate
+        assert all(bits & 1 << i for s, bits in zip(sentences, scanned, strict=True) if holds(needs(pattern), s))
+    assert 0 < scanned.count(0) and len(sentences) - scanned.count(0) < len(sentences) / 2
+    # a word of a pattern's rarest requirement is enough ("zzqq", not "zz"); a pattern that needs nothing: every text
+    two = scanned_each((re.compile(r"\bshall I\b", re.I), re.compile(r"zz(?:qq|xx)")))
+    assert (two("so shall i go"), two("so zz it is"), two("zzxx, shall i"), two("")) == (1, 0, 3, 0)
+    assert scanned_each((re.compile(r"\d+"), re.compile("ab")))("no digits here") == 1
 
 
 @pytest.mark.parametrize("tail", ["", "\nXYZ123 then ABC456", "\nand ABC456", "ABC456 glued on", " DEF789", "0 cut"])
