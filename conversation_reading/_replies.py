@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 from conversation_reading._boundary import named_in
@@ -34,6 +34,7 @@ from conversation_reading._evidence import (
 )
 from conversation_reading._gate import gateable, may_match
 from conversation_reading._lowered_search import ascii_lowered, matches, says
+from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._vocabulary import vocabulary
 from policy_model import CANCEL_TOOL
 
@@ -64,30 +65,15 @@ def picks(pattern: re.Pattern[str], reply: str) -> bool | None:
     return any(not s.rstrip().endswith("?") and not asks(s, m.start()) for s, m in named)
 
 
-# The answers of ``agrees`` while one conversation is read (``reading_replies``), by reply: every claim and
-# consequential sentence asks of the reply after it, and most replies follow several. Dropped after the reading.
-_AGREES: list[dict[str, bool]] = []
-
-
-@contextmanager
-def reading_replies() -> Iterator[None]:
+def reading_replies() -> AbstractContextManager[None]:
     """While one conversation is read (``_reading.conversation_record``): ``agrees`` reads each reply once."""
-    _AGREES.append({})
-    try:
-        yield
-    finally:
-        _AGREES.pop()
+    return _AGREES.reading()
 
 
 def agrees(reply: str) -> bool:
     """The reply states a yes (the catalog's ``agreement``): not negated, not in a question, not after an opening
     refusal."""
-    if not _AGREES:
-        return _agrees(reply)
-    found = _AGREES[-1].get(reply)
-    if found is None:
-        found = _AGREES[-1][reply] = _agrees(reply)
-    return found
+    return _AGREES(reply)
 
 
 def _agrees(reply: str) -> bool:
@@ -99,6 +85,11 @@ def _agrees(reply: str) -> bool:
     return any(not negated(s, m.start()) and not s.rstrip().endswith("?")
                for s in split_sentences(reply) if may_match(v.agreement, s.lower(), gateable(s))
                for m in v.agreement.finditer(s)) and not mentions(v.withdrawal, reply)
+
+
+# The answers of ``agrees`` while one conversation is read (``reading_replies``), by reply: every claim and
+# consequential sentence asks of the reply after it, and most replies follow several. Dropped after the reading.
+_AGREES: ReadingMemo[str, bool] = ReadingMemo(_agrees)
 
 
 def options_offered(text: str) -> int:

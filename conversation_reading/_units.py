@@ -5,11 +5,11 @@ pattern cannot match."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 from conversation_reading._gate import gateable, holds, holds_any, needs
 from conversation_reading._normalise import normalise
+from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._vocabulary import EvidenceKind, vocabulary
 
 _LINE = re.compile(r"\n+")
@@ -22,34 +22,14 @@ def split_sentences(text: str) -> list[str]:
     return list(_sentences(text))
 
 
-# Every reader of a message cuts its sentences (each claim kind, request word and precondition fact): cut once
-# while one conversation is read (``reading_sentences``) and dropped with the reading, so no cut of a
-# conversation's text outlives it (a cache across conversations would flatter a benchmark that repeats a file).
-_CUTS: list[dict[str, tuple[str, ...]]] = []
-
-
-@contextmanager
-def reading_sentences() -> Iterator[None]:
-    """While one conversation is read (``_reading.conversation_record``): each text's sentences are cut once."""
-    _CUTS.append({})
-    try:
-        yield
-    finally:
-        _CUTS.pop()
-
-
-def _sentences(text: str) -> tuple[str, ...]:
-    if not _CUTS:
-        return _cut(text)
-    memo = _CUTS[-1]
-    found = memo.get(text)
-    if found is None:
-        found = memo[text] = _cut(text)
-    return found
-
-
 def _cut(text: str) -> tuple[str, ...]:
     return tuple(s.strip() for line in _LINE.split(text) for s in _SENTENCE_END.split(line) if s.strip())
+
+
+# Every reader of a message cuts its sentences (each claim kind, request word and precondition fact): cut once
+# while one conversation is read (``_sentences.reading``, entered by ``conversation_record``).
+_sentences: ReadingMemo[str, tuple[str, ...]] = ReadingMemo(_cut)
+reading_sentences = _sentences.reading
 
 
 def _units(text: str) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tau2.data_model.simulation import Results
 
-from conversation_reading import _units
+from conversation_reading import _replies, _units
 from envs import engine_for
 from loophole_scoring import score_simulation
 from tests.conftest import SHARED
@@ -22,26 +22,26 @@ pytestmark = pytest.mark.skipif(not FILE.is_file(), reason="the dev corpus is no
 
 def test_each_text_is_cut_once_per_reading_and_again_in_the_next(monkeypatch):
     sims = Results.model_validate_json(Path(FILE).read_text(encoding="utf-8")).simulations[:2]
-    cut = _units._cut
+    cut = _units._sentences.compute
     counts: Counter[str] = Counter()
 
     def counted(text: str) -> tuple[str, ...]:
-        if _units._CUTS:  # a cut for the record (scoring cuts a task's texts outside it too)
+        if _units._sentences.held:  # a cut for the record (scoring cuts a task's texts outside it too)
             counts[text] += 1
         return cut(text)
 
-    monkeypatch.setattr(_units, "_cut", counted)
+    monkeypatch.setattr(_units._sentences, "compute", counted)
     engine = engine_for("airline")
     first = score_simulation(sims[0], "airline", "tau2", engine, None).record
     once = dict(counts)
     assert once and max(once.values()) == 1  # read by many readers, cut once
-    assert _units._CUTS == []  # dropped with the reading
+    assert _units._sentences.held == [] and _replies._AGREES.held == []  # dropped with the reading
     # the same conversation decoded again (as a file's repeated trials are: new objects, the same texts)
     again = score_simulation(sims[0].model_copy(deep=True), "airline", "tau2", engine, None).record
     assert again == first
     assert all(counts[t] == 2 for t in once)  # cut again: nothing kept from the first reading
     score_simulation(sims[1], "airline", "tau2", engine, None)
-    assert _units._CUTS == []
+    assert _units._sentences.held == []
 
 
 def test_outside_a_reading_a_cut_is_the_same_and_kept_nowhere():
@@ -51,4 +51,4 @@ def test_outside_a_reading_a_cut_is_the_same_and_kept_nowhere():
         inside = _units.split_sentences(text)
         assert _units._sentences(text) is _units._sentences(text)
     assert inside == outside == list(_units._cut(text))
-    assert _units._CUTS == []
+    assert _units._sentences.held == []
