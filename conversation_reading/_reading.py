@@ -379,7 +379,7 @@ def _record(
         withdrawal=None if withdrawn is None else Withdrawal(
             what=withdrawn.what, message_index=withdrawn.message_index, excerpt=withdrawn.excerpt),
         final_decision=final,
-        sentences=consequential_sentences(r.turns, lambda: r.states, r.domain, claims, final.message_index, writes,
+        sentences=consequential_sentences(r.index, lambda: r.states, r.domain, claims, final.message_index, writes,
                                           r.is_write),
         certificate_at=sent[0][0].index if (sent := r.index.named("send_certificate")) else None,
         compensation_raised_at=compensation_raised_at(r.turns, r.index),

@@ -45,6 +45,7 @@ from conversation_reading._sentence_facts import (
 )
 from conversation_reading._sentence_kinds import _OPTION
 from conversation_reading._sentence_kinds import kind as sentence_kind
+from conversation_reading._turn_index import TurnIndex
 from conversation_reading._units import split_sentences
 from conversation_reading._vocabulary import vocabulary
 from policy_model import AIRLINE, BAG_ALLOWANCE, BAG_WRITES
@@ -54,7 +55,7 @@ _DENIES = re.compile(r"\b(?:not|no|never|none|neither|nothing|isn't|aren't|canno
 _REASON = re.compile(r"^\W*(?:since|because|as|given that|now that)\b[^,;:]*[,;:]\s*", re.IGNORECASE)
 _PROVISO = re.compile(r"\b(?:as long as|so long as|provided that)\b.*$", re.IGNORECASE)
 _POSSIBLE = re.compile(r"\b(?:can|could|may|eligible|allowed|permitted|possible|able to|qualif\w+|entitled)\b", re.I)
-def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]], domain: str, claims: list[Claim],
+def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]], domain: str, claims: list[Claim],
                             until: int | None, writes: list[Write],
                             is_write: Callable[[str], bool]) -> list[ConsequentialSentence]:
     """Every consequential agent sentence before message ``until`` (the user's final decision; None: all), with
@@ -64,6 +65,8 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
     if domain != "airline":
         return []
     from conversation_reading._domain import domain_db
+
+    turns = index.turns
 
     flights_db = domain_db(domain)
     decisions = {i for i in (until, *(w.confirmation_index for w in writes)) if i is not None}
@@ -83,7 +86,7 @@ def consequential_sentences(turns: list[Turn], states: Callable[[], list[_State]
         relied = course.relied(t.index, decisions)
         # the user's next message says yes to it: a false sentence there is one the user went on with
         agreed = not relied and _agreed(course.reply(t.index), replies)
-        asked = relied or agreed or _asked_to_confirm(course.said_before(t.index))
+        asked = relied or agreed or _asked_to_confirm(index.said_before(t.index))
         if not (asked or _worth_reading(t.text, course.acted_after > t.index)):
             continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
         declines = holds(gate, t.text.lower())  # once a message, not once a sentence: its gate is the largest
@@ -126,9 +129,9 @@ def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
 
 
 class _Course:
-    """Where each message stands in the conversation, found in one pass each way: the user's next and last
-    messages with words, the agent's next write, the first write and the last act (a write or a transfer). A
-    turn's index is its position (``read_turns``)."""
+    """Where each message stands in the conversation, found in one pass back: the user's next message with words,
+    the agent's next write, the first write and the last act (a write or a transfer). A turn's index is its
+    position (``read_turns``). The user's last message before one is the record's (``TurnIndex.said_before``)."""
 
     def __init__(self, turns: list[Turn], is_write: Callable[[str], bool]) -> None:
         n = len(turns)
@@ -149,13 +152,6 @@ class _Course:
             if t.role == "user" and t.text.strip():
                 said = t
             self._said_from[at], self._writes_from[at] = said, written
-        self._said_before: list[Turn | None] = [None] * (n + 1)  # the last user message with words before
-        said = None
-        for at, t in enumerate(turns):
-            self._said_before[at] = said
-            if t.role == "user" and t.text.strip():
-                said = t
-        self._said_before[n] = said
 
     def relied(self, index: int, decisions: set[int]) -> bool:
         """The user's next message with words is a decision, or the agent writes before it."""
@@ -168,9 +164,6 @@ class _Course:
     def reply(self, index: int) -> Turn | None:
         """The user's next message with words after message ``index``."""
         return self._said_from[index + 1]
-
-    def said_before(self, index: int) -> Turn | None:
-        return self._said_before[min(index, len(self._said_before) - 1)]
 
 
 def _agreed(reply: Turn | None, replies: dict[int, bool]) -> bool:
