@@ -8,8 +8,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
+
+from loophole_base import safe_yaml
 
 
 class EvidenceVocabulary(BaseModel):
@@ -128,4 +129,4 @@ class ReadingVocabulary(BaseModel):
 @lru_cache(maxsize=1)
 def load_vocabulary() -> ReadingVocabulary:
     text = resources.files("conversation_reading").joinpath("vocabulary.yaml").read_text(encoding="utf-8")
-    return ReadingVocabulary.model_validate(yaml.safe_load(text))
+    return ReadingVocabulary.model_validate(safe_yaml(text))

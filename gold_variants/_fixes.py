@@ -7,11 +7,11 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
 from envs import load_task_set
 from gold_variants._registry import gold_reading, variants_for
+from loophole_base import safe_yaml
 
 _NEGATED = r"(never|no circumstances|not|don't|do not)\b.{0,30}"
 
@@ -59,7 +59,7 @@ def policy_fixes() -> dict[str, PolicyFix]:
     fixes = {}
     for item in folder.iterdir():
         if item.name.endswith(".yaml"):
-            fix = PolicyFix.model_validate(yaml.safe_load(item.read_text(encoding="utf-8")))
+            fix = PolicyFix.model_validate(safe_yaml(item.read_text(encoding="utf-8")))
             fixes[fix.name] = fix
     return fixes
 

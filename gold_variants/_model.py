@@ -6,11 +6,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import Annotated, Literal, get_args
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from tau2.data_model.tasks import Action
 
 from envs import Domain, TaskVersion, pinned_sha256
+from loophole_base import safe_yaml
 
 LoopholeType = Literal[
     "scope_gap", "silent_on_edge", "conflicting_clauses", "implicit_precondition", "compositional_ambiguity"
@@ -147,8 +147,8 @@ def _with_report_golds(raw: dict, golds: dict) -> dict:
 @lru_cache(maxsize=1)
 def load_catalog() -> Catalog:
     folder = resources.files("gold_variants")
-    raw = yaml.safe_load(folder.joinpath("catalog.yaml").read_text(encoding="utf-8"))
-    golds = yaml.safe_load(folder.joinpath(REPORT_GOLDS).read_text(encoding="utf-8"))
+    raw = safe_yaml(folder.joinpath("catalog.yaml").read_text(encoding="utf-8"))
+    golds = safe_yaml(folder.joinpath(REPORT_GOLDS).read_text(encoding="utf-8"))
     catalog = Catalog.model_validate(_with_report_golds(raw, golds))
     _check_vocabulary_names(catalog)
     return catalog

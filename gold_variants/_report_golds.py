@@ -15,6 +15,7 @@ import yaml
 
 from envs import load_task_set, pinned_sha256
 from gold_variants._model import REPORT_GOLDS
+from loophole_base import safe_yaml
 
 HEADER = f"""\
 # {REPORT_GOLDS}: the gold actions each task report's alternative borrows from another task version
@@ -27,7 +28,7 @@ HEADER = f"""\
 def derive_report_golds() -> dict[str, dict[str, Any]]:
     """Report id -> ``{tasks_sha256, actions: {task id: [action, ...]}}``, read from catalog.yaml's reports and
     each ``gold_from`` version's pinned tasks (catalog.yaml alone: the loaded catalog needs this file)."""
-    raw = yaml.safe_load(resources.files("gold_variants").joinpath("catalog.yaml").read_text(encoding="utf-8"))
+    raw = safe_yaml(resources.files("gold_variants").joinpath("catalog.yaml").read_text(encoding="utf-8"))
     out: dict[str, dict[str, Any]] = {}
     for report in raw.get("reports") or []:
         alt = report.get("alternative") or {}

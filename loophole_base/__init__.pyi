@@ -23,6 +23,9 @@ from ._number_token import (
 from ._order import (
     natural_key,
 )
+from ._yaml import (
+    safe_yaml,
+)
 
 __all__ = [
     "atomic_folder",
@@ -38,5 +41,6 @@ __all__ = [
     "natural_key",
     "number_token_before",
     "OUTPUT_MANIFEST",
+    "safe_yaml",
     "shown",
 ]
