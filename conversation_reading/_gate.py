@@ -333,14 +333,19 @@ def walked(requirements: Sequence[Requirement], lowered: str) -> bool:
     return True
 
 
+# The capital I with a dot: ``re`` lowercases it to "i" (its simple mapping), ``str.lower`` to "i" and a combining
+# dot (its full mapping), so the lowered text no longer holds the word the pattern matches ("İs" -> "i̇s").
+_LOWERED_APART = "\u0130"
+
+
 def _folding_to_ascii() -> frozenset[str]:
     """The characters outside ASCII that a case-insensitive pattern's ASCII letter matches although their lowercase
-    is not that letter (dotless i, long s): a text holding one is not gated."""
+    is not that letter (dotless i, long s, dotted capital I): a text holding one is not gated."""
     try:
         from re._casefix import _EXTRA_CASES  # type: ignore[import-not-found]
     except ImportError:  # pragma: no cover - Python < 3.11
-        return frozenset("\u0131\u017f")
-    return frozenset(chr(c) for k, v in _EXTRA_CASES.items() if k < 128 for c in v if c >= 128)
+        return frozenset("\u0131\u017f" + _LOWERED_APART)
+    return frozenset(chr(c) for k, v in _EXTRA_CASES.items() if k < 128 for c in v if c >= 128) | {_LOWERED_APART}
 
 
 _FOLDING = _folding_to_ascii()

@@ -217,6 +217,25 @@ def test_the_pattern_gate_never_rules_out_a_text_its_pattern_matches():
     assert re.search("same", "the \u017fame", re.IGNORECASE)  # why: "s" matches the long s, whose lowercase it is not
 
 
+def test_no_text_is_gated_whose_lowercase_loses_what_an_ascii_letter_matches():
+    """Every character outside ASCII that an ASCII letter matches case-insensitively either lowercases to that
+    letter or keeps its text out of the gate (all of Unicode scanned, so a new Python's case table is checked)."""
+    import re
+    import string
+
+    from conversation_reading._gate import gateable, may_match
+
+    letter = re.compile("[a-z]", re.IGNORECASE)
+    for code in range(128, 0x110000):
+        ch = chr(code)
+        if letter.fullmatch(ch):
+            matched = [a for a in string.ascii_lowercase if re.fullmatch(a, ch, re.IGNORECASE)]
+            assert ch.lower() in matched or not gateable(f"a {ch} b"), hex(code)
+    asked = re.compile(r"\bis this right\b", re.IGNORECASE)
+    text = "\u0130s this right?"
+    assert asked.search(text) and may_match(asked, text.lower(), gateable(text))
+
+
 def test_the_compiled_gate_answers_as_walking_the_requirements():
     """``holds`` runs a pattern's requirements compiled into one expression (a speed-up, #47): on the units of every
     message of one shared run, for every pattern the readers gate, it answers what walking them answers; and
