@@ -92,7 +92,7 @@ from conversation_reading._record import (
     Write,
 )
 from conversation_reading._replies import acted_on, reading_replies
-from conversation_reading._requests import user_requests
+from conversation_reading._requests import reading_payments, user_requests
 from conversation_reading._sentences import consequential_sentences
 from conversation_reading._turn_index import TurnIndex
 from conversation_reading._units import reading_sentences
@@ -333,7 +333,7 @@ def conversation_record(
     agent declined before it), and a certificate sent after no change the compensation clause; the record lists
     every clause it read (``clauses_read``), with all its declines; ``record_ids``: the record ids whose first
     naming the record looks for (``records_named``: a refusal's grounding in the gold's records)."""
-    with reading_replies(), reading_sentences():
+    with reading_replies(), reading_sentences(), reading_payments():
         return _record(messages, domain, is_write, facts, clauses, record_ids)
 
 

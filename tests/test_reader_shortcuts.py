@@ -1,0 +1,66 @@
+"""The readers' shortcuts above the cut (#47 round 6) answer as the paths they skip: the requests read stops once
+every write was asked for, and the payment clauses blanked once a reading are those blanked outside one (and
+dropped with it: nothing keyed on a conversation's text outlives its record)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tau2.data_model.simulation import Results
+
+from conversation_reading import _requests
+from conversation_reading._evidence import mentions, read_turns
+from conversation_reading._units import Units
+from conversation_reading._vocabulary import vocabulary
+from policy_model import COMPENSATION_TOOL
+from tests.conftest import SHARED, real_run
+
+FILES = [real_run("whissle_airline_tau3_1trial.json"), real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json"),
+         *sorted((SHARED / "dev-corpus" / "runs").glob("*retail*.json"))[:1]]
+
+
+def _conversations() -> list[list]:
+    return [list(s.messages) for f in FILES
+            for s in Results.model_validate_json(Path(f).read_text(encoding="utf-8")).simulations]
+
+
+def _requests_unskipped(turns, is_write) -> dict[str, int]:
+    """The first user message asking for each write, every message and word read: no gate, no early stop."""
+    found: dict[str, int] = {}
+    for t in turns:
+        if t.role != "user" or not t.text.strip():
+            continue
+        for tool, pattern in vocabulary().requests.items():
+            if not is_write(tool) or tool in found or pattern.search(t.text) is None:
+                continue
+            if mentions(pattern, _requests._without_payment(t.text) if tool == COMPENSATION_TOOL else t.text):
+                found[tool] = t.index
+    return found
+
+
+def test_user_requests_answer_as_reading_every_message():
+    writes = {"book_reservation", "cancel_reservation", "update_reservation_flights", "update_reservation_baggages",
+              "update_reservation_passengers", "send_certificate", "exchange_delivered_order_items",
+              "cancel_pending_order", "return_delivered_order_items", "modify_pending_order_items"}
+    seen = every = 0
+    for messages in _conversations():
+        turns = read_turns(messages)
+        for is_write in (writes.__contains__, {"send_certificate", "cancel_reservation"}.__contains__):
+            with _requests.reading_payments():
+                got = {q.tool: q.message_index for q in _requests.user_requests(turns, Units(), is_write)}
+            assert got == _requests_unskipped(turns, is_write)
+            seen += bool(got)
+            every += len(got) == sum(map(is_write, vocabulary().requests))
+    assert seen > 20 and every > 0  # conversations that ask for writes, some for every one (the stop is taken)
+
+
+def test_payment_clauses_blanked_once_a_reading_as_outside_one_and_dropped_with_it():
+    texts = [t.text for messages in _conversations() for t in read_turns(messages)
+             if t.role == "user" and "certificate" in t.text.lower()]
+    assert texts and any(_requests._without_payment(x) != x for x in texts)
+    outside = [_requests.without_payment(x) for x in texts]
+    with _requests.reading_payments():
+        inside = [_requests.without_payment(x) for x in texts]
+        assert _requests._WITHOUT_PAYMENT.held and len(_requests._WITHOUT_PAYMENT.held[-1]) == len(set(texts))
+    assert inside == outside == [_requests._without_payment(x) for x in texts]
+    assert _requests._WITHOUT_PAYMENT.held == []  # dropped with the reading
