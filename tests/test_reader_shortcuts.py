@@ -64,3 +64,24 @@ def test_payment_clauses_blanked_once_a_reading_as_outside_one_and_dropped_with_
         assert _requests._WITHOUT_PAYMENT.held and len(_requests._WITHOUT_PAYMENT.held[-1]) == len(set(texts))
     assert inside == outside == [_requests._without_payment(x) for x in texts]
     assert _requests._WITHOUT_PAYMENT.held == []  # dropped with the reading
+
+
+def test_the_claim_kinds_one_scan_rules_out_only_kinds_whose_gates_fail():
+    from conversation_reading._claim_scan import scanned_kinds
+
+    kinds, scan = scanned_kinds()
+    passed = ruled_out = 0
+    for messages in _conversations():
+        for t in read_turns(messages):
+            if t.role != "assistant" or not t.text:
+                continue
+            for text in (t.text, *(s for s in t.text.split(". "))):
+                lowered = text.lower()
+                bits = scan(lowered)
+                for _kind, _checker, _needed, may, mine in kinds:
+                    if may(lowered):
+                        assert bits & mine, (_kind.name, text)  # the scan never rules out a kind whose gate holds
+                        passed += 1
+                    else:
+                        ruled_out += not bits & mine
+    assert passed > 100 and ruled_out > 1000  # both ways taken: kinds let through, most ruled out by the scan
