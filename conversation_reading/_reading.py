@@ -175,12 +175,11 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
 
 def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
     found = []
-    spoken = [(t, split_sentences(t.text)) for t in r.turns if t.role == "assistant" and t.text]
+    spoken = [(t, split_sentences(t.text), r.units.lowered(t.text)) for t in r.turns if t.role == "assistant" and t.text]
     for loophole_id, offers in vocabulary().offers.items():
         for place, offer in enumerate(offers):
             needed = needs(offer.pattern)
-            for t, sentences in spoken:
-                lowered = r.units.lowered(t.text)
+            for t, sentences, lowered in spoken:
                 if lowered is None:
                     said = next((s for s in sentences if _offers(offer, s)), None)
                 elif not holds(needed, lowered):
