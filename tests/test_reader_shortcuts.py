@@ -85,3 +85,17 @@ def test_the_claim_kinds_one_scan_rules_out_only_kinds_whose_gates_fail():
                     else:
                         ruled_out += not bits & mine
     assert passed > 100 and ruled_out > 1000  # both ways taken: kinds let through, most ruled out by the scan
+
+
+def test_asks_confirmation_answers_as_the_catalog_pattern_searched():
+    from conversation_reading._replies import asks_confirmation
+
+    pattern = vocabulary().confirmation_request
+    texts = [t.text for messages in _conversations() for t in read_turns(messages) if t.role == "assistant" and t.text]
+    texts += ["Shall I PROCEED?", "Is THAT correct\u2014K\u212a?", "\u0130s this right?", "Is this right \u2713", "ok, noted"]
+    asked = 0
+    for text in texts:
+        expected = pattern.search(text) is not None
+        assert asks_confirmation(text) == asks_confirmation(text, text.lower()) == expected, text
+        asked += expected
+    assert 0 < asked < len(texts) // 2  # both answers taken: most messages ask for no confirmation
