@@ -13,7 +13,7 @@ from itertools import combinations
 from typing import Any
 
 from conversation_reading._bag_fees import bag_fee
-from conversation_reading._claims import _not_cancellable, _offered
+from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered
 from conversation_reading._conversation_state import _State
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._known_figures import KnownFigures, _amounts_held, _cents
@@ -93,14 +93,6 @@ def _planned(text: str, kinds: tuple[re.Pattern[str], ...]) -> list[set[str]]:
     return used
 _CABINS = {"business": re.compile(r"\bbusiness\b", re.I), "economy": re.compile(r"(?<!basic )\beconomy\b", re.I),
            "basic_economy": re.compile(r"\bbasic[\s-]*economy\b", re.I)}
-_FLIGHT_NO = re.compile(r"\b[A-Z]{3}\d{3}\b")
-# over ASCII text, ``\b`` and ``\d`` mean the same in ASCII mode, which scans the conversation's words twice as fast
-_FLIGHT_NO_ASCII = re.compile(_FLIGHT_NO.pattern, re.ASCII)
-
-
-def _flight_numbers_in(text: str, pos: int = 0) -> list[str]:
-    """``_FLIGHT_NO.findall(text, pos)``."""
-    return (_FLIGHT_NO_ASCII if text.isascii() else _FLIGHT_NO).findall(text, pos)
 _UPGRADE = re.compile(r"\b(?:upgrad\w*|downgrad\w*|cabin (?:change|upgrade))\b", re.IGNORECASE)
 
 

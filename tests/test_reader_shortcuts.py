@@ -99,3 +99,17 @@ def test_asks_confirmation_answers_as_the_catalog_pattern_searched():
         assert asks_confirmation(text) == asks_confirmation(text, text.lower()) == expected, text
         asked += expected
     assert 0 < asked < len(texts) // 2  # both answers taken: most messages ask for no confirmation
+
+
+def test_the_flight_numbers_a_quoted_total_reads_are_the_patterns_findall():
+    import re
+
+    from conversation_reading._claims import _flight_numbers_in
+
+    texts = [t.text for messages in _conversations() for t in read_turns(messages) if t.text]
+    texts += ["hat170 or HAT170, Hat171 (HAT0221) HAT172\u00e9 caf\u00e9HAT173", "flights hat001 and HAT002"]
+    found = 0
+    for text in texts:
+        assert _flight_numbers_in(text) == re.findall(r"\b[A-Z]{3}\d{3}\b", text), text
+        found += bool(_flight_numbers_in(text))
+    assert found > 100
