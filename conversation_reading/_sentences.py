@@ -25,7 +25,6 @@ from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import gateable, holds, may_match, needs
 from conversation_reading._invented_policy import invention
 from conversation_reading._lowered_search import ascii_lowered
-from conversation_reading._lowered_search import says as scans
 from conversation_reading._record import Claim, ConsequentialSentence, Write
 from conversation_reading._replies import agrees, may_agree
 from conversation_reading._route_claims import route_claim
@@ -42,6 +41,7 @@ from conversation_reading._sentence_facts import (
     _amounts,
     _Checker,
     _sums_up,
+    scans,
 )
 from conversation_reading._sentence_kinds import _OPTION
 from conversation_reading._sentence_kinds import kind as sentence_kind

@@ -113,3 +113,25 @@ def test_the_flight_numbers_a_quoted_total_reads_are_the_patterns_findall():
         assert _flight_numbers_in(text) == re.findall(r"\b[A-Z]{3}\d{3}\b", text), text
         found += bool(_flight_numbers_in(text))
     assert found > 100
+
+
+def test_a_sentence_scan_behind_its_gate_answers_as_the_pattern_searched():
+    import re
+
+    from conversation_reading import _sentence_facts, _sentences
+    from conversation_reading._lowered_search import ascii_lowered
+    from conversation_reading._units import split_sentences
+
+    patterns = [p for module in (_sentences, _sentence_facts) for p in vars(module).values() if isinstance(p, re.Pattern)]
+    patterns += [*_sentences._GENERAL_RULES.values(), *_sentence_facts._CABINS.values()]
+    sentences = [s for messages in _conversations()[:120] for t in read_turns(messages) if t.role == "assistant"
+                 for s in split_sentences(t.text)]
+    sentences += ["Your Compensation IS a certificate.", "\u0130f you CHANGE it", "caf\u00e9: cancel? Business class"]
+    found = 0
+    for s in sentences:
+        low = ascii_lowered(s)
+        for p in patterns:
+            expected = p.search(s) is not None
+            assert _sentence_facts.scans(p, s, low) == expected, (p.pattern, s)
+            found += expected
+    assert len(patterns) > 30 and found > 1000
