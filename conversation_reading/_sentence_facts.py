@@ -32,6 +32,11 @@ def scans(pattern: re.Pattern[str], sentence: str, low: str | None) -> bool:
     return (low is None or may_match(pattern, low, True)) and says(pattern, sentence, low)
 
 
+def searched(pattern: re.Pattern[str], sentence: str, low: str | None) -> re.Match[str] | None:
+    """``pattern.search(sentence)``: None without a scan where the gate rules it out over ``low`` (as ``scans``)."""
+    return None if low is not None and not may_match(pattern, low, True) else pattern.search(sentence)
+
+
 _MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)")
 # "let you" and "allow you to" spelt whole (not "lets? you"): the gate (``_gate``) then needs those words, not " you"
 _RULE = re.compile(r"\b(?:allowed|permitted|possible|impossible|eligible|ineligible|entitled|qualif\w+|required|"
