@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from conversation_reading._claims import _Kind, checkers, claim_kinds
 from conversation_reading._conversation_state import _State
-from conversation_reading._gate import Needs, holds_any, needs
+from conversation_reading._gate import Needs, holds_any, needs, scanned_each
 
 Checker = Callable[[str, re.Match[str], str, _State], str | None]
 
@@ -26,21 +26,28 @@ def kind_gates(kind: _Kind) -> tuple[list[Needs], Callable[[str], bool]]:
     return held[1], held[2]
 
 
-# The installed catalog's kinds with a checker, each with its checker and gates, and one gate for them all: by
-# the catalog's identity (``claim_kinds`` is built once), not rebuilt for every conversation.
-_SCANNED: list[tuple[tuple[_Kind, ...], list[tuple[_Kind, Checker, list[Needs], Callable[[str], bool]]],
-                     Callable[[str], bool]]] = []
+# The installed catalog's kinds with a checker, each with its checker, gates and bits (``scanned_each``), and one scan
+# for them all: by the catalog's identity (``claim_kinds`` is built once), not rebuilt for every conversation.
+Scanned = tuple[_Kind, Checker, list[Needs], Callable[[str], bool], int]
+_SCANNED: list[tuple[tuple[_Kind, ...], list[Scanned], Callable[[str], int]]] = []
 
 
-def scanned_kinds() -> tuple[list[tuple[_Kind, Checker, list[Needs], Callable[[str], bool]]], Callable[[str], bool]]:
+def scanned_kinds() -> tuple[list[Scanned], Callable[[str], int]]:
     """Each claim kind with a checker (``_claims.checkers``), in the catalog's order: (kind, checker, its patterns'
-    ``needs``, ``holds_any`` of them); and ``holds_any`` of every such kind's patterns (a message none could match
-    holds no claim)."""
+    ``needs``, ``holds_any`` of them, its bits); and one scan of a lowered message (``scanned_each`` of every such
+    kind's patterns) whose answer shares no bit with a kind's bits where none of its patterns could match: a kind
+    most messages rule out is passed over without its gate (each gate tests every word it needs in turn)."""
     catalog = claim_kinds()[0]
     if not _SCANNED or _SCANNED[0][0] is not catalog:
         check = checkers()
-        kinds = [(kind, check[kind.name], *kind_gates(kind)) for kind in catalog if kind.name in check]
-        _SCANNED[:] = [(catalog, kinds, holds_any(tuple(p for kind, *_ in kinds for p in kind.patterns)))]
+        kinds: list[Scanned] = []
+        first = 0  # the bit of the kind's first pattern
+        for kind in catalog:
+            if kind.name in check:
+                bits = ((1 << len(kind.patterns)) - 1) << first
+                kinds.append((kind, check[kind.name], *kind_gates(kind), bits))
+                first += len(kind.patterns)
+        _SCANNED[:] = [(catalog, kinds, scanned_each(tuple(p for kind, *_ in kinds for p in kind.patterns)))]
     return _SCANNED[0][1], _SCANNED[0][2]
 
 

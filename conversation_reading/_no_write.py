@@ -48,7 +48,7 @@ from conversation_reading._evidence import (
     read_turns,
     split_sentences,
 )
-from conversation_reading._replies import confirmation_of
+from conversation_reading._replies import asks_confirmation, confirmation_of
 from conversation_reading._turn_index import TurnIndex
 from conversation_reading._vocabulary import vocabulary
 
@@ -222,7 +222,7 @@ def _answers_confirmation(turns: list[Turn], said: Turn) -> bool:
     refusing or withdrawing."""
     v = vocabulary()
     asked = next((t for t in reversed(turns[: said.index]) if t.role == "assistant" and t.text.strip()), None)
-    if asked is None or not v.confirmation_request.search(asked.text):
+    if asked is None or not asks_confirmation(asked.text):
         return False
     refuses = re.match(r"\W*(?:no|nope|not)\b", said.text, re.IGNORECASE) is not None
     return not refuses and not mentions(v.withdrawal, said.text)

@@ -92,7 +92,7 @@ from conversation_reading._record import (
     Write,
 )
 from conversation_reading._replies import acted_on, reading_replies
-from conversation_reading._requests import user_requests
+from conversation_reading._requests import reading_payments, user_requests
 from conversation_reading._sentences import consequential_sentences
 from conversation_reading._turn_index import TurnIndex
 from conversation_reading._units import reading_sentences
@@ -175,12 +175,11 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
 
 def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
     found = []
-    spoken = [(t, split_sentences(t.text)) for t in r.turns if t.role == "assistant" and t.text]
+    spoken = [(t, split_sentences(t.text), r.units.lowered(t.text)) for t in r.turns if t.role == "assistant" and t.text]
     for loophole_id, offers in vocabulary().offers.items():
         for place, offer in enumerate(offers):
             needed = needs(offer.pattern)
-            for t, sentences in spoken:
-                lowered = r.units.lowered(t.text)
+            for t, sentences, lowered in spoken:
                 if lowered is None:
                     said = next((s for s in sentences if _offers(offer, s)), None)
                 elif not holds(needed, lowered):
@@ -253,7 +252,7 @@ def _cancellations(r: _Reading) -> list[Cancellation]:
 def _claims(r: _Reading) -> list[Claim]:
     """Every claim sentence of the agent: per message and kind, the first sentence the database contradicts, else
     the first that states it; over every kind (those checked only for some refusals included, marked)."""
-    kinds = scanned_kinds()[0]
+    kinds, scan = scanned_kinds()
     acted: dict[tuple[str, int], bool] = {}
     found: list[Claim] = []
     for t in r.turns:
@@ -262,11 +261,12 @@ def _claims(r: _Reading) -> list[Claim]:
         lowered = r.units.lowered(t.text)
         sentences: list[str] = []
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
-        for kind, checker, needed, may in kinds:
+        bits = -1 if lowered is None else scan(lowered)  # the kinds whose gates may hold (one scan: most none)
+        for kind, checker, needed, may, mine in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
             # no claim there, and a pattern that could match no word of a sentence is not scanned there. (Each
             # kind's gate only: one of them all first costs as much again where some kind may match.)
-            if lowered is not None and not may(lowered):
+            if lowered is not None and not (bits & mine and may(lowered)):
                 continue
             if not sentences:
                 sentences = split_sentences(t.text)
@@ -333,7 +333,7 @@ def conversation_record(
     agent declined before it), and a certificate sent after no change the compensation clause; the record lists
     every clause it read (``clauses_read``), with all its declines; ``record_ids``: the record ids whose first
     naming the record looks for (``records_named``: a refusal's grounding in the gold's records)."""
-    with reading_replies(), reading_sentences():
+    with reading_replies(), reading_sentences(), reading_payments():
         return _record(messages, domain, is_write, facts, clauses, record_ids)
 
 

@@ -182,12 +182,25 @@ def lists(agent: Turn, arguments: dict[str, Any], tool: str = "") -> bool:
     about its act ("Are you returning all units?": the catalog's ``requests`` words of ``tool`` in a question)."""
     v = vocabulary()
     text = agent.text.lower()
-    if says(v.confirmation_request, agent.text, text if agent.text.isascii() else None):
+    if asks_confirmation(agent.text, text):
         return True
     if any(named_in(x, text) for x in _values(arguments)):  # as a word of its own (``_boundary``)
         return True
     act = v.requests.get(tool)
     return act is not None and any(s.rstrip().endswith("?") and act.search(s) for s in split_sentences(agent.text))
+
+
+def asks_confirmation(text: str, lowered: str | None = None) -> bool:
+    """The agent's ``text`` asks for confirmation (the catalog's ``confirmation_request`` matches it; ``lowered``:
+    its lowercase, where the reader holds it). Of an ASCII text, its gate (``_gate``) first: most messages hold none
+    of its words, and each write's reading asks it of the same message three times; then one scan of the lowercase
+    (``_lowered_search``). Any other text is searched as it is: a capital dotted I lowers to two characters, which
+    the scan's "i" matches as one (``gateable`` lets such a text through)."""
+    pattern = vocabulary().confirmation_request
+    if not text.isascii():
+        return pattern.search(text) is not None
+    lowered = text.lower() if lowered is None else lowered
+    return may_match(pattern, lowered, True) and says(pattern, text, lowered)
 
 
 def says_yes(said: Turn, asked: Turn) -> bool:
@@ -198,7 +211,7 @@ def says_yes(said: Turn, asked: Turn) -> bool:
     if any(not negated(s, m.start()) and not negated(s, m.start(), v.pending)
            for s in stated for m in matches(v.explicit_yes, s, ascii_lowered(s))):
         return True
-    if not says(v.confirmation_request, asked.text, ascii_lowered(asked.text)) or _REFUSAL_OPENING.match(said.text):
+    if not asks_confirmation(asked.text) or _REFUSAL_OPENING.match(said.text):
         return False
     return not mentions(v.withdrawal, said.text) and not said.text.rstrip().endswith("?")
 
@@ -228,5 +241,5 @@ def may_agree(reply: str) -> bool:
     return may_match(vocabulary().agreement, reply.lower(), gateable(reply))
 
 
-__all__ = ["acted_on", "withdrew_offer", "agrees", "answered", "confirmation_of", "lists", "options_offered", "picks", "reply_to", "set_aside",
+__all__ = ["acted_on", "asks_confirmation", "withdrew_offer", "agrees", "answered", "confirmation_of", "lists", "options_offered", "picks", "reply_to", "set_aside",
            "may_agree", "says_yes", "took_offer"]

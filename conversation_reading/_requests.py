@@ -13,17 +13,28 @@ import re
 from collections.abc import Callable
 
 from conversation_reading._evidence import Turn, excerpt_of, mentions
-from conversation_reading._gate import holds, needs
+from conversation_reading._gate import holds, needs, scanned_each
 from conversation_reading._lowered_search import says
+from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._record import UserRequest
 from conversation_reading._units import Units
 from conversation_reading._vocabulary import vocabulary
 from policy_model import COMPENSATION_TOOL
 
 
+def _without_payment(text: str) -> str:
+    return vocabulary().payment_use.sub(" ", text) if "certificate" in text.lower() else text
+
+
+# three readers ask it of the same user messages (the requests, the stated wants, compensation unasked), and its
+# scan is among the slowest of the catalog's: blanked once while one conversation is read (``ReadingMemo``)
+_WITHOUT_PAYMENT: ReadingMemo[str, str] = ReadingMemo(_without_payment)
+reading_payments = _WITHOUT_PAYMENT.reading
+
+
 def without_payment(text: str) -> str:
     """``text`` with every clause naming a certificate as a means of payment or a held balance blanked out."""
-    return vocabulary().payment_use.sub(" ", text) if "certificate" in text.lower() else text
+    return _WITHOUT_PAYMENT(text)
 
 
 def asks_compensation(pattern: re.Pattern[str], text: str) -> bool:
@@ -32,23 +43,39 @@ def asks_compensation(pattern: re.Pattern[str], text: str) -> bool:
     return mentions(pattern, without_payment(text))
 
 
+# one scan of a user message for every request's rarest words, and each write tool's bit in its answer: built once
+# per catalog (``vocabulary`` is), a looser necessary condition than each request's gate, tested before it
+_SCANS: list[tuple[object, Callable[[str], int], dict[str, int]]] = []
+
+
+def _request_scan() -> tuple[Callable[[str], int], dict[str, int]]:
+    requests = vocabulary().requests
+    if not _SCANS or _SCANS[0][0] is not requests:
+        _SCANS[:] = [(requests, scanned_each(tuple(requests.values())), {t: 1 << i for i, t in enumerate(requests)})]
+    return _SCANS[0][1], _SCANS[0][2]
+
+
 def user_requests(turns: list[Turn], units: Units, is_write: Callable[[str], bool]) -> list[UserRequest]:
     """The first user message asking for each of the domain's writes (the catalog's words for both domains)."""
-    words = [(tool, pattern, needs(pattern)) for tool, pattern in vocabulary().requests.items() if is_write(tool)]
-    every = tuple(pattern for _, pattern, _ in words)
+    scan, bits = _request_scan()
+    words = [(tool, pattern, needs(pattern), bits[tool]) for tool, pattern in vocabulary().requests.items()
+             if is_write(tool)]
     found: dict[str, UserRequest] = {}
     for t in turns:
-        if t.role != "user" or not t.text.strip() or not units.may_any(every, t.text):
+        if t.role != "user" or not t.text.strip():
             continue
         lowered = units.lowered(t.text)
+        may = -1 if lowered is None else scan(lowered)  # the requests whose rarest words occur (``scanned_each``)
         plain = lowered if lowered is not None and t.text.isascii() else None  # ``says``' lowercase: of ASCII only
-        for tool, pattern, needed in words:  # the gate and a search first: most words are in no message at all
-            if tool in found or (lowered is not None and not holds(needed, lowered)):
+        for tool, pattern, needed, bit in words:  # the gate and a search first: most words are in no message at all
+            if tool in found or (lowered is not None and not (may & bit and holds(needed, lowered))):
                 continue
             if says(pattern, t.text, plain) and (
                     asks_compensation(pattern, t.text) if tool == COMPENSATION_TOOL else mentions(pattern, t.text)):
                 found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=excerpt_of(t.raw))
+        if len(found) == len(words):
+            break  # each write asked for: a later message adds none (each tool keeps its first)
     return sorted(found.values(), key=lambda q: q.message_index)
 
 
-__all__ = ["asks_compensation", "user_requests", "without_payment"]
+__all__ = ["asks_compensation", "reading_payments", "user_requests", "without_payment"]

@@ -13,17 +13,29 @@ from itertools import combinations
 from typing import Any
 
 from conversation_reading._bag_fees import bag_fee
-from conversation_reading._claims import _not_cancellable, _offered
+from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered
 from conversation_reading._conversation_state import _State
+from conversation_reading._gate import may_match
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._known_figures import KnownFigures, _amounts_held, _cents
-from conversation_reading._lowered_search import ascii_lowered
-from conversation_reading._lowered_search import says as scans
+from conversation_reading._lowered_search import ascii_lowered, says
 from policy_model import (
     COMPENSATION_PER_PASSENGER,
     PAYMENT_LIMITS,
     AirlinePolicy,
 )
+
+
+def scans(pattern: re.Pattern[str], sentence: str, low: str | None) -> bool:
+    """``_lowered_search.says``; of an ASCII sentence (``low``: its lowercase), the pattern's gate (``_gate``) first:
+    a sentence is checked against many patterns, most of whose words it lacks (a substring test each, not a scan)."""
+    return (low is None or may_match(pattern, low, True)) and says(pattern, sentence, low)
+
+
+def searched(pattern: re.Pattern[str], sentence: str, low: str | None) -> re.Match[str] | None:
+    """``pattern.search(sentence)``: None without a scan where the gate rules it out over ``low`` (as ``scans``)."""
+    return None if low is not None and not may_match(pattern, low, True) else pattern.search(sentence)
+
 
 _MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)")
 # "let you" and "allow you to" spelt whole (not "lets? you"): the gate (``_gate``) then needs those words, not " you"
@@ -93,14 +105,6 @@ def _planned(text: str, kinds: tuple[re.Pattern[str], ...]) -> list[set[str]]:
     return used
 _CABINS = {"business": re.compile(r"\bbusiness\b", re.I), "economy": re.compile(r"(?<!basic )\beconomy\b", re.I),
            "basic_economy": re.compile(r"\bbasic[\s-]*economy\b", re.I)}
-_FLIGHT_NO = re.compile(r"\b[A-Z]{3}\d{3}\b")
-# over ASCII text, ``\b`` and ``\d`` mean the same in ASCII mode, which scans the conversation's words twice as fast
-_FLIGHT_NO_ASCII = re.compile(_FLIGHT_NO.pattern, re.ASCII)
-
-
-def _flight_numbers_in(text: str, pos: int = 0) -> list[str]:
-    """``_FLIGHT_NO.findall(text, pos)``."""
-    return (_FLIGHT_NO_ASCII if text.isascii() else _FLIGHT_NO).findall(text, pos)
 _UPGRADE = re.compile(r"\b(?:upgrad\w*|downgrad\w*|cabin (?:change|upgrade))\b", re.IGNORECASE)
 
 

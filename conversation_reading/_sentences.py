@@ -25,7 +25,6 @@ from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import gateable, holds, may_match, needs
 from conversation_reading._invented_policy import invention
 from conversation_reading._lowered_search import ascii_lowered
-from conversation_reading._lowered_search import says as scans
 from conversation_reading._record import Claim, ConsequentialSentence, Write
 from conversation_reading._replies import agrees, may_agree
 from conversation_reading._route_claims import route_claim
@@ -42,6 +41,8 @@ from conversation_reading._sentence_facts import (
     _amounts,
     _Checker,
     _sums_up,
+    scans,
+    searched,
 )
 from conversation_reading._sentence_kinds import _OPTION
 from conversation_reading._sentence_kinds import kind as sentence_kind
@@ -118,9 +119,20 @@ _OFFERED_TOOLS = (("cancel", "cancel_reservation"), ("chang|modif|rebook|switch|
                   ("add", "update_reservation_baggages"), ("book", "book_reservation"))
 
 
+def _main_clause(sentence: str, low: str | None) -> str:
+    """The sentence less a reason before it and a proviso after it, each cut where its gate holds over ``low``."""
+    main = _REASON.sub("", sentence) if low is None or may_match(_REASON, low, True) else sentence
+    return _PROVISO.sub("", main) if low is None or may_match(_PROVISO, low, True) else main
+
+
+def _offered_act(sentence: str, low: str | None) -> re.Match[str] | None:
+    """The act an offer or a promise names (group 1; ``low``: ``ascii_lowered(sentence)``)."""
+    return _OPTION.match(sentence) or searched(_ACT, sentence, low)
+
+
 def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
     """An offer is relied on when it is taken: a call of the tool it offers follows (None: it offers no act)."""
-    act = _OPTION.match(sentence) or _ACT.search(sentence)
+    act = _offered_act(sentence, ascii_lowered(sentence))
     if act is None:
         return None
     verb = act.group(1).lower()
@@ -269,7 +281,7 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
             if typed is not None and typed[0] in _PRICED_OPTIONS:
                 return "false", typed[0], typed[1]
     if kind in ("rule_claim", "decline", "offer", "promise"):
-        act = (_OPTION.match(sentence) or _ACT.search(sentence)) if kind in ("offer", "promise") else None
+        act = _offered_act(sentence, low) if kind in ("offer", "promise") else None
         if kind in ("offer", "promise") and act is None:
             return "read_elsewhere", "", f"the record's {kind}s read it"
         if act is not None:
@@ -280,7 +292,7 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) ->
             if _words(sentence, vocabulary().hypothetical) or scans(_CONDITIONS, sentence, low):
                 return "read_elsewhere", "", "a conditional statement of the rule, about no record"
             # "since none of the flights has flown, it is possible to ...", "... as long as none has flown" say yes
-            main = _PROVISO.sub("", _REASON.sub("", sentence))
+            main = _main_clause(sentence, low)
             negative = kind == "decline" or _declines(main) or scans(_DENIES, main, ascii_lowered(main))
             if not negative and not scans(_POSSIBLE, sentence, low):
                 topic = None  # neither says it may nor that it may not ("I must adhere to the cancellation policy")

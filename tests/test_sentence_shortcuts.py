@@ -14,11 +14,12 @@ import re
 import pytest
 
 from conversation_reading import _bag_fees, _sentence_kinds, _sentences
+from conversation_reading._claims import _FLIGHT_NO
 from conversation_reading._domain import domain_db
 from conversation_reading._gate import holds, needs, scanned_each
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._normalise import normalise
-from conversation_reading._sentence_facts import _FLIGHT_NO, _Checker
+from conversation_reading._sentence_facts import _Checker
 from conversation_reading._units import split_sentences
 from conversation_reading._vocabulary import vocabulary
 from tests.conftest import real_run
@@ -128,7 +129,7 @@ def test_the_flight_numbers_said_read_on_are_those_read_from_the_start(tail):
 def test_the_flight_numbers_of_an_ascii_text_are_read_in_ascii_mode_as_the_pattern_reads_them(text):
     """``_flight_numbers_in`` reads an ASCII text in ASCII mode: the pattern's own answer there; a text outside ASCII
     (a letter or digit ASCII mode would not take for one) as the pattern reads it."""
-    from conversation_reading._sentence_facts import _flight_numbers_in
+    from conversation_reading._claims import _flight_numbers_in
 
     for pos in range(len(text) + 1):
         assert _flight_numbers_in(text, pos) == _FLIGHT_NO.findall(text, pos), pos
