@@ -44,6 +44,8 @@ def _units(text: str) -> list[str]:
     """The sentences, and each list a colon introduces joined to its sentence ("offered in connection with
     either: 1. changing your flights, or 2. cancelling")."""
     units = split_sentences(text)
+    if not _LIST_OPENS.search(text):
+        return units  # no line ending in ":" with another after it: no list to join
     lines = [line for line in _LINE.split(text) if line.strip()]
     for i, line in enumerate(lines):
         if not line.rstrip().endswith(":"):

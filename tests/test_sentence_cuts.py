@@ -97,3 +97,12 @@ def test_one_scan_cuts_every_message_of_the_runs_as_the_split_of_each_line():
 def test_one_scan_cuts_any_text_as_the_split_of_each_line(text):
     assert _units._cut(text) == _cut_by_lines(text)
 
+
+def test_a_text_with_no_line_ending_in_a_colon_before_another_has_its_sentences_as_units(monkeypatch):
+    """``_units`` returns the sentences where ``_LIST_OPENS`` finds no list opening (a gate): the same units as
+    the lines read for a list after each line ending in ":"."""
+    texts = _texts()
+    gated = [_units._units(t) for t in texts]
+    monkeypatch.setattr(_units, "_LIST_OPENS", re.compile(""))  # every text read line by line
+    assert [_units._units(t) for t in texts] == gated
+    assert sum(len(u) > len(_units.split_sentences(t)) for u, t in zip(gated, texts, strict=True)) > 100  # lists joined
