@@ -33,7 +33,7 @@ from typing import Any
 from tau2.data_model.message import AssistantMessage, Message
 
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._lowered_search import twin
+from conversation_reading._lowered_search import matches, twin
 from conversation_reading._normalise import _apply, normalise, origin_span, without_reasoning
 from conversation_reading._origin import Origin
 from conversation_reading._units import Units, split_sentences
@@ -234,11 +234,15 @@ def _mentions(pattern: re.Pattern[str], text: str) -> bool:
     gated = gateable(text)
     if not may_match(pattern, text.lower(), gated):
         return False  # no sentence (a part of the text) could hold a match (``_gate``): most texts lack its words
-    # and each sentence gated on its own (a part of a gateable text is gateable): a scan only where its words are
-    return any(
-        any(not negated(s, m.start()) for m in pattern.finditer(s))
-        for s in split_sentences(text) if not gated or may_match(pattern, s.lower(), True)
-    )
+    # and each sentence gated on its own (a part of a gateable text is gateable): a scan only where its words are,
+    # of an ASCII sentence's lowercase by the pattern's twin (``_lowered_search``: the same places)
+    for s in split_sentences(text):
+        low = s.lower()
+        if gated and not may_match(pattern, low, True):
+            continue
+        if any(not negated(s, m.start()) for m in matches(pattern, s, low if s.isascii() else None)):
+            return True
+    return False
 
 
 def excerpt_of(text: str, limit: int = 240) -> str:

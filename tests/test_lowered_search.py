@@ -11,16 +11,19 @@ import pytest
 
 from conversation_reading import (
     _bag_fees,
+    _evidence,
     _invented_policy,
     _sentence_facts,
     _sentence_kinds,
     _sentences,
 )
+from conversation_reading._evidence import negated
 from conversation_reading._lowered_search import ascii_lowered, says, twin
 from conversation_reading._normalise import normalise
 from conversation_reading._units import split_sentences
 from conversation_reading._vocabulary import vocabulary
-from tests.conftest import real_run
+from loophole_ingest import import_results_file
+from tests.conftest import real_run, score_in
 
 # every case-insensitive pattern a sentence reader scans through ``says``
 _SCANNED = [
@@ -85,3 +88,45 @@ def test_a_text_outside_ascii_is_searched_as_it_is():
     pattern = re.compile(r"\bk\w+", re.I)
     assert says(pattern, "\u212aelvin", None)  # the Kelvin sign folds to "k" only under the flag
 
+
+
+def _mentions_by_the_text(pattern: re.Pattern[str], text: str) -> bool:
+    """``_evidence._mentions`` scanning each sentence as it is (before #47 round 6): the reference."""
+    return any(any(not negated(s, m.start()) for m in pattern.finditer(s)) for s in split_sentences(text))
+
+
+def test_mentions_over_the_lowercase_answers_as_the_scan_of_the_text(monkeypatch):
+    """``mentions`` scans an ASCII sentence's lowercase by the pattern's twin: every pattern and text it reads in the
+    records of three runs (both domains), and every pattern of them over every message of the runs, answer as the
+    scan of the text itself."""
+    asked: list[tuple[re.Pattern[str], str]] = []
+    real = _evidence._mentions
+
+    def recorded(pattern: re.Pattern[str], text: str) -> bool:
+        asked.append((pattern, text))
+        return real(pattern, text)
+
+    monkeypatch.setattr(_evidence, "_mentions", recorded)
+    texts = []
+    for name in ("whissle_airline_tau3_1trial.json", "toolorchestra_retail_tau2_1trial.json",
+                 "aide_claude-sonnet-4-5_airline_tau2_1trial.json"):
+        run = import_results_file(real_run(name))
+        for item in run.simulations:
+            if item.sim is not None:
+                score_in(run.domain, run.task_version, item.sim)
+                texts += [normalise(m.content).text for m in item.sim.messages if isinstance(m.content, str)]
+    patterns = list({id(p): p for p, _ in asked}.values())
+    assert len(asked) > 2000 and len(patterns) > 10
+    assert sum(twin(p) is not None for p in patterns) >= len(patterns) - 2  # scanned over the lowercase
+    pairs = asked + [(p, t) for p in patterns for t in texts]
+    mentioned = 0
+    for pattern, text in pairs:
+        answer = _mentions_by_the_text(pattern, text)
+        assert real(pattern, text) == answer, (pattern.pattern[:80], text[:200])
+        mentioned += answer
+    assert mentioned > 5000
+    # a sentence outside ASCII is scanned as it is: its lowercase may be longer (a dotted capital I lowers to two
+    # characters), which would put a match five words past its negator
+    shifted = re.compile(r"cancel", re.IGNORECASE)
+    text = "\u0130" * 10 + " no a b c d cancel"
+    assert real(shifted, text) is _mentions_by_the_text(shifted, text) is False
