@@ -73,26 +73,18 @@ class Turn:
     """One message as the verdicts read it. ``text``: normalised (``_normalise``), an agent's without its reasoning
     and the user's words it quotes; ``raw``: the content as written; ``origin``: ``text[i]`` came from
     ``raw[origin[i]]`` (``_normalise.Normalised.origin``). A message that is neither the user's nor the agent's (a
-    tool's result: no reader reads it as speech) is normalised when its text is first read, not before."""
+    tool's result: no reader reads it as speech) is an ``UnreadTurn``, normalised when its text is first read."""
 
+    # No ``__getattr__`` here (``UnreadTurn`` has it): a class with one has each of its attributes read through it,
+    # which the interpreter cannot specialise (several times the cost of a slot, for every reader of every turn, #47)
     __slots__ = ("index", "role", "calls", "raw", "text", "origin")
     text: str
     origin: Sequence[int]
 
-    def __init__(self, index: int, role: str, text: str | None, calls: tuple[Any, ...], raw: str = "",
+    def __init__(self, index: int, role: str, text: str, calls: tuple[Any, ...], raw: str = "",
                  origin: Sequence[int] = ()) -> None:
         self.index, self.role, self.calls, self.raw = index, role, calls, raw
-        if text is not None:  # None: ``text`` and ``origin`` are set when first read (``__getattr__``)
-            self.text, self.origin = text, origin
-
-    def __getattr__(self, name: str) -> Any:
-        """``text`` or ``origin`` of a turn built unread: ``raw`` normalised, now (a slot that is set is read without
-        this call)."""
-        if name not in ("text", "origin"):
-            raise AttributeError(name)
-        said = normalise(self.raw)
-        self.text, self.origin = said.text, said.origin
-        return getattr(self, name)
+        self.text, self.origin = text, origin
 
     def _fields(self) -> tuple[Any, ...]:
         return self.index, self.role, self.text, self.calls, self.raw, self.origin
@@ -116,6 +108,24 @@ class Turn:
         end = last + len(tail) if last >= 0 else min(at + len(unit), len(self.text))
         start, stop = origin_span(self.origin, at, end)
         return excerpt_of(self.raw[start:stop]), start, stop
+
+
+class UnreadTurn(Turn):
+    """A turn built unread: its ``text`` and ``origin`` are ``raw`` normalised when first read (``__getattr__``)."""
+
+    __slots__ = ()
+
+    def __init__(self, index: int, role: str, calls: tuple[Any, ...], raw: str) -> None:
+        self.index, self.role, self.calls, self.raw = index, role, calls, raw
+
+    def __getattr__(self, name: str) -> Any:
+        """``text`` or ``origin``, not set yet: ``raw`` normalised, now (a slot that is set is read without this
+        call)."""
+        if name not in ("text", "origin"):
+            raise AttributeError(name)
+        said = normalise(self.raw)
+        self.text, self.origin = said.text, said.origin
+        return getattr(self, name)
 
 
 def _norm(text: str) -> str:
@@ -153,7 +163,7 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
     for i, m in enumerate(messages):
         raw = m.content if isinstance(m.content, str) else ""
         if m.role not in ("user", "assistant"):  # no reader's speech: normalised when read (``Turn.text``)
-            out.append(Turn(i, m.role, None, tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else (), raw))
+            out.append(UnreadTurn(i, m.role, tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else (), raw))
             continue
         norm = normalise(raw)
         if m.role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
