@@ -33,7 +33,7 @@ from typing import Any
 from tau2.data_model.message import AssistantMessage, Message
 
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._lowered_search import matches, twin
+from conversation_reading._lowered_search import ascii_lowered, matches, says, twin
 from conversation_reading._normalise import _apply, normalise, origin_span, without_reasoning
 from conversation_reading._origin import Origin
 from conversation_reading._units import Units, split_sentences
@@ -154,6 +154,9 @@ def read_turns(messages: Sequence[Message]) -> list[Turn]:
     return out
 
 
+_ORIGIN_MAPS = (range, Origin)  # an origin map kept as it is (any other sequence: a tuple)
+
+
 def _read_turns(messages: Sequence[Message]) -> list[Turn]:
     out = []
     users: list[str] = []  # the user's texts so far: an agent quoting them is not speaking for itself
@@ -161,15 +164,17 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
     heard_of = 0
     v = vocabulary()
     for i, m in enumerate(messages):
-        raw = m.content if isinstance(m.content, str) else ""
-        if m.role not in ("user", "assistant"):  # no reader's speech: normalised when read (``Turn.text``)
-            out.append(UnreadTurn(i, m.role, tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else (), raw))
+        # each field read once: a message's attributes are read through pydantic's ``__getattr__``
+        role, content = m.role, m.content
+        raw = content if isinstance(content, str) else ""
+        if role != "user" and role != "assistant":  # no reader's speech: normalised when read (``UnreadTurn``)
+            out.append(UnreadTurn(i, role, tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else (), raw))
             continue
         norm = normalise(raw)
-        if m.role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
+        if role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
             norm = without_reasoning(norm, v.reasoning, v.aside, v.second_person)
         text, origin = norm.text, norm.origin
-        if m.role == "user":
+        if role == "user":
             users.append(text)
         elif users and ('"' in text or "\u201c" in text):  # ``_QUOTED`` opens with one
             heard += "".join(" " + _norm(u) for u in users[heard_of:])
@@ -181,7 +186,7 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
 
             text, origin = _apply(text, origin, _QUOTED, unquote)
         calls = tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else ()
-        out.append(Turn(i, m.role, text, calls, raw, origin if isinstance(origin, range | Origin) else tuple(origin)))
+        out.append(Turn(i, role, text, calls, raw, origin if isinstance(origin, _ORIGIN_MAPS) else tuple(origin)))
     return out
 
 
@@ -292,32 +297,35 @@ def asks(unit: str, start: int) -> bool:
     return bool(words) and bool(vocabulary().question.fullmatch(words[0].strip("\"'(*").lower()))
 
 
-def _stated(pattern: re.Pattern[str], unit: str) -> bool:
-    """``pattern`` occurs in ``unit`` outside a question."""
-    if not may_match(pattern, unit.lower(), gateable(unit)):
+def _stated(pattern: re.Pattern[str], unit: str, lowered: str | None = None) -> bool:
+    """``pattern`` occurs in ``unit`` outside a question. ``lowered``: ``unit``'s lowercase where it is ASCII, which
+    the pattern's twin scans (``_lowered_search``: the same places), else None."""
+    if not may_match(pattern, unit.lower() if lowered is None else lowered, gateable(unit)):
         return False  # the decline classes are the costliest scans, and most units lack their words (``_gate``)
-    return any(not asks(unit, m.start()) for m in pattern.finditer(unit))
+    return any(not asks(unit, m.start()) for m in matches(pattern, unit, lowered))
 
 
 def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = False) -> bool:
     """``unit`` declines on ``kind``'s clause: naming its whole subject (direct), or only part (indirect).
-    A sentence that asks does not decline (``asks``)."""
+    A sentence that asks does not decline (``asks``). Each pattern scans an ASCII unit's lowercase by its twin."""
+    low = ascii_lowered(unit)
     # the subject first: most units name none, and a decline class is the costliest scan
-    if direct and not kind.names(unit):
+    if direct and not kind.names(unit, low):
         return False
-    if not direct and not (kind.indirect and all(p.search(unit) for p in kind.indirect)):
+    if not direct and not (kind.indirect and all(says(p, unit, low) for p in kind.indirect)):
         return False
     if not direct:
         # a clause on what may pay declines the means of payment, not the change (#46 class 6)
         unit = vocabulary().payment_means.sub(" ", unit)
-    if kind.not_the_clause.search(unit):
+        low = ascii_lowered(unit)
+    if says(kind.not_the_clause, unit, low):
         return False  # declined on other grounds ("the flight was not delayed")
-    by_class = any(_stated(p, unit) for p in kind.declined_by)
+    by_class = any(_stated(p, unit, low) for p in kind.declined_by)
     if direct:
         # A transfer summary that names the subject and cites the policy reports the refusal.
-        by_policy = summary and vocabulary().decline in kind.declined_by and vocabulary().policy.search(unit)
+        by_policy = summary and vocabulary().decline in kind.declined_by and says(vocabulary().policy, unit, low)
         return bool(by_class or by_policy)
-    return bool(by_class or _stated(vocabulary().decline, unit))
+    return bool(by_class or _stated(vocabulary().decline, unit, low))
 
 
 def find_declines(kind_name: str, turns: list[Turn], before: int | None = None) -> list[EvidenceItem]:
