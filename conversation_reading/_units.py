@@ -30,8 +30,11 @@ def split_sentences(text: str) -> list[str]:
 
 def _cut(text: str) -> tuple[str, ...]:
     parts = _CUT.split(text)  # each piece, then the mark it ends with (a newline: stripped), ...; the last piece
+    if len(parts) == 1:  # no cut (a quarter of the texts)
+        return (whole,) if (whole := text.strip()) else ()
     parts.append("")
-    return tuple(s for piece, mark in zip(parts[::2], parts[1::2], strict=True) if (s := (piece + mark).strip()))
+    pairs = iter(parts)  # (piece, its mark), ..., (the last piece, "")
+    return tuple(s for piece, mark in zip(pairs, pairs, strict=True) if (s := (piece + mark).strip()))
 
 
 # Every reader of a message cuts its sentences (each claim kind, request word and precondition fact): cut once
