@@ -158,7 +158,7 @@ _ORIGIN_MAPS = (range, Origin)  # an origin map kept as it is (any other sequenc
 
 
 def _read_turns(messages: Sequence[Message]) -> list[Turn]:
-    out = []
+    out: list[Turn] = []
     users: list[str] = []  # the user's texts so far: an agent quoting them is not speaking for itself
     heard = ""  # the first ``heard_of`` of them, each ``_norm``-ed after a space (built when a quote needs it)
     heard_of = 0
