@@ -33,7 +33,7 @@ from typing import Any
 from tau2.data_model.message import AssistantMessage, Message
 
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._lowered_search import twin
+from conversation_reading._lowered_search import ascii_lowered, matches, says, twin
 from conversation_reading._normalise import _apply, normalise, origin_span, without_reasoning
 from conversation_reading._origin import Origin
 from conversation_reading._units import Units, split_sentences
@@ -73,26 +73,18 @@ class Turn:
     """One message as the verdicts read it. ``text``: normalised (``_normalise``), an agent's without its reasoning
     and the user's words it quotes; ``raw``: the content as written; ``origin``: ``text[i]`` came from
     ``raw[origin[i]]`` (``_normalise.Normalised.origin``). A message that is neither the user's nor the agent's (a
-    tool's result: no reader reads it as speech) is normalised when its text is first read, not before."""
+    tool's result: no reader reads it as speech) is an ``UnreadTurn``, normalised when its text is first read."""
 
+    # No ``__getattr__`` here (``UnreadTurn`` has it): a class with one has each of its attributes read through it,
+    # which the interpreter cannot specialise (several times the cost of a slot, for every reader of every turn, #47)
     __slots__ = ("index", "role", "calls", "raw", "text", "origin")
     text: str
     origin: Sequence[int]
 
-    def __init__(self, index: int, role: str, text: str | None, calls: tuple[Any, ...], raw: str = "",
+    def __init__(self, index: int, role: str, text: str, calls: tuple[Any, ...], raw: str = "",
                  origin: Sequence[int] = ()) -> None:
         self.index, self.role, self.calls, self.raw = index, role, calls, raw
-        if text is not None:  # None: ``text`` and ``origin`` are set when first read (``__getattr__``)
-            self.text, self.origin = text, origin
-
-    def __getattr__(self, name: str) -> Any:
-        """``text`` or ``origin`` of a turn built unread: ``raw`` normalised, now (a slot that is set is read without
-        this call)."""
-        if name not in ("text", "origin"):
-            raise AttributeError(name)
-        said = normalise(self.raw)
-        self.text, self.origin = said.text, said.origin
-        return getattr(self, name)
+        self.text, self.origin = text, origin
 
     def _fields(self) -> tuple[Any, ...]:
         return self.index, self.role, self.text, self.calls, self.raw, self.origin
@@ -116,6 +108,24 @@ class Turn:
         end = last + len(tail) if last >= 0 else min(at + len(unit), len(self.text))
         start, stop = origin_span(self.origin, at, end)
         return excerpt_of(self.raw[start:stop]), start, stop
+
+
+class UnreadTurn(Turn):
+    """A turn built unread: its ``text`` and ``origin`` are ``raw`` normalised when first read (``__getattr__``)."""
+
+    __slots__ = ()
+
+    def __init__(self, index: int, role: str, calls: tuple[Any, ...], raw: str) -> None:
+        self.index, self.role, self.calls, self.raw = index, role, calls, raw
+
+    def __getattr__(self, name: str) -> Any:
+        """``text`` or ``origin``, not set yet: ``raw`` normalised, now (a slot that is set is read without this
+        call)."""
+        if name not in ("text", "origin"):
+            raise AttributeError(name)
+        said = normalise(self.raw)
+        self.text, self.origin = said.text, said.origin
+        return getattr(self, name)
 
 
 def _norm(text: str) -> str:
@@ -144,22 +154,27 @@ def read_turns(messages: Sequence[Message]) -> list[Turn]:
     return out
 
 
+_ORIGIN_MAPS = (range, Origin)  # an origin map kept as it is (any other sequence: a tuple)
+
+
 def _read_turns(messages: Sequence[Message]) -> list[Turn]:
-    out = []
+    out: list[Turn] = []
     users: list[str] = []  # the user's texts so far: an agent quoting them is not speaking for itself
     heard = ""  # the first ``heard_of`` of them, each ``_norm``-ed after a space (built when a quote needs it)
     heard_of = 0
     v = vocabulary()
     for i, m in enumerate(messages):
-        raw = m.content if isinstance(m.content, str) else ""
-        if m.role not in ("user", "assistant"):  # no reader's speech: normalised when read (``Turn.text``)
-            out.append(Turn(i, m.role, None, tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else (), raw))
+        # each field read once: a message's attributes are read through pydantic's ``__getattr__``
+        role, content = m.role, m.content
+        raw = content if isinstance(content, str) else ""
+        if role != "user" and role != "assistant":  # no reader's speech: normalised when read (``UnreadTurn``)
+            out.append(UnreadTurn(i, role, tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else (), raw))
             continue
         norm = normalise(raw)
-        if m.role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
+        if role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
             norm = without_reasoning(norm, v.reasoning, v.aside, v.second_person)
         text, origin = norm.text, norm.origin
-        if m.role == "user":
+        if role == "user":
             users.append(text)
         elif users and ('"' in text or "\u201c" in text):  # ``_QUOTED`` opens with one
             heard += "".join(" " + _norm(u) for u in users[heard_of:])
@@ -171,7 +186,7 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
 
             text, origin = _apply(text, origin, _QUOTED, unquote)
         calls = tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else ()
-        out.append(Turn(i, m.role, text, calls, raw, origin if isinstance(origin, range | Origin) else tuple(origin)))
+        out.append(Turn(i, role, text, calls, raw, origin if isinstance(origin, _ORIGIN_MAPS) else tuple(origin)))
     return out
 
 
@@ -234,11 +249,15 @@ def _mentions(pattern: re.Pattern[str], text: str) -> bool:
     gated = gateable(text)
     if not may_match(pattern, text.lower(), gated):
         return False  # no sentence (a part of the text) could hold a match (``_gate``): most texts lack its words
-    # and each sentence gated on its own (a part of a gateable text is gateable): a scan only where its words are
-    return any(
-        any(not negated(s, m.start()) for m in pattern.finditer(s))
-        for s in split_sentences(text) if not gated or may_match(pattern, s.lower(), True)
-    )
+    # and each sentence gated on its own (a part of a gateable text is gateable): a scan only where its words are,
+    # of an ASCII sentence's lowercase by the pattern's twin (``_lowered_search``: the same places)
+    for s in split_sentences(text):
+        low = s.lower()
+        if gated and not may_match(pattern, low, True):
+            continue
+        if any(not negated(s, m.start()) for m in matches(pattern, s, low if s.isascii() else None)):
+            return True
+    return False
 
 
 def excerpt_of(text: str, limit: int = 240) -> str:
@@ -278,32 +297,35 @@ def asks(unit: str, start: int) -> bool:
     return bool(words) and bool(vocabulary().question.fullmatch(words[0].strip("\"'(*").lower()))
 
 
-def _stated(pattern: re.Pattern[str], unit: str) -> bool:
-    """``pattern`` occurs in ``unit`` outside a question."""
-    if not may_match(pattern, unit.lower(), gateable(unit)):
+def _stated(pattern: re.Pattern[str], unit: str, lowered: str | None = None) -> bool:
+    """``pattern`` occurs in ``unit`` outside a question. ``lowered``: ``unit``'s lowercase where it is ASCII, which
+    the pattern's twin scans (``_lowered_search``: the same places), else None."""
+    if not may_match(pattern, unit.lower() if lowered is None else lowered, gateable(unit)):
         return False  # the decline classes are the costliest scans, and most units lack their words (``_gate``)
-    return any(not asks(unit, m.start()) for m in pattern.finditer(unit))
+    return any(not asks(unit, m.start()) for m in matches(pattern, unit, lowered))
 
 
 def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = False) -> bool:
     """``unit`` declines on ``kind``'s clause: naming its whole subject (direct), or only part (indirect).
-    A sentence that asks does not decline (``asks``)."""
+    A sentence that asks does not decline (``asks``). Each pattern scans an ASCII unit's lowercase by its twin."""
+    low = ascii_lowered(unit)
     # the subject first: most units name none, and a decline class is the costliest scan
-    if direct and not kind.names(unit):
+    if direct and not kind.names(unit, low):
         return False
-    if not direct and not (kind.indirect and all(p.search(unit) for p in kind.indirect)):
+    if not direct and not (kind.indirect and all(says(p, unit, low) for p in kind.indirect)):
         return False
     if not direct:
         # a clause on what may pay declines the means of payment, not the change (#46 class 6)
         unit = vocabulary().payment_means.sub(" ", unit)
-    if kind.not_the_clause.search(unit):
+        low = ascii_lowered(unit)
+    if says(kind.not_the_clause, unit, low):
         return False  # declined on other grounds ("the flight was not delayed")
-    by_class = any(_stated(p, unit) for p in kind.declined_by)
+    by_class = any(_stated(p, unit, low) for p in kind.declined_by)
     if direct:
         # A transfer summary that names the subject and cites the policy reports the refusal.
-        by_policy = summary and vocabulary().decline in kind.declined_by and vocabulary().policy.search(unit)
+        by_policy = summary and vocabulary().decline in kind.declined_by and says(vocabulary().policy, unit, low)
         return bool(by_class or by_policy)
-    return bool(by_class or _stated(vocabulary().decline, unit))
+    return bool(by_class or _stated(vocabulary().decline, unit, low))
 
 
 def find_declines(kind_name: str, turns: list[Turn], before: int | None = None) -> list[EvidenceItem]:

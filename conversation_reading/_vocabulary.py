@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from conversation_reading._lowered_search import says
 from conversation_reading._vocabulary_data import load_vocabulary
 
 
@@ -32,8 +33,10 @@ class EvidenceKind:
     transfers_count: bool
     requested_by: re.Pattern[str] | None = None  # grounded_by "request": the user asking for a contested write
 
-    def names(self, sentence: str) -> bool:
-        return all(p.search(sentence) for p in self.subject)
+    def names(self, sentence: str, lowered: str | None = None) -> bool:
+        """Every subject pattern matches ``sentence`` (``lowered``: its lowercase where ASCII, which each pattern's
+        twin scans: ``_lowered_search.says``)."""
+        return all(says(p, sentence, lowered) for p in self.subject)
 
 
 @dataclass(frozen=True)

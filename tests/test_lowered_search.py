@@ -11,16 +11,21 @@ import pytest
 
 from conversation_reading import (
     _bag_fees,
+    _evidence,
     _invented_policy,
+    _no_write,
+    _reading,
     _sentence_facts,
     _sentence_kinds,
     _sentences,
 )
+from conversation_reading._evidence import negated, read_turns
 from conversation_reading._lowered_search import ascii_lowered, says, twin
 from conversation_reading._normalise import normalise
-from conversation_reading._units import split_sentences
-from conversation_reading._vocabulary import vocabulary
-from tests.conftest import real_run
+from conversation_reading._units import Units, split_sentences
+from conversation_reading._vocabulary import EvidenceKind, vocabulary
+from loophole_ingest import import_results_file
+from tests.conftest import real_run, score_in
 
 # every case-insensitive pattern a sentence reader scans through ``says``
 _SCANNED = [
@@ -85,3 +90,104 @@ def test_a_text_outside_ascii_is_searched_as_it_is():
     pattern = re.compile(r"\bk\w+", re.I)
     assert says(pattern, "\u212aelvin", None)  # the Kelvin sign folds to "k" only under the flag
 
+
+
+def _mentions_by_the_text(pattern: re.Pattern[str], text: str) -> bool:
+    """``_evidence._mentions`` scanning each sentence as it is (before #47 round 6): the reference."""
+    return any(any(not negated(s, m.start()) for m in pattern.finditer(s)) for s in split_sentences(text))
+
+
+def test_mentions_over_the_lowercase_answers_as_the_scan_of_the_text(monkeypatch):
+    """``mentions`` scans an ASCII sentence's lowercase by the pattern's twin: every pattern and text it reads in the
+    records of three runs (both domains), and every pattern of them over every message of the runs, answer as the
+    scan of the text itself."""
+    asked: list[tuple[re.Pattern[str], str]] = []
+    real = _evidence._mentions
+
+    def recorded(pattern: re.Pattern[str], text: str) -> bool:
+        asked.append((pattern, text))
+        return real(pattern, text)
+
+    monkeypatch.setattr(_evidence, "_mentions", recorded)
+    texts = []
+    for name in ("whissle_airline_tau3_1trial.json", "toolorchestra_retail_tau2_1trial.json",
+                 "aide_claude-sonnet-4-5_airline_tau2_1trial.json"):
+        run = import_results_file(real_run(name))
+        for item in run.simulations:
+            if item.sim is not None:
+                score_in(run.domain, run.task_version, item.sim)
+                texts += [normalise(m.content).text for m in item.sim.messages if isinstance(m.content, str)]
+    patterns = list({id(p): p for p, _ in asked}.values())
+    assert len(asked) > 2000 and len(patterns) > 10
+    assert sum(twin(p) is not None for p in patterns) >= len(patterns) - 2  # scanned over the lowercase
+    pairs = asked + [(p, t) for p in patterns for t in texts]
+    mentioned = 0
+    for pattern, text in pairs:
+        answer = _mentions_by_the_text(pattern, text)
+        assert real(pattern, text) == answer, (pattern.pattern[:80], text[:200])
+        mentioned += answer
+    assert mentioned > 5000
+    # a sentence outside ASCII is scanned as it is: its lowercase may be longer (a dotted capital I lowers to two
+    # characters), which would put a match five words past its negator
+    shifted = re.compile(r"cancel", re.IGNORECASE)
+    text = "\u0130" * 10 + " no a b c d cancel"
+    assert real(shifted, text) is _mentions_by_the_text(shifted, text) is False
+
+
+def _declines_by_the_text(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = False) -> bool:
+    """``_evidence._declines`` scanning the unit as it is (before #47 round 6): the reference."""
+    v = vocabulary()
+
+    def stated(pattern: re.Pattern[str], unit: str) -> bool:
+        return any(not _evidence.asks(unit, m.start()) for m in pattern.finditer(unit))
+
+    if direct and not all(p.search(unit) for p in kind.subject):
+        return False
+    if not direct and not (kind.indirect and all(p.search(unit) for p in kind.indirect)):
+        return False
+    if not direct:
+        unit = v.payment_means.sub(" ", unit)
+    if kind.not_the_clause.search(unit):
+        return False
+    by_class = any(stated(p, unit) for p in kind.declined_by)
+    if direct:
+        return bool(by_class or (summary and v.decline in kind.declined_by and v.policy.search(unit)))
+    return bool(by_class or stated(v.decline, unit))
+
+
+def test_declines_over_the_lowercase_answers_as_the_scan_of_the_unit(monkeypatch):
+    """``_declines`` scans an ASCII unit's lowercase by each pattern's twin: every unit it reads in the records of
+    three runs, and every unit of every agent message of the runs for every clause its gate lets through
+    (``Units.may_decline``), direct, indirect and as a summary, answer as the scan of the unit itself."""
+    asked: list[tuple[EvidenceKind, str]] = []
+    real = _evidence._declines
+
+    def recorded(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = False) -> bool:
+        asked.append((kind, unit))
+        return real(kind, unit, direct=direct, summary=summary)
+
+    for module in (_evidence, _no_write, _reading):
+        monkeypatch.setattr(module, "_declines", recorded)
+    said = []
+    for name in ("whissle_airline_tau3_1trial.json", "toolorchestra_retail_tau2_1trial.json",
+                 "aide_claude-sonnet-4-5_airline_tau2_1trial.json", "whissle_retail_tau3_5sims.json"):
+        run = import_results_file(real_run(name))
+        for item in run.simulations:
+            if item.sim is not None:
+                score_in(run.domain, run.task_version, item.sim)
+                said += [t.text for t in read_turns(item.sim.messages) if t.role == "assistant" and t.text]
+    cut = Units()
+    asked += [(kind, u) for kind in vocabulary().kinds.values() for text in said if cut.may_decline(kind, text)
+              for u in cut.of(text)]
+    # a unit whose payment clause goes (the rest is scanned after it), and one whose lowercase is longer (a dotted
+    # capital I lowers to two characters: the decline would be read past the comma after it, in a question)
+    asked += [(kind, u) for kind in vocabulary().kinds.values() for u in (
+        "Certificates cannot be combined with a change.", "\u0130" * 38 + " I cannot change a basic economy booking, can I help you?")]
+    assert len(asked) > 20000 and sum(not u.isascii() for _, u in asked) > 1000
+    declined = 0
+    for kind, unit in asked:
+        for direct, summary in ((True, False), (False, False), (True, True)):
+            answer = _declines_by_the_text(kind, unit, direct=direct, summary=summary)
+            assert real(kind, unit, direct=direct, summary=summary) == answer, (kind.name, direct, summary, unit)
+            declined += answer
+    assert declined > 1000

@@ -4,13 +4,18 @@ that repeats a file faster than a corpus of distinct conversations)."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tau2.data_model.simulation import Results
 
 from conversation_reading import _replies, _units
+from conversation_reading._normalise import normalise
 from envs import engine_for
 from loophole_scoring import score_simulation
 from tests.conftest import SHARED
@@ -52,3 +57,52 @@ def test_outside_a_reading_a_cut_is_the_same_and_kept_nowhere():
         assert _units._sentences(text) is _units._sentences(text)
     assert inside == outside == list(_units._cut(text))
     assert _units._sentences.held == []
+
+
+# ``_cut``'s reference: the text split into lines, each line at its sentence ends (the cut before #47 round 6).
+_LINES = re.compile(r"\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)\s+")
+
+
+def _cut_by_lines(text: str) -> tuple[str, ...]:
+    return tuple(s.strip() for line in _LINES.split(text) for s in _SENTENCE_END.split(line) if s.strip())
+
+
+def _texts() -> list[str]:
+    """Every message's content of the shared runs and both dev-corpus sets, as written and normalised."""
+    files = [*sorted((SHARED / "real-runs").glob("*.json")), *sorted((SHARED / "dev-corpus" / "runs").glob("*.json")),
+             *sorted((SHARED / "dev-corpus" / "other-families" / "runs").glob("*.json"))]
+    out = []
+    for f in files:
+        for sim in json.loads(f.read_text(encoding="utf-8")).get("simulations", []):
+            for m in sim["messages"]:
+                if isinstance(m.get("content"), str):
+                    out += [m["content"], normalise(m["content"]).text]
+    return out
+
+
+def test_one_scan_cuts_every_message_of_the_runs_as_the_split_of_each_line():
+    texts = _texts()
+    assert len(texts) > 40000
+    pieces = 0
+    for text in texts:
+        assert _units._cut(text) == _cut_by_lines(text), text[:200]
+        pieces += len(_units._cut(text))
+    assert pieces > 100000
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "B", "1", "2", ".", "!", "?", " ", "\n", "\t", "\r", "\u2028",
+                                         "\u00a0", "\x0b", ":", "-", "\u00e9", "\u0663"]), max_size=40))
+@settings(max_examples=3000, deadline=None)
+def test_one_scan_cuts_any_text_as_the_split_of_each_line(text):
+    assert _units._cut(text) == _cut_by_lines(text)
+
+
+def test_a_text_with_no_line_ending_in_a_colon_before_another_has_its_sentences_as_units(monkeypatch):
+    """``_units`` returns the sentences where ``_LIST_OPENS`` finds no list opening (a gate): the same units as
+    the lines read for a list after each line ending in ":"."""
+    texts = _texts()
+    gated = [_units._units(t) for t in texts]
+    monkeypatch.setattr(_units, "_LIST_OPENS", re.compile(""))  # every text read line by line
+    assert [_units._units(t) for t in texts] == gated
+    assert sum(len(u) > len(_units.split_sentences(t)) for u, t in zip(gated, texts, strict=True)) > 100  # lists joined

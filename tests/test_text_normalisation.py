@@ -128,6 +128,9 @@ def test_a_tool_result_is_normalised_when_its_text_is_first_read():
     assert turns[1].origin == said.origin and turns[1].text == said.text == "It's basic-economy\n; a ; b ;"
     assert turns[1] == built and hash(turns[1]) == hash(built) and repr(turns[1]) == repr(built)
     assert turns[1] != Turn(1, "tool", raw, (), raw, range(len(raw) + 1))
+    # only an unread turn's class reads a missing attribute by ``__getattr__``: a class with one has every attribute
+    # read through it, unspecialised, and the readers read the turns' attributes most (#47)
+    assert type(turns[0]) is Turn and not hasattr(Turn, "__getattr__") and hasattr(type(turns[1]), "__getattr__")
 
 
 def test_skipping_a_step_that_cannot_match_changes_nothing():
