@@ -250,3 +250,38 @@ def test_reading_spans_leaves_the_garbage_collector_as_it_found_it(tmp_path, ena
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_reading_simulations_validates_as_identified_does_with_the_collector_paused(monkeypatch):
+    import gc
+
+    import loophole_ingest._spans as spans_module
+    from harness.rescoring import import_sources
+    from loophole_ingest import read_simulations
+    from loophole_ingest._identity import identified
+
+    path = real_run("whissle_airline_tau3_1trial.json")
+    (run,), _ = import_sources([str(path)], None, False)
+    found = SimulationSpans(path)
+    group = list(found)[:6]
+    expected = [identified(run, k, raw) for k, raw in enumerate(read_spans(path, found.start + 1, group, True))]
+    collector_on = []
+
+    def watched(*args):  # the validation sees the collector paused, and answers as it does unpaused
+        collector_on.append(gc.isenabled())
+        return identified(*args)
+
+    monkeypatch.setattr(spans_module, "identified", watched)
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        assert read_simulations(run, found.start + 1, group, 0) == expected
+        assert collector_on == [False] * len(group)
+        assert gc.isenabled()  # left as found
+        monkeypatch.setattr(spans_module, "identified", lambda *a: (_ for _ in ()).throw(
+            spans_module.HarnessInputError("bad")))
+        with pytest.raises(SpanError):
+            read_simulations(run, found.start + 1, group, 0)
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
