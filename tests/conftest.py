@@ -34,24 +34,40 @@ set_log_level(False)
 
 # --- the order xdist hands out test files -------------------------------------------------------------
 # CI runs ``-n 3 --dist loadfile``: each worker takes a whole file, the next one in the queue when it is nearly
-# done. xdist's default queue puts the files with the most tests first, so files of a few long sweeps (the
-# longest, ~5 min) went last and could run alone at the end. The slowest files go first instead, longest
-# first (per-file sums of a whole suite run on 2 cores, 3 workers, at 13f5d71; a new file of sweeps belongs in
-# this list),
-# then the rest as xdist orders them (most tests first), so the short files fill the gaps at the end. The README's
-# fresh clone (the 600-trial demo sweep, then every command after it) is one test that cannot be split: left to
-# xdist's order, it started late and ran alone for the suite's last minutes. The suite is CPU-bound on 2 cores
-# (about 1,370 s of CPU, Ray and CLI children included), so the order trims only the tail.
+# done. The suite is CPU-bound on 2 cores (about 1,210 s of CPU at f2455f6, Ray's and the CLI's processes
+# included), so what the order can win is idle cores. Two kinds of long file differ: the sweeps against the
+# scripted server (and the rate-limit test) mostly wait (its latency, retry delays, Ray's start, a signal's
+# moment: 5-30 s of wall per CPU-s under load), the rest mostly compute (2-3 s per CPU-s). Listed slowest first,
+# as before, three waiting files took the three workers at once and the two cores idled; here each waiting file
+# (marked ``# waits``) follows two computing ones, so that about one worker waits while two keep the cores busy.
+# The README's fresh clone (the 600-trial demo sweep, then every command after it) is one test that cannot be
+# split: it goes first, or it could run alone at the end. Then the rest as xdist orders them (most tests first),
+# so the short files fill the gaps at the end. Per-file CPU and wall: one whole-suite run on 2 cores, 3 workers,
+# at f2455f6; a new long file belongs in this list, by its kind.
 SLOWEST_FILES = (
-    "e2e/test_scale.py", "e2e/test_sweep_resume.py", "e2e/test_sweep_stops.py", "e2e/test_readme_offline.py",
-    "e2e/test_interrupt.py", "e2e/test_sweep.py", "e2e/test_report.py", "e2e/test_rescore_cli.py",
-    "test_fuzz_inputs.py", "e2e/test_terminal.py", "e2e/test_explain_cli.py", "e2e/test_bad_run_files.py",
-    "e2e/test_sweep_faults.py", "test_audit_golds.py", "e2e/test_offline_report.py", "e2e/test_help.py",
-    "test_rescore_scale.py", "e2e/test_report_layout.py", "test_rescore_speed.py", "e2e/test_wild_errors.py",
-    "test_against_version.py", "test_null_agent.py", "e2e/test_band.py", "test_replay_modes.py",
-    "e2e/test_rescore_wild_shapes.py", "test_rescore_parity.py", "test_strict_reward.py", "e2e/test_no_mixing.py",
-    "e2e/test_rescore_layouts.py", "e2e/test_report_contract.py", "test_gym.py", "test_architecture.py",
-    "e2e/test_analyze_two_trials.py", "e2e/test_no_data_loss.py", "test_audit.py", "test_replay_property.py",
+    "e2e/test_readme_offline.py",
+    "e2e/test_scale.py",  # waits
+    "test_fuzz_inputs.py", "e2e/test_report.py",
+    "e2e/test_sweep_resume.py",  # waits
+    "e2e/test_terminal.py", "e2e/test_interrupt.py",
+    "e2e/test_sweep_faults.py",  # waits
+    "e2e/test_no_data_loss.py", "test_replay_property.py",
+    "e2e/test_sweep.py",  # waits
+    "test_rescore_speed.py", "test_against_version.py",
+    "test_null_agent.py",  # waits
+    "e2e/test_wild_errors.py", "e2e/test_rescore_layouts.py",
+    "e2e/test_offline_report.py",  # waits
+    "test_audit_golds.py", "e2e/test_explain_cli.py",
+    "e2e/test_sweep_stops.py",  # waits
+    "e2e/test_rescore_cli.py", "test_rescore_scale.py",
+    "test_ray_start.py",  # waits
+    "e2e/test_band.py", "e2e/test_report_contract.py",
+    "test_gym.py",  # waits
+    "test_rescore_parity.py", "e2e/test_leaderboard.py",
+    "test_ratelimit.py",  # waits
+    "e2e/test_no_mixing.py", "e2e/test_rank_sensitivity.py", "e2e/test_bad_run_files.py", "e2e/test_help.py",
+    "e2e/test_report_layout.py", "test_replay_modes.py", "e2e/test_rescore_wild_shapes.py",
+    "e2e/test_tau2_main_fields.py", "e2e/test_analyze_two_trials.py", "test_audit.py", "test_strict_reward.py",
 )
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from envs import TASK_VERSIONS
 from gold_variants import all_variants, load_catalog
+from harness import rescore
 from tests.conftest import harness, real_run
 
 
@@ -32,8 +33,7 @@ def test_analysis_report_and_viewer_agree_on_the_loophole_tasks(tmp_path):
     data["tasks"] = [t for t in data["tasks"] if t["id"] in keep]
     assert sorted(s["task_id"] for s in data["simulations"]) == sorted(keep)
     (tmp_path / "aide4.json").write_text(json.dumps(data))
-    proc = harness("rescore", str(tmp_path / "aide4.json"), "--out", str(tmp_path / "run"))
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    rescore([tmp_path / "aide4.json"], tmp_path / "run")  # in process: the test's point is what reads the run
     expected = {"2", "14", "38"}  # task 0 has no variant: not a loophole task
 
     proc = harness("analyze", str(tmp_path / "run"), "--out", str(tmp_path / "tables"))

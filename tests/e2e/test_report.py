@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conversation_reading import EXPLANATION_SCHEMA_VERSION
+from harness import rescore
 from loophole_report._report import SECTIONS
 from tests.conftest import ROOT, harness, real_run
 
@@ -39,13 +40,9 @@ def real_run_dir(tmp_path_factory) -> Path:
     """The real aide run rescored; each flip gets an explanation (as the scoring side writes it) pointing at
     a real agent message, unless the rescore wrote one already; and a run.json."""
     out = tmp_path_factory.mktemp("real") / "aide"
-    proc = harness(
-        "rescore",
-        str(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json")),
-        "--out",
-        str(out),
-    )
-    assert proc.returncode == 0, proc.stderr
+    # in process (the Python API of the same verb; its CLI is tests/e2e/test_rescore_cli.py's): this module's
+    # point is analyze, report and view
+    rescore([real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json")], out)
     _explain_flips(out)
     if not (out / "run.json").exists():
         (out / "run.json").write_text(
@@ -563,9 +560,8 @@ def test_view_cli(real_run_dir, tmp_path):
 def test_cross_version_rescoring_moves(tmp_path):
     whissle = real_run("whissle_airline_tau3_1trial.json")
     as_tau3, as_tau2 = tmp_path / "t3", tmp_path / "t2"
-    assert harness("rescore", str(whissle), "--out", str(as_tau3)).returncode == 0
-    proc = harness("rescore", str(whissle), "--out", str(as_tau2), "--task-version", "tau2")
-    assert proc.returncode == 0, proc.stderr
+    rescore([whissle], as_tau3)  # in process (the Python API of the same verb): the test's point is analyze's
+    rescore([whissle], as_tau2, task_version="tau2")
     proc = harness(
         "analyze", str(as_tau3), "--against", str(as_tau2), "--out", str(tmp_path / "tables")
     )
