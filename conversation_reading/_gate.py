@@ -171,6 +171,11 @@ def _any_of(tests: list[ast.expr]) -> ast.expr:
     return tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
 
 
+def _any_word(words: frozenset[str]) -> ast.expr:
+    """A substring test each, ``"word" in s or ...``."""
+    return _any_of([ast.Compare(ast.Constant(word), [ast.In()], [_S()]) for word in sorted(words)])
+
+
 def _all_of(tests: list[ast.expr]) -> ast.expr:
     return tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests)
 
@@ -178,18 +183,24 @@ def _all_of(tests: list[ast.expr]) -> ast.expr:
 def _expression(requirements: Sequence[Requirement], scans: dict[str, Any]) -> ast.expr:
     """``requirements`` as one test over the lowered text ``s``, a syntax tree of string constants, ``in``, ``and``
     and ``or``: each large group (or the words of a large branch, a test that must pass before its alternatives are
-    tried) one scan (``_scan``, its automaton bound in ``scans``)."""
+    tried) one scan (``_scan``, its automaton bound in ``scans``); a branch whose words, less those that hold
+    another, are fewer than its alternatives, a substring test each first ("the user", "the customer")."""
     parts: list[ast.expr] = []
     for r in requirements:
         if isinstance(r, frozenset):
             if len(r) >= _SCANNED:
                 parts.append(_scan(r, scans))
             else:
-                parts.append(_any_of([ast.Compare(ast.Constant(word), [ast.In()], [_S()]) for word in sorted(r)]))
+                parts.append(_any_word(r))
         else:
             branch = _any_of([_expression(alternative, scans) for alternative in r])
-            words = _words_in(r)
-            parts.append(_all_of([_scan(words, scans), branch]) if len(words) >= _SCANNED else branch)
+            words = _group(_words_in(r))  # one of them occurs wherever an alternative holds
+            if len(words) >= _SCANNED:
+                parts.append(_all_of([_scan(words, scans), branch]))
+            elif len(words) < len(r):  # fewer tests than the alternatives' first ones: most texts fail them
+                parts.append(_all_of([_any_word(words), branch]))
+            else:
+                parts.append(branch)
     return _all_of(parts) if parts else ast.Constant(True)
 
 

@@ -23,8 +23,10 @@ def route_claim(reservation_of: Callable[[str], Any], sentence: str) -> tuple[st
     where neither airport pair is the reservation's, in either direction, nor a leg of it; else None.
     ``reservation_of``: the database's record of a reservation id (None: none)."""
     m = ROUTE.search(sentence)
+    if m is None:  # no route said: the ids need no reading
+        return None
     ids = set(_RESERVATION_ID.findall(sentence))
-    if m is None or len(ids) != 1:
+    if len(ids) != 1:
         return None
     res = reservation_of(next(iter(ids)))
     if res is None:

@@ -192,3 +192,32 @@ def test_negated_over_a_lowered_ascii_prefix_answers_as_over_the_text():
                 assert answer == written(text, m.start(), markers), (text, m.start())
                 answers.add(answer)
     assert answers == {True, False}
+
+
+def _witnesses(requirements: list) -> list[str]:
+    """Texts that hold ``requirements``: each word of each group and each alternative of each branch in turn, the
+    others held by their first witness (so every word a compiled test names is what one text holds)."""
+    each = [sorted(r) if isinstance(r, frozenset) else [t for alt in r for t in _witnesses(list(alt))]
+            for r in requirements]
+    firsts = [w[0] for w in each]
+    return [" ".join([*firsts[:i], w, *firsts[i + 1:]]) for i, ws in enumerate(each) for w in ws] or [""]
+
+
+def test_the_compiled_gate_holds_on_every_word_its_requirements_name():
+    """A pattern's compiled gate (a branch tested first by its words less those that hold another: "the user", not
+    "the user's request") holds on texts holding one word of each requirement, word by word, as walking them does:
+    for the patterns the readers gate (a text from the runs need not name every word)."""
+    from conversation_reading._gate import walked
+
+    v = vocabulary()
+    patterns = [p for k in claim_kinds()[0] for p in k.patterns]
+    patterns += [p for k in v.kinds.values() for p in (*k.subject, *k.declined_by, *k.indirect)]
+    patterns += [v.decline, v.compensation_request, v.compensation_offer, v.reasoning, v.aside, v.second_person]
+    tried = 0
+    for p in patterns:
+        required = needs(p)
+        for text in _witnesses(list(required)):
+            assert walked(required, text), (p.pattern[:80], text)
+            assert holds(required, text), (p.pattern[:80], text)
+            tried += 1
+    assert tried > 1000
