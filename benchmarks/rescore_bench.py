@@ -212,11 +212,11 @@ def cpu_budget(path: Path, tmp: Path, replay: str, main_per: float | None, chunk
     from envs import engine_for
     from harness._rescore_chunks import _row_of
     from harness.rescoring import import_sources
+    from loophole_base import gc_paused as collector_paused
     from loophole_ingest import SimulationSpans
     from loophole_ingest._identity import (
         identified,  # the validation alone, as read_simulations runs it
     )
-    from loophole_ingest._spans import _collector_paused as collector_paused
     from loophole_ingest._spans import (
         read_spans,  # the decode alone (read_simulations also validates)
     )

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -16,6 +14,7 @@ from tau2.environment.environment import Environment
 
 from envs._data import TauDataError, UnknownTaskError, resolve_file
 from envs._pinned import DOMAINS, TASK_VERSIONS, DataFile, Domain, TaskVersion, pinned_sha256
+from loophole_base import gc_paused
 
 
 @dataclass(frozen=True)
@@ -137,21 +136,6 @@ def load_task_set(
     )
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a large tree of objects is built (a domain database).
-
-    Each object built counts towards the next collection, and each full collection walks every object
-    built so far: loading airline's database with the collector running took 0.25 to 0.6 s, without it
-    0.12 s. Nothing built is cyclic garbage; the collector resumes (if it was on) when the block ends.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def environment_constructor(domain: str, policy: str | None = None) -> Callable[..., Environment]:

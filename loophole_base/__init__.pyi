@@ -17,6 +17,9 @@ from ._errors import (
     cut,
     shown,
 )
+from ._gc import (
+    gc_paused,
+)
 from ._number_token import (
     number_token_before,
 )
@@ -36,6 +39,7 @@ __all__ = [
     "check_replaceable",
     "cut",
     "DiskFull",
+    "gc_paused",
     "HarnessError",
     "HarnessInputError",
     "natural_key",

@@ -9,15 +9,13 @@ one-line error is the canonical one (or which reads it fine where this reader wa
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
-from loophole_base import HarnessInputError
+from loophole_base import HarnessInputError, gc_paused
 from loophole_ingest._identity import _Run as IdentifiedRun
 from loophole_ingest._identity import identified
 from loophole_ingest._jsonstream import (
@@ -227,7 +225,7 @@ def read_spans(path: Path, lo: int, spans: list[tuple[int, int]], first: bool) -
         data = fh.read(spans[-1][1] - lo)
     out: list[object] = []
     prev = lo
-    with _collector_paused():
+    with gc_paused():
         for k, (start, end) in enumerate(spans):
             gap = data[prev - lo : start - lo].strip(_BLANK)
             if gap != (b"" if first and k == 0 else b","):
@@ -243,19 +241,6 @@ def read_spans(path: Path, lo: int, spans: list[tuple[int, int]], first: bool) -
     return out
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while a chunk's simulations are decoded (and validated, in
-    ``read_simulations``): neither makes a reference cycle, yet their thousands of new dicts, lists and models
-    set off collections that walk every unfrozen object again and again (decode 0.26 -> 0.21 ms a trajectory in
-    the CPU budget). Left as it was found."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def read_simulations(
@@ -264,10 +249,10 @@ def read_simulations(
     """The simulations at byte ``spans`` of ``run``'s monolithic file (``SimulationSpans``), validated as
     ``ImportedRun.iter_simulations`` validates them; ``SpanError`` wherever that would raise, so that the
     caller reads the file that way for the canonical one-line error. The validation runs with the collector
-    paused too (``_collector_paused``): its models outlive the chunk, and every collection in between walked the
+    paused too (``gc_paused``): its models outlive the chunk, and every collection in between walked the
     chunk's earlier ones again (validate 0.25 -> 0.18 ms a trajectory in the CPU budget)."""
     out = []
-    with _collector_paused():
+    with gc_paused():
         for k, raw in enumerate(read_spans(run.path, lo, spans, first_index == 0)):
             if not run.skip_bad and isinstance(raw, dict) and any(raw.get(f) is None for f in ("task_id", "termination_reason")):
                 raise SpanError("a simulation without task_id or termination_reason")

@@ -11,8 +11,8 @@ import pytest
 from pydantic import BaseModel, PrivateAttr
 
 from envs import environment_constructor
-from envs._tasks import gc_paused
 from envs._tracked import _deep_copy
+from loophole_base import gc_paused
 from tests.conftest import ROOT, budget_of, real_run, rescore_bench
 
 BENCH = ROOT / "benchmarks" / "rescore_bench.py"
