@@ -15,8 +15,7 @@ from typing import Any
 
 from conversation_reading._conversation_state import _State
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._lowered_search import ascii_lowered
-from conversation_reading._lowered_search import says as scans
+from conversation_reading._lowered_search import ascii_lowered, says
 from policy_model import BAG_ALLOWANCE, EXTRA_BAG_FEE, MAX_PASSENGERS
 
 _BAG = r"(?:checked\s+)?(?:bags?|baggages?|luggage|suitcases?)\b"
@@ -54,7 +53,7 @@ def stated_free(sentence: str) -> bool:
     if "$" in sentence or not may_match(_BAG_WORD, sentence.lower(), gateable(sentence)):
         return False  # the gate (``_gate``) first: most sentences name no bag
     low = ascii_lowered(sentence)  # each scan over it (``_lowered_search``)
-    return scans(_FREE, sentence, low) and scans(_BAG_WORD, sentence, low)
+    return says(_FREE, sentence, low) and says(_BAG_WORD, sentence, low)
 
 
 def _fee_amounts(sentence: str) -> set[float]:

@@ -8,7 +8,7 @@ import re
 
 from conversation_reading._evidence import negated
 from conversation_reading._gate import gateable, holds_any, may_match
-from conversation_reading._lowered_search import says as scans
+from conversation_reading._lowered_search import says
 from conversation_reading._sentence_facts import (
     _CHANGE_COSTS,
     _COMPENSATION,
@@ -30,13 +30,13 @@ def invented(sentence: str) -> tuple[str, str] | None:
     lowered, gated = sentence.lower(), gateable(sentence)  # each scan gated (``_gate``): most sentences invent nothing
     exception = _EXCEPTION.search(sentence) if may_match(_EXCEPTION, lowered, gated) else None
     low = lowered if sentence.isascii() else None  # each boolean scan over it (``_lowered_search``)
-    if exception is not None and not negated(sentence, exception.start()) and scans(_SOMEONE_MAY, sentence, low):
+    if exception is not None and not negated(sentence, exception.start()) and says(_SOMEONE_MAY, sentence, low):
         return "transfer", "the policy makes no exceptions: a transfer is for what the agent cannot handle"
-    if may_match(_TIER_TEAM, lowered, gated) and (scans(_TIER_TEAM, sentence, low) and scans(_TIER, sentence, low) or
-                                                  scans(_TIER_TEAM, sentence, low) and re.search(
+    if may_match(_TIER_TEAM, lowered, gated) and (says(_TIER_TEAM, sentence, low) and says(_TIER, sentence, low) or
+                                                  says(_TIER_TEAM, sentence, low) and re.search(
             r"\b(?:tier|status|membership)\b", sentence, re.I)):
         return "compensation.eligible", "the membership tier is a fact of the profile; no team changes it"
-    if "$" in sentence and scans(_COMPENSATION, sentence, low) and _MONEY.search(sentence) and re.search(
+    if "$" in sentence and says(_COMPENSATION, sentence, low) and _MONEY.search(sentence) and re.search(
             r"\bfor (?:gold|silver|regular)(?: members?)?\b|\b(?:gold|silver) members? (?:get|receive|are entitled)", sentence, re.I):
         return "compensation.eligible", ("the certificate's amount does not depend on the tier: $100 per passenger for a "
                                          "cancelled flight, $50 for a delayed one")

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from conversation_reading._gate import may_match
+
 # what makes a source's lowercase another pattern: an escape of a capital, a capital by its code (an octal code or
 # a back reference, whatever it names), an inline flag (a group's ``(?:``, lookaround and ``(?P<name>`` are none),
 # a range with a capital at one end only (a hyphen beside a capital outside a class is refused too: no twin is
@@ -61,9 +63,20 @@ def matches(pattern: re.Pattern[str], text: str, lowered: str | None) -> Iterato
     return pattern.finditer(text) if found is None else found.finditer(lowered)  # type: ignore[arg-type]
 
 
+def scans(pattern: re.Pattern[str], sentence: str, low: str | None) -> bool:
+    """``says``; of an ASCII sentence (``low``: its lowercase), the pattern's gate (``_gate``) first:
+    a sentence is checked against many patterns, most of whose words it lacks (a substring test each, not a scan)."""
+    return (low is None or may_match(pattern, low, True)) and says(pattern, sentence, low)
+
+
+def searched(pattern: re.Pattern[str], sentence: str, low: str | None) -> re.Match[str] | None:
+    """``pattern.search(sentence)``: None without a scan where the gate rules it out over ``low`` (as ``scans``)."""
+    return None if low is not None and not may_match(pattern, low, True) else pattern.search(sentence)
+
+
 def ascii_lowered(text: str) -> str | None:
     """The lowercase ``says`` takes: of an ASCII text, else None."""
     return text.lower() if text.isascii() else None
 
 
-__all__ = ["ascii_lowered", "matches", "says", "twin"]
+__all__ = ["ascii_lowered", "matches", "says", "scans", "searched", "twin"]

@@ -33,7 +33,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._lowered_search import ascii_lowered, matches, says
+from conversation_reading._lowered_search import ascii_lowered, matches, scans
 from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._vocabulary import vocabulary
 from policy_model import CANCEL_TOOL
@@ -199,8 +199,7 @@ def asks_confirmation(text: str, lowered: str | None = None) -> bool:
     pattern = vocabulary().confirmation_request
     if not text.isascii():
         return pattern.search(text) is not None
-    lowered = text.lower() if lowered is None else lowered
-    return may_match(pattern, lowered, True) and says(pattern, text, lowered)
+    return scans(pattern, text, text.lower() if lowered is None else lowered)
 
 
 def says_yes(said: Turn, asked: Turn) -> bool:

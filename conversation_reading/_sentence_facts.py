@@ -15,27 +15,14 @@ from typing import Any
 from conversation_reading._bag_fees import bag_fee
 from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered
 from conversation_reading._conversation_state import _State
-from conversation_reading._gate import may_match
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._known_figures import KnownFigures, _amounts_held, _cents
-from conversation_reading._lowered_search import ascii_lowered, says
+from conversation_reading._lowered_search import ascii_lowered, scans
 from policy_model import (
     COMPENSATION_PER_PASSENGER,
     PAYMENT_LIMITS,
     AirlinePolicy,
 )
-
-
-def scans(pattern: re.Pattern[str], sentence: str, low: str | None) -> bool:
-    """``_lowered_search.says``; of an ASCII sentence (``low``: its lowercase), the pattern's gate (``_gate``) first:
-    a sentence is checked against many patterns, most of whose words it lacks (a substring test each, not a scan)."""
-    return (low is None or may_match(pattern, low, True)) and says(pattern, sentence, low)
-
-
-def searched(pattern: re.Pattern[str], sentence: str, low: str | None) -> re.Match[str] | None:
-    """``pattern.search(sentence)``: None without a scan where the gate rules it out over ``low`` (as ``scans``)."""
-    return None if low is not None and not may_match(pattern, low, True) else pattern.search(sentence)
-
 
 _MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)")
 # "let you" and "allow you to" spelt whole (not "lets? you"): the gate (``_gate``) then needs those words, not " you"

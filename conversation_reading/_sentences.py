@@ -24,7 +24,7 @@ from conversation_reading._conversation_state import _State
 from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import gateable, holds, may_match, needs
 from conversation_reading._invented_policy import invention
-from conversation_reading._lowered_search import ascii_lowered
+from conversation_reading._lowered_search import ascii_lowered, says, scans, searched
 from conversation_reading._record import Claim, ConsequentialSentence, Write
 from conversation_reading._replies import agrees, may_agree
 from conversation_reading._route_claims import route_claim
@@ -41,8 +41,6 @@ from conversation_reading._sentence_facts import (
     _amounts,
     _Checker,
     _sums_up,
-    scans,
-    searched,
 )
 from conversation_reading._sentence_kinds import _OPTION
 from conversation_reading._sentence_kinds import kind as sentence_kind
@@ -219,11 +217,11 @@ def _worth_reading(text: str, acts_follow: bool) -> bool:
     lowered, gated = text.lower(), gateable(text)  # each scan gated (``_gate``), then over the lowercase
     low = lowered if text.isascii() else None  # (``_lowered_search``)
     stands = (any(w in lowered for w in _STANDS_ALONE_WORDS) or (may_match(_IF_ACTS, lowered, gated)
-                                                                and scans(_IF_ACTS, text, low))
+                                                                and says(_IF_ACTS, text, low))
               ) if gated else _STANDS_ALONE.search(text) is not None
     return stands or (acts_follow and bool(
-        (may_match(_OPTION, lowered, gated) and scans(_OPTION, text, low))
-        or (may_match(_ACT, lowered, gated) and scans(_ACT, text, low))))
+        (may_match(_OPTION, lowered, gated) and says(_OPTION, text, low))
+        or (may_match(_ACT, lowered, gated) and says(_ACT, text, low))))
 
 
 def _state_at(states: Callable[[], list[_State]], index: int) -> _State:

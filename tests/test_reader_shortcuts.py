@@ -119,7 +119,7 @@ def test_a_sentence_scan_behind_its_gate_answers_as_the_pattern_searched():
     import re
 
     from conversation_reading import _sentence_facts, _sentences
-    from conversation_reading._lowered_search import ascii_lowered
+    from conversation_reading._lowered_search import ascii_lowered, scans
     from conversation_reading._units import split_sentences
 
     patterns = [p for module in (_sentences, _sentence_facts) for p in vars(module).values() if isinstance(p, re.Pattern)]
@@ -132,14 +132,14 @@ def test_a_sentence_scan_behind_its_gate_answers_as_the_pattern_searched():
         low = ascii_lowered(s)
         for p in patterns:
             expected = p.search(s) is not None
-            assert _sentence_facts.scans(p, s, low) == expected, (p.pattern, s)
+            assert scans(p, s, low) == expected, (p.pattern, s)
             found += expected
     assert len(patterns) > 30 and found > 1000
 
 
 def test_a_sentences_act_and_main_clause_behind_their_gates_are_the_patterns_own():
-    from conversation_reading import _sentence_facts, _sentences
-    from conversation_reading._lowered_search import ascii_lowered
+    from conversation_reading import _sentences
+    from conversation_reading._lowered_search import ascii_lowered, searched
     from conversation_reading._units import split_sentences
 
     sentences = [s for messages in _conversations()[:120] for t in read_turns(messages) if t.role == "assistant"
@@ -150,7 +150,7 @@ def test_a_sentences_act_and_main_clause_behind_their_gates_are_the_patterns_own
         low = ascii_lowered(s)
         act, expected = _sentences._offered_act(s, low), _sentences._OPTION.match(s) or _sentences._ACT.search(s)
         assert (act and (act.span(), act.group(1))) == (expected and (expected.span(), expected.group(1))), s
-        assert _sentence_facts.searched(_sentences._ACT, s, low).__class__ is _sentences._ACT.search(s).__class__
+        assert searched(_sentences._ACT, s, low).__class__ is _sentences._ACT.search(s).__class__
         main = _sentences._PROVISO.sub("", _sentences._REASON.sub("", s))
         assert _sentences._main_clause(s, low) == main, s
         acts += act is not None
