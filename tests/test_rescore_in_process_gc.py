@@ -44,3 +44,33 @@ def test_what_others_froze_stays_frozen_and_nothing_more_is():
         assert seen == [held] * 3 and gc.get_freeze_count() == held
     finally:
         gc.unfreeze()
+
+
+class _Node:
+    def __init__(self) -> None:
+        self.me = self  # a cycle: only the collector frees it
+
+
+def test_the_first_chunks_cyclic_garbage_is_collected_not_frozen():
+    import weakref
+
+    refs: list[weakref.ref] = []
+
+    def chunk() -> None:
+        _rescore_chunks._settle("airline")
+        if not refs:  # the first chunk leaves a cycle behind
+            refs.append(weakref.ref(_Node()))
+
+    was = gc.isenabled()
+    gc.disable()  # no automatic pass frees it: only ``_settle``'s own collection may
+    try:
+        assert refs == [] and gc.get_freeze_count() == 0
+        results = _rescore_chunks._in_process(iter([(chunk, (), None, None)] * 2))
+        next(results)
+        assert refs[0]() is not None  # garbage, not yet collected
+        next(results)  # the second chunk settles: collect the young generations, then freeze
+        assert refs[0]() is None
+        results.close()
+    finally:
+        if was:
+            gc.enable()
