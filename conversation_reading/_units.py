@@ -72,6 +72,9 @@ class Units:
         self._summary: dict[str, list[str]] = {}
         self._gates: dict[str, str | None] = {}
         self._plain: dict[str, str | None] = {}
+        # ``may_decline``'s answers by (kind, text): a clause's declines in words and its anaphoric declines ask it of
+        # the same agent messages (an entry holds its kind, so a kind's id is not reused while it is held)
+        self._declining: dict[tuple[int, str], tuple[EvidenceKind, bool]] = {}
 
     def gate(self, text: str) -> str | None:
         """The lowercase of ``text``'s units, joined, that ``_gate`` reads (a unit is a sentence of it, or a list
@@ -111,7 +114,16 @@ class Units:
     def may_decline(self, kind: EvidenceKind, text: str) -> bool:
         """Whether a unit of ``text`` could decline on ``kind``'s clause in the agent's words (``_declines``): it
         must state one of the clause's decline classes and name the whole subject (a direct decline), or state
-        one of them or any decline and name every part of the indirect subject."""
+        one of them or any decline and name every part of the indirect subject. Asked once per kind and text."""
+        key = (id(kind), text)
+        held = self._declining.get(key)
+        if held is not None and held[0] is kind:
+            return held[1]
+        answer = self._may_decline(kind, text)
+        self._declining[key] = (kind, answer)
+        return answer
+
+    def _may_decline(self, kind: EvidenceKind, text: str) -> bool:
         lowered = self.gate(text)
         if lowered is None:
             return True

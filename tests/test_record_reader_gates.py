@@ -11,9 +11,9 @@ import re
 from conversation_reading._evidence import Turn, asks, mentions, read_turns
 from conversation_reading._gate import gateable
 from conversation_reading._lowered_search import ascii_lowered, matches, twin
-from conversation_reading._no_write import _spoken, _token, answer_in
+from conversation_reading._no_write import _spoken, _token, anaphoric_in, answer_in
 from conversation_reading._precondition_facts import _changes, _negated_only
-from conversation_reading._units import split_sentences
+from conversation_reading._units import Units, split_sentences
 from conversation_reading._vocabulary import vocabulary
 from tests.conftest import real_run
 
@@ -96,3 +96,27 @@ def test_matches_searches_a_text_outside_ascii_as_it_is():
     pattern = re.compile(r"stra(?:ss|\u00df)e", re.IGNORECASE)
     assert [m.group() for m in matches(pattern, "STRASSE und Stra\u00dfe", None)] == ["STRASSE", "Stra\u00dfe"]
     assert ascii_lowered("Stra\u00dfe") is None and ascii_lowered("STRASSE") == "strasse"
+
+
+def test_an_anaphoric_decline_read_only_where_the_clause_may_be_declined_is_the_reading_of_every_message():
+    """``_no_write.anaphoric_in`` reads an agent message only where ``Units.may_decline`` lets it through (#47, round
+    7): on the runs' conversations, every clause's anaphoric decline is the one read from every message, and the gate
+    passes over most messages, or it would save nothing."""
+    found = skipped = read = 0
+    kinds = vocabulary().kinds
+    # the runs decline anaphorically on the generic refusal and the basic economy clause in words of the decline
+    # class; these on each clause, in the condition class and (an indirect subject's) any decline's words
+    said = ["You would get a certificate if you change your flight. This compensation requires that first.",
+            "You would get a certificate if you change your flight. This compensation cannot be given otherwise.",
+            "You asked to modify a basic economy ticket. This modification is not permitted.",
+            "You asked to change the destination of the trip. Such a change is against our policy."]
+    made = [[Turn(0, "user", "Hello", ()), Turn(1, "assistant", text, ())] for text in said]
+    for turns in [*made, *(turns for name in RUNS for turns in _conversations(name))]:
+        agent = [t.text for t in turns if t.role == "assistant"]
+        for kind in kinds:
+            gated = anaphoric_in(kind, turns, cut := Units())
+            assert gated == anaphoric_in(kind, turns, Units(), gated=False), (kind, agent[:1])
+            found += gated is not None
+            skipped += sum(not cut.may_decline(kinds[kind], text) for text in agent)
+            read += len(agent)
+    assert found >= 10 and skipped > read / 2
