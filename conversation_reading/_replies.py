@@ -19,7 +19,6 @@ not from the reply's words alone:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Any
 

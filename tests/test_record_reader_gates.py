@@ -9,7 +9,7 @@ import random
 import re
 
 from conversation_reading._evidence import Turn, asks, mentions, read_turns
-from conversation_reading._gate import gateable
+from conversation_reading._gate import gateable, holds_any
 from conversation_reading._lowered_search import ascii_lowered, matches, twin
 from conversation_reading._no_write import _spoken, _token, anaphoric_in, answer_in
 from conversation_reading._precondition_facts import _changes, _negated_only
@@ -120,3 +120,29 @@ def test_an_anaphoric_decline_read_only_where_the_clause_may_be_declined_is_the_
             skipped += sum(not cut.may_decline(kinds[kind], text) for text in agent)
             read += len(agent)
     assert found >= 10 and skipped > read / 2
+
+
+def test_offers_read_only_in_messages_where_one_offer_may_match_are_those_every_message_makes():
+    """``_offer_reads.offers_in`` reads an agent message only where one offer's pattern could match it (one gate of
+    them all, ``holds_any``): on the runs' conversations and on made offers of each loophole, the offers are those
+    read with each offer's own gate alone, and the gate passes over most messages."""
+    from conversation_reading._offer_reads import _offered, offers_in
+    from conversation_reading._turn_index import TurnIndex
+
+    said = ["I can offer you a travel certificate as a gesture of goodwill.",
+            "You could upgrade to economy first, so that you are able to change the flights.",
+            "I could cancel this reservation and then book the new flights for you.",
+            "Sorry for the trouble. If you change the flight, I can send you a certificate."]
+    made = [[Turn(0, "user", "Hello", ()), Turn(1, "assistant", text, ())] for text in said]
+    clauses = list(vocabulary().kinds)
+    found = skipped = read = 0
+    gate = holds_any(_offered(vocabulary()))
+    for turns in [*made, *(turns for name in RUNS for turns in _conversations(name))]:
+        index = TurnIndex(turns, [])
+        offers = offers_in(turns, Units(), index, clauses)
+        assert offers == offers_in(turns, Units(), index, clauses, gated=False)
+        found += len(offers)
+        agent = [t.text for t in turns if t.role == "assistant" and t.text]
+        skipped += sum(not gate(text.lower()) for text in agent)
+        read += len(agent)
+    assert found >= 6 and skipped > read / 2
