@@ -34,7 +34,7 @@ from tau2.data_model.message import AssistantMessage, Message
 
 from conversation_reading._gate import gateable, may_match
 from conversation_reading._lowered_search import ascii_lowered, matches, says, twin
-from conversation_reading._normalise import _apply, normalise, origin_span, without_reasoning
+from conversation_reading._normalise import _apply, normalise, normalised, origin_span, speech
 from conversation_reading._origin import Origin
 from conversation_reading._units import Units, split_sentences
 from conversation_reading._vocabulary import EvidenceKind, Offer, vocabulary
@@ -170,10 +170,9 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
         if role != "user" and role != "assistant":  # no reader's speech: normalised when read (``UnreadTurn``)
             out.append(UnreadTurn(i, role, tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else (), raw))
             continue
-        norm = normalise(raw)
+        text, origin = normalised(raw)
         if role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
-            norm = without_reasoning(norm, v.reasoning, v.aside, v.second_person)
-        text, origin = norm.text, norm.origin
+            text, origin = speech(text, origin, v.reasoning, v.aside, v.second_person)
         if role == "user":
             users.append(text)
         elif users and ('"' in text or "\u201c" in text):  # ``_QUOTED`` opens with one
@@ -275,7 +274,7 @@ def is_read_tool(name: str) -> bool:
 
 def first_call_of(turns: list[Turn], names: frozenset[str] | set[str] | None) -> int | None:
     for t in turns:
-        if any(
+        if t.calls and any(  # most messages make no call
             (names is None and c.name != TRANSFER_TOOL and not is_read_tool(c.name))
             or (names and c.name in names)
             for c in t.calls
@@ -343,7 +342,7 @@ def _declines_in(
             break
         if t.role != "assistant":
             continue
-        units = cut.of(t.text) if cut.may_decline(kind, t.text) else []
+        units = cut.of(t.text) if t.text and cut.may_decline(kind, t.text) else []  # no words: no unit
         hit = next((u for u in units if _declines(kind, u, direct=True)), None)
         if hit:
             text, start, end = t.excerpt(hit)

@@ -175,7 +175,7 @@ def anaphoric_in(kind_name: str, turns: list[Turn], units: Units, gated: bool = 
     for t in turns:
         if t.role != "assistant":
             continue
-        may = not gated or (units.may(kind.subject, t.text) and units.may_decline(kind, t.text))
+        may = not gated or bool(t.text and units.may(kind.subject, t.text) and units.may_decline(kind, t.text))
         found = _anaphoric(kind_name, units.of(t.text)) if may else None
         for call in (c for c in t.calls if c.name == TRANSFER_TOOL and found is None):
             found = _anaphoric(kind_name, units.of_summary(str(call.arguments.get("summary") or "")))

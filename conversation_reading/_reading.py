@@ -60,7 +60,6 @@ from conversation_reading._no_write import (
     unconfirmed_writes,
     withdrawal_in,
 )
-from conversation_reading._normalise import normalise
 from conversation_reading._offer_reads import offers_in
 from conversation_reading._precondition_facts import (
     acts,
@@ -158,7 +157,7 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
         summary = str(c.arguments.get("summary") or "")
         declined = any(i <= t.index for i in declined_at) or any(
             _declines(refusal, u, direct=True, summary=True) for u in r.units.of_summary(summary))
-        out.append(Transfer(how="tool_call", message_index=t.index, excerpt=excerpt_of(normalise(summary).text),
+        out.append(Transfer(how="tool_call", message_index=t.index, excerpt=excerpt_of(r.units.summary_text(summary)),
                             clauses=[n for n in names if (t.index, n) in certain],
                             summary=excerpt_of(summary), asked_by_user=first_ask() < t.index, declined_before=declined))
     agreed = agreed_in(r.turns, r.index)

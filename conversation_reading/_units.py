@@ -55,9 +55,9 @@ def _units(text: str) -> list[str]:
             continue
         items = []
         for nxt in lines[i + 1 :]:
-            if not _LIST_ITEM.match(nxt):
+            if (item := _LIST_ITEM.match(nxt)) is None:
                 break
-            items.append(_LIST_ITEM.sub("", nxt).strip())
+            items.append(nxt[item.end() :].strip())  # the item less its mark (the pattern matches at the start only)
         if items:
             units.append(" ".join([split_sentences(line)[-1], *items]))
     return units
@@ -70,6 +70,7 @@ class Units:
     def __init__(self) -> None:
         self._text: dict[str, list[str]] = {}
         self._summary: dict[str, list[str]] = {}
+        self._summary_text: dict[str, str] = {}
         self._gates: dict[str, str | None] = {}
         self._plain: dict[str, str | None] = {}
         # ``may_decline``'s answers by (kind, text): a clause's declines in words and its anaphoric declines ask it of
@@ -145,7 +146,14 @@ class Units:
         """A transfer summary's units, normalised first as the agent's messages are."""
         found = self._summary.get(summary)
         if found is None:
-            found = self._summary[summary] = _units(normalise(summary).text)
+            found = self._summary[summary] = _units(self.summary_text(summary))
+        return found
+
+    def summary_text(self, summary: str) -> str:
+        """A transfer summary normalised as the agent's messages are (once: its units and its excerpt read it)."""
+        found = self._summary_text.get(summary)
+        if found is None:
+            found = self._summary_text[summary] = normalise(summary).text
         return found
 
 
