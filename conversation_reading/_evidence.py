@@ -143,15 +143,28 @@ def read_turns(messages: Sequence[Message]) -> list[Turn]:
     """The turns as the verdicts read them: normalised, an agent's reasoning and quotes of the user out."""
     # compared message by message before any key is built (a hit builds none)
     if _LAST and len(_LAST[0][0]) == len(messages) and all(
-        x[0] is m and x[1] == m.role and x[2] is m.content and x[3] is getattr(m, "tool_calls", None)
+        x[0] is m and x[1] == m.role and x[2] is m.content and x[3] is _calls_of(m)
         for x, m in zip(_LAST[0][0], messages, strict=True)
     ):
         return list(_LAST[0][1])
-    key = tuple((m, m.role, m.content, getattr(m, "tool_calls", None)) for m in messages)
+    key = tuple((m, m.role, m.content, _calls_of(m)) for m in messages)
     out = _read_turns(messages)
     _LAST[:] = [(key, tuple(out))]
     _MENTIONED.clear()  # the answers on the conversation read before
     return out
+
+
+# Whether a kind of message has tool calls, by its class: a tool's result has none, and reading a missing attribute
+# of a pydantic model raises inside it (``getattr``'s default then costs an exception, several microseconds each)
+_HAS_CALLS: dict[type, bool] = {}
+
+
+def _calls_of(m: Message) -> Any:
+    """``getattr(m, "tool_calls", None)``, the attribute read only where the message's kind has it."""
+    has = _HAS_CALLS.get(type(m))
+    if has is None:
+        has = _HAS_CALLS[type(m)] = hasattr(m, "tool_calls")
+    return m.tool_calls if has else None  # type: ignore[union-attr]
 
 
 _ORIGIN_MAPS = (range, Origin)  # an origin map kept as it is (any other sequence: a tuple)
