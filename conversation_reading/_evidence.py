@@ -164,7 +164,7 @@ def _calls_of(m: Message) -> Any:
     has = _HAS_CALLS.get(type(m))
     if has is None:
         has = _HAS_CALLS[type(m)] = hasattr(m, "tool_calls")
-    return m.tool_calls if has else None  # type: ignore[union-attr]
+    return m.tool_calls if has else None
 
 
 _ORIGIN_MAPS = (range, Origin)  # an origin map kept as it is (any other sequence: a tuple)
