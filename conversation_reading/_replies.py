@@ -165,19 +165,26 @@ def acted_on(turns: list[Turn], index: int) -> bool:
 
 
 def _values(arguments: Any) -> list[str]:
-    """A write's argument values as words (ids, flight numbers, amounts), nested entries opened, in order (a stack,
-    not a generator per level: a booking's arguments hold a score of values three levels down)."""
-    found = []
-    stack = [arguments]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            stack += reversed([v for key, v in value.items() if key not in _NOT_LISTED])
-        elif isinstance(value, list):
-            stack += reversed(value)
-        elif isinstance(value, str | int | float) and len(word := str(value)) >= 3:
-            found.append(word.lower().lstrip("#"))
+    """A write's argument values as words (ids, flight numbers, amounts), nested entries opened, in order."""
+    found: list[str] = []
+    _collect(arguments, found)
     return found
+
+
+_SCALARS = (str, int, float)  # a tuple: ``str | int | float`` builds a union at each test
+
+
+def _collect(value: Any, found: list[str]) -> None:
+    """``_values``' walk: a call per entry (a generator per level cost twice the instructions)."""
+    if isinstance(value, dict):
+        for key, entry in value.items():
+            if key not in _NOT_LISTED:
+                _collect(entry, found)
+    elif isinstance(value, list):
+        for entry in value:
+            _collect(entry, found)
+    elif isinstance(value, _SCALARS) and len(word := str(value)) >= 3:
+        found.append(word.lower().lstrip("#"))
 
 
 def lists(agent: Turn, arguments: dict[str, Any], tool: str = "") -> bool:
