@@ -34,7 +34,7 @@ from tau2.data_model.message import AssistantMessage, Message
 
 from conversation_reading._gate import gateable, may_match
 from conversation_reading._lowered_search import ascii_lowered, matches, says, twin
-from conversation_reading._normalise import _apply, normalise, origin_span, without_reasoning
+from conversation_reading._normalise import _apply, normalise, normalised, origin_span, speech
 from conversation_reading._origin import Origin
 from conversation_reading._units import Units, split_sentences
 from conversation_reading._vocabulary import EvidenceKind, Offer, vocabulary
@@ -143,15 +143,28 @@ def read_turns(messages: Sequence[Message]) -> list[Turn]:
     """The turns as the verdicts read them: normalised, an agent's reasoning and quotes of the user out."""
     # compared message by message before any key is built (a hit builds none)
     if _LAST and len(_LAST[0][0]) == len(messages) and all(
-        x[0] is m and x[1] == m.role and x[2] is m.content and x[3] is getattr(m, "tool_calls", None)
+        x[0] is m and x[1] == m.role and x[2] is m.content and x[3] is _calls_of(m)
         for x, m in zip(_LAST[0][0], messages, strict=True)
     ):
         return list(_LAST[0][1])
-    key = tuple((m, m.role, m.content, getattr(m, "tool_calls", None)) for m in messages)
+    key = tuple((m, m.role, m.content, _calls_of(m)) for m in messages)
     out = _read_turns(messages)
     _LAST[:] = [(key, tuple(out))]
     _MENTIONED.clear()  # the answers on the conversation read before
     return out
+
+
+# Whether a kind of message has tool calls, by its class: a tool's result has none, and reading a missing attribute
+# of a pydantic model raises inside it (``getattr``'s default then costs an exception, several microseconds each)
+_HAS_CALLS: dict[type, bool] = {}
+
+
+def _calls_of(m: Message) -> Any:
+    """``getattr(m, "tool_calls", None)``, the attribute read only where the message's kind has it."""
+    has = _HAS_CALLS.get(type(m))
+    if has is None:
+        has = _HAS_CALLS[type(m)] = hasattr(m, "tool_calls")
+    return m.tool_calls if has else None
 
 
 _ORIGIN_MAPS = (range, Origin)  # an origin map kept as it is (any other sequence: a tuple)
@@ -170,10 +183,9 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
         if role != "user" and role != "assistant":  # no reader's speech: normalised when read (``UnreadTurn``)
             out.append(UnreadTurn(i, role, tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else (), raw))
             continue
-        norm = normalise(raw)
+        text, origin = normalised(raw)
         if role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
-            norm = without_reasoning(norm, v.reasoning, v.aside, v.second_person)
-        text, origin = norm.text, norm.origin
+            text, origin = speech(text, origin, v.reasoning, v.aside, v.second_person)
         if role == "user":
             users.append(text)
         elif users and ('"' in text or "\u201c" in text):  # ``_QUOTED`` opens with one
@@ -275,7 +287,7 @@ def is_read_tool(name: str) -> bool:
 
 def first_call_of(turns: list[Turn], names: frozenset[str] | set[str] | None) -> int | None:
     for t in turns:
-        if any(
+        if t.calls and any(  # most messages make no call
             (names is None and c.name != TRANSFER_TOOL and not is_read_tool(c.name))
             or (names and c.name in names)
             for c in t.calls
@@ -343,7 +355,7 @@ def _declines_in(
             break
         if t.role != "assistant":
             continue
-        units = cut.of(t.text) if cut.may_decline(kind, t.text) else []
+        units = cut.of(t.text) if t.text and cut.may_decline(kind, t.text) else []  # no words: no unit
         hit = next((u for u in units if _declines(kind, u, direct=True)), None)
         if hit:
             text, start, end = t.excerpt(hit)

@@ -165,16 +165,22 @@ def anaphoric_decline(kind_name: str, messages: Sequence[Message]) -> Settled | 
     return anaphoric_in(kind_name, read_turns(messages), Units())
 
 
-def anaphoric_in(kind_name: str, turns: list[Turn], units: Units) -> Settled | None:
-    """``anaphoric_decline`` on a conversation already read, its units cut once (``units``)."""
+def anaphoric_in(kind_name: str, turns: list[Turn], units: Units, gated: bool = True) -> Settled | None:
+    """``anaphoric_decline`` on a conversation already read, its units cut once (``units``). An agent message is
+    read only where a unit of it may name the subject (``Units.may``) and may decline on the clause
+    (``Units.may_decline``, which the clause's declines in words asked of it already): the declining sentence of
+    an anaphoric decline declines on it, directly or not (``_declines``). ``gated=False``: every message read (the
+    reference the gate is tested against)."""
+    kind = vocabulary().kinds[kind_name]
     for t in turns:
         if t.role != "assistant":
             continue
-        found = _anaphoric(kind_name, units.of(t.text)) if units.may(vocabulary().kinds[kind_name].subject, t.text) else None
+        may = not gated or bool(t.text and units.may(kind.subject, t.text) and units.may_decline(kind, t.text))
+        found = _anaphoric(kind_name, units.of(t.text)) if may else None
         for call in (c for c in t.calls if c.name == TRANSFER_TOOL and found is None):
             found = _anaphoric(kind_name, units.of_summary(str(call.arguments.get("summary") or "")))
         if found is not None:
-            return Settled(f"declines on {vocabulary().kinds[kind_name].what}, naming it in the sentence before",
+            return Settled(f"declines on {kind.what}, naming it in the sentence before",
                            t.index, excerpt_of(found))
     return None
 

@@ -262,6 +262,11 @@ def _run_steps(text: str, origin: Sequence[int], steps: tuple, guarded: bool) ->
 def normalise(text: str, guarded: bool = True) -> Normalised:
     """``text`` ready for matching, with its origin map (module docstring). ``guarded=False`` scans every
     step whatever the text holds (the reference the guards are tested against)."""
+    return Normalised(*normalised(text, guarded))
+
+
+def normalised(text: str, guarded: bool = True) -> tuple[str, Sequence[int]]:
+    """``normalise``'s text and origin map, unwrapped (a reader of every message builds no ``Normalised``)."""
     # A text holding none of these marks (tested in place, not by ``any``: every message passes here), outside
     # ASCII only dashes and apostrophes, and (those made "-" and "'") no match of ``_INLINE_ITEM``
     # (``_inline_item_at``) passes every other guard of ``_steps`` (they need another character outside ASCII),
@@ -273,12 +278,12 @@ def normalise(text: str, guarded: bool = True) -> Normalised:
         # unless the list-item step's does on that text
         plain = text if text.isascii() else _APOSTROPHES.sub("'", _DASHES.sub("-", text))
         if plain.isascii() and _inline_item_at(plain) is None:
-            return Normalised(plain, range(len(text) + 1))
+            return plain, range(len(text) + 1)
     before, after = _STEPS
     text, origin = _run_steps(text, range(len(text) + 1), before, guarded)
     text, origin = _nfkc(text, origin)
     text, origin = _run_steps(text, origin, after, guarded)
-    return Normalised(text, origin if isinstance(origin, range | Origin) else tuple(origin))
+    return text, origin if isinstance(origin, range | Origin) else tuple(origin)
 
 
 _STEPS = _steps()
@@ -294,14 +299,24 @@ def without_reasoning(
     think") and says nothing ``to_the_user`` ("you") is reasoning on its own. A policy rule quoted to the user
     ("if the user has travel insurance"), next to "your reservation", is speech. Each dropped paragraph becomes
     one newline."""
-    if not text.text:
-        return text  # no paragraph (half of an agent's messages are calls with no words)
-    lowered, plain = text.text.lower(), gateable(text.text)
+    said, origin = speech(text.text, text.origin, deliberates, aside, to_the_user)
+    return text if said is text.text and origin is text.origin else Normalised(said, origin)
+
+
+def speech(
+    text: str, origin: Sequence[int], deliberates: re.Pattern[str], aside: re.Pattern[str],
+    to_the_user: re.Pattern[str],
+) -> tuple[str, Sequence[int]]:
+    """``without_reasoning`` of a normalised text and its origin map, unwrapped: ``text`` and ``origin`` themselves
+    where no paragraph is dropped."""
+    if not text:
+        return text, origin  # no paragraph (half of an agent's messages are calls with no words)
+    lowered, plain = text.lower(), gateable(text)
     may_deliberate, may_aside = may_match(deliberates, lowered, plain), may_match(aside, lowered, plain)
     if not may_deliberate and not may_aside:
-        return text  # no paragraph can be reasoning (``_gate``): the scans would drop nothing
-    blocks = [m.span() for m in _PARAGRAPH.finditer(text.text)]
-    said = [text.text[a:b] for a, b in blocks]
+        return text, origin  # no paragraph can be reasoning (``_gate``): the scans would drop nothing
+    blocks = [m.span() for m in _PARAGRAPH.finditer(text)]
+    said = [text[a:b] for a, b in blocks]
     # each paragraph gated on its own (a part of a gateable text is gateable): most hold none of the words
     low = [b.lower() for b in said] if plain else None
 
@@ -312,17 +327,17 @@ def without_reasoning(
     # "you" first: most paragraphs say it, and the aside's scan is the costlier (both are pure: the same answer)
     drop = [i <= last or (may_aside and not says(to_the_user, i) and says(aside, i)) for i in range(len(said))]
     if not any(drop):
-        return text
+        return text, origin
     out: list[str] = []
     org = OriginBuilder()
     pos = 0
     for (a, b), dropped in zip(blocks, drop, strict=True):
         if not dropped:
             continue
-        out.append(text.text[pos:a] + "\n")
-        org.extend(text.origin, pos, a)
-        org.repeat(text.origin[a], 1)
+        out.append(text[pos:a] + "\n")
+        org.extend(origin, pos, a)
+        org.repeat(origin[a], 1)
         pos = b
-    out.append(text.text[pos:])
-    org.extend(text.origin, pos, len(text.origin))
-    return Normalised("".join(out), org.build())
+    out.append(text[pos:])
+    org.extend(origin, pos, len(origin))
+    return "".join(out), org.build()

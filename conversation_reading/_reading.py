@@ -44,16 +44,13 @@ from conversation_reading._evidence import (
     Units,
     _declines,
     _declines_in,
-    _offers,
-    conditions,
     excerpt_of,
     first_call_of,
     mentions,
     read_turns,
     split_sentences,
 )
-from conversation_reading._gate import holds, needs
-from conversation_reading._handling import declines_refund, other_option, taken_up
+from conversation_reading._handling import declines_refund, taken_up
 from conversation_reading._no_write import (
     TRANSFER_MARK,
     Settled,
@@ -63,7 +60,7 @@ from conversation_reading._no_write import (
     unconfirmed_writes,
     withdrawal_in,
 )
-from conversation_reading._normalise import normalise
+from conversation_reading._offer_reads import offers_in
 from conversation_reading._precondition_facts import (
     acts,
     authenticated_users,
@@ -160,7 +157,7 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
         summary = str(c.arguments.get("summary") or "")
         declined = any(i <= t.index for i in declined_at) or any(
             _declines(refusal, u, direct=True, summary=True) for u in r.units.of_summary(summary))
-        out.append(Transfer(how="tool_call", message_index=t.index, excerpt=excerpt_of(normalise(summary).text),
+        out.append(Transfer(how="tool_call", message_index=t.index, excerpt=excerpt_of(r.units.summary_text(summary)),
                             clauses=[n for n in names if (t.index, n) in certain],
                             summary=excerpt_of(summary), asked_by_user=first_ask() < t.index, declined_before=declined))
     agreed = agreed_in(r.turns, r.index)
@@ -174,32 +171,7 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
 
 
 def _offers_in(r: _Reading, clauses: list[str]) -> list[Offer]:
-    found = []
-    spoken = [(t, split_sentences(t.text), r.units.lowered(t.text)) for t in r.turns if t.role == "assistant" and t.text]
-    for loophole_id, offers in vocabulary().offers.items():
-        for place, offer in enumerate(offers):
-            needed = needs(offer.pattern)
-            for t, sentences, lowered in spoken:
-                if lowered is None:
-                    said = next((s for s in sentences if _offers(offer, s)), None)
-                elif not holds(needed, lowered):
-                    continue
-                else:  # each sentence gated too (a part of the message): most sentences lack the offer's words
-                    said = next((s for s, low in zip(sentences, r.index.sentences_lowered(t.text), strict=True)
-                                 if holds(needed, low) and _offers(offer, s)), None)
-                if said is None:
-                    continue
-                tied = [] if not offer.unless_conditioned_in_message else [
-                    name for name in clauses
-                    if any(conditions(vocabulary().kinds[name], u) for u in r.units.of(t.text))]
-                own = [name for name in clauses if any(conditions(vocabulary().kinds[name], u) and not other_option(u)
-                                                       for u in r.units.of(t.text))]
-                excerpt, start, end = t.excerpt(said)
-                found.append(Offer(loophole_id=loophole_id, offer=place, what=offer.what, message_index=t.index,
-                                   excerpt=excerpt, conditioned_on=tied, own_condition=own, start=start, end=end,
-                                   conditional=any(vocabulary().hypothetical.fullmatch(w.strip(".,;:!?()*\"'").lower())
-                                                   for w in said.split())))
-    return sorted(found, key=lambda o: (o.message_index, o.loophole_id))
+    return offers_in(r.turns, r.units, r.index, clauses)
 
 
 def _writes(r: _Reading, requests: list[UserRequest]) -> list[Write]:

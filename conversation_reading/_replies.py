@@ -19,7 +19,6 @@ not from the reply's words alone:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -66,8 +65,9 @@ def picks(pattern: re.Pattern[str], reply: str) -> bool | None:
 
 
 def reading_replies() -> AbstractContextManager[None]:
-    """While one conversation is read (``_reading.conversation_record``): ``agrees`` reads each reply once."""
-    return _AGREES.reading()
+    """While one conversation is read (``_reading.conversation_record``): ``agrees`` reads each reply once, and
+    ``asks_confirmation`` each agent message."""
+    return _AGREES.reading(_ASKS_CONFIRMATION)
 
 
 def agrees(reply: str) -> bool:
@@ -164,17 +164,27 @@ def acted_on(turns: list[Turn], index: int) -> bool:
     return "###STOP###" in nxt.text or agrees(nxt.text) or mentions(vocabulary().transfer_request, nxt.text)
 
 
-def _values(arguments: Any) -> Iterator[str]:
-    """A write's argument values as words (ids, flight numbers, amounts), nested entries opened."""
-    if isinstance(arguments, dict):
-        for key, value in arguments.items():
+def _values(arguments: Any) -> list[str]:
+    """A write's argument values as words (ids, flight numbers, amounts), nested entries opened, in order."""
+    found: list[str] = []
+    _collect(arguments, found)
+    return found
+
+
+_SCALARS = (str, int, float)  # a tuple: ``str | int | float`` builds a union at each test
+
+
+def _collect(value: Any, found: list[str]) -> None:
+    """``_values``' walk: a call per entry (a generator per level cost twice the instructions)."""
+    if isinstance(value, dict):
+        for key, entry in value.items():
             if key not in _NOT_LISTED:
-                yield from _values(value)
-    elif isinstance(arguments, list):
-        for value in arguments:
-            yield from _values(value)
-    elif isinstance(arguments, str | int | float) and len(str(arguments)) >= 3:
-        yield str(arguments).lower().lstrip("#")
+                _collect(entry, found)
+    elif isinstance(value, list):
+        for entry in value:
+            _collect(entry, found)
+    elif isinstance(value, _SCALARS) and len(word := str(value)) >= 3:
+        found.append(word.lower().lstrip("#"))
 
 
 def lists(agent: Turn, arguments: dict[str, Any], tool: str = "") -> bool:
@@ -187,7 +197,8 @@ def lists(agent: Turn, arguments: dict[str, Any], tool: str = "") -> bool:
     if any(named_in(x, text) for x in _values(arguments)):  # as a word of its own (``_boundary``)
         return True
     act = v.requests.get(tool)
-    return act is not None and any(s.rstrip().endswith("?") and act.search(s) for s in split_sentences(agent.text))
+    return act is not None and any(s.rstrip().endswith("?") and scans(act, s, ascii_lowered(s))
+                                   for s in split_sentences(agent.text))
 
 
 def asks_confirmation(text: str, lowered: str | None = None) -> bool:
@@ -195,11 +206,21 @@ def asks_confirmation(text: str, lowered: str | None = None) -> bool:
     its lowercase, where the reader holds it). Of an ASCII text, its gate (``_gate``) first: most messages hold none
     of its words, and each write's reading asks it of the same message three times; then one scan of the lowercase
     (``_lowered_search``). Any other text is searched as it is: a capital dotted I lowers to two characters, which
-    the scan's "i" matches as one (``gateable`` lets such a text through)."""
+    the scan's "i" matches as one (``gateable`` lets such a text through). Read once per text while a conversation
+    is read (``reading_replies``): each write's reading asks it of the same messages."""
+    if _ASKS_CONFIRMATION.held:
+        return _ASKS_CONFIRMATION(text)
+    return _asks_confirmation(text, lowered)
+
+
+def _asks_confirmation(text: str, lowered: str | None = None) -> bool:
     pattern = vocabulary().confirmation_request
     if not text.isascii():
         return pattern.search(text) is not None
     return scans(pattern, text, text.lower() if lowered is None else lowered)
+
+
+_ASKS_CONFIRMATION: ReadingMemo[str, bool] = ReadingMemo(_asks_confirmation)
 
 
 def says_yes(said: Turn, asked: Turn) -> bool:

@@ -55,9 +55,9 @@ def _units(text: str) -> list[str]:
             continue
         items = []
         for nxt in lines[i + 1 :]:
-            if not _LIST_ITEM.match(nxt):
+            if (item := _LIST_ITEM.match(nxt)) is None:
                 break
-            items.append(_LIST_ITEM.sub("", nxt).strip())
+            items.append(nxt[item.end() :].strip())  # the item less its mark (the pattern matches at the start only)
         if items:
             units.append(" ".join([split_sentences(line)[-1], *items]))
     return units
@@ -70,8 +70,12 @@ class Units:
     def __init__(self) -> None:
         self._text: dict[str, list[str]] = {}
         self._summary: dict[str, list[str]] = {}
+        self._summary_text: dict[str, str] = {}
         self._gates: dict[str, str | None] = {}
         self._plain: dict[str, str | None] = {}
+        # ``may_decline``'s answers by (kind, text): a clause's declines in words and its anaphoric declines ask it of
+        # the same agent messages (an entry holds its kind, so a kind's id is not reused while it is held)
+        self._declining: dict[tuple[int, str], tuple[EvidenceKind, bool]] = {}
 
     def gate(self, text: str) -> str | None:
         """The lowercase of ``text``'s units, joined, that ``_gate`` reads (a unit is a sentence of it, or a list
@@ -111,7 +115,16 @@ class Units:
     def may_decline(self, kind: EvidenceKind, text: str) -> bool:
         """Whether a unit of ``text`` could decline on ``kind``'s clause in the agent's words (``_declines``): it
         must state one of the clause's decline classes and name the whole subject (a direct decline), or state
-        one of them or any decline and name every part of the indirect subject."""
+        one of them or any decline and name every part of the indirect subject. Asked once per kind and text."""
+        key = (id(kind), text)
+        held = self._declining.get(key)
+        if held is not None and held[0] is kind:
+            return held[1]
+        answer = self._may_decline(kind, text)
+        self._declining[key] = (kind, answer)
+        return answer
+
+    def _may_decline(self, kind: EvidenceKind, text: str) -> bool:
         lowered = self.gate(text)
         if lowered is None:
             return True
@@ -133,7 +146,14 @@ class Units:
         """A transfer summary's units, normalised first as the agent's messages are."""
         found = self._summary.get(summary)
         if found is None:
-            found = self._summary[summary] = _units(normalise(summary).text)
+            found = self._summary[summary] = _units(self.summary_text(summary))
+        return found
+
+    def summary_text(self, summary: str) -> str:
+        """A transfer summary normalised as the agent's messages are (once: its units and its excerpt read it)."""
+        found = self._summary_text.get(summary)
+        if found is None:
+            found = self._summary_text[summary] = normalise(summary).text
         return found
 
 

@@ -9,11 +9,11 @@ import random
 import re
 
 from conversation_reading._evidence import Turn, asks, mentions, read_turns
-from conversation_reading._gate import gateable
+from conversation_reading._gate import gateable, holds_any
 from conversation_reading._lowered_search import ascii_lowered, matches, twin
-from conversation_reading._no_write import _spoken, _token, answer_in
+from conversation_reading._no_write import _spoken, _token, anaphoric_in, answer_in
 from conversation_reading._precondition_facts import _changes, _negated_only
-from conversation_reading._units import split_sentences
+from conversation_reading._units import Units, split_sentences
 from conversation_reading._vocabulary import vocabulary
 from tests.conftest import real_run
 
@@ -96,3 +96,53 @@ def test_matches_searches_a_text_outside_ascii_as_it_is():
     pattern = re.compile(r"stra(?:ss|\u00df)e", re.IGNORECASE)
     assert [m.group() for m in matches(pattern, "STRASSE und Stra\u00dfe", None)] == ["STRASSE", "Stra\u00dfe"]
     assert ascii_lowered("Stra\u00dfe") is None and ascii_lowered("STRASSE") == "strasse"
+
+
+def test_an_anaphoric_decline_read_only_where_the_clause_may_be_declined_is_the_reading_of_every_message():
+    """``_no_write.anaphoric_in`` reads an agent message only where ``Units.may_decline`` lets it through (#47, round
+    7): on the runs' conversations, every clause's anaphoric decline is the one read from every message, and the gate
+    passes over most messages, or it would save nothing."""
+    found = skipped = read = 0
+    kinds = vocabulary().kinds
+    # the runs decline anaphorically on the generic refusal and the basic economy clause in words of the decline
+    # class; these on each clause, in the condition class and (an indirect subject's) any decline's words
+    said = ["You would get a certificate if you change your flight. This compensation requires that first.",
+            "You would get a certificate if you change your flight. This compensation cannot be given otherwise.",
+            "You asked to modify a basic economy ticket. This modification is not permitted.",
+            "You asked to change the destination of the trip. Such a change is against our policy."]
+    made = [[Turn(0, "user", "Hello", ()), Turn(1, "assistant", text, ())] for text in said]
+    for turns in [*made, *(turns for name in RUNS for turns in _conversations(name))]:
+        agent = [t.text for t in turns if t.role == "assistant"]
+        for kind in kinds:
+            gated = anaphoric_in(kind, turns, cut := Units())
+            assert gated == anaphoric_in(kind, turns, Units(), gated=False), (kind, agent[:1])
+            found += gated is not None
+            skipped += sum(not cut.may_decline(kinds[kind], text) for text in agent)
+            read += len(agent)
+    assert found >= 10 and skipped > read / 2
+
+
+def test_offers_read_only_in_messages_where_one_offer_may_match_are_those_every_message_makes():
+    """``_offer_reads.offers_in`` reads an agent message only where one offer's pattern could match it (one gate of
+    them all, ``holds_any``): on the runs' conversations and on made offers of each loophole, the offers are those
+    read with each offer's own gate alone, and the gate passes over most messages."""
+    from conversation_reading._offer_reads import _offered, offers_in
+    from conversation_reading._turn_index import TurnIndex
+
+    said = ["I can offer you a travel certificate as a gesture of goodwill.",
+            "You could upgrade to economy first, so that you are able to change the flights.",
+            "I could cancel this reservation and then book the new flights for you.",
+            "Sorry for the trouble. If you change the flight, I can send you a certificate."]
+    made = [[Turn(0, "user", "Hello", ()), Turn(1, "assistant", text, ())] for text in said]
+    clauses = list(vocabulary().kinds)
+    found = skipped = read = 0
+    gate = holds_any(_offered(vocabulary()))
+    for turns in [*made, *(turns for name in RUNS for turns in _conversations(name))]:
+        index = TurnIndex(turns, [])
+        offers = offers_in(turns, Units(), index, clauses)
+        assert offers == offers_in(turns, Units(), index, clauses, gated=False)
+        found += len(offers)
+        agent = [t.text for t in turns if t.role == "assistant" and t.text]
+        skipped += sum(not gate(text.lower()) for text in agent)
+        read += len(agent)
+    assert found >= 6 and skipped > read / 2
