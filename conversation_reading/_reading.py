@@ -252,7 +252,7 @@ def _cancellations(r: _Reading) -> list[Cancellation]:
 def _claims(r: _Reading) -> list[Claim]:
     """Every claim sentence of the agent: per message and kind, the first sentence the database contradicts, else
     the first that states it; over every kind (those checked only for some refusals included, marked)."""
-    kinds, scan = scanned_kinds()
+    kinds = scanned_kinds()[0]
     acted: dict[tuple[str, int], bool] = {}
     found: list[Claim] = []
     for t in r.turns:
@@ -261,7 +261,8 @@ def _claims(r: _Reading) -> list[Claim]:
         lowered = r.units.lowered(t.text)
         sentences: list[str] = []
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
-        bits = -1 if lowered is None else scan(lowered)  # the kinds whose gates may hold (one scan: most none)
+        # the kinds whose gates may hold (the message's one scan, ``_message_scan``: most none)
+        bits = -1 if lowered is None else r.index.scanned(t.text, "assistant")
         for kind, checker, needed, may, mine in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
             # no claim there, and a pattern that could match no word of a sentence is not scanned there. (Each
@@ -359,7 +360,7 @@ def _record(
     names = [n for n in vocabulary().kinds if n in r._declines]  # asked, and read on the way
     offers = _offers_in(r, names)
     read = [_clause_read(r, n, offers) for n in names]
-    requests = user_requests(r.turns, r.units, r.is_write)
+    requests = user_requests(r.turns, r.units, r.is_write, r.index)
     declines = sorted((d for n in names for d in r.declines(n)), key=lambda d: (d.message_index, d.clause))
     final = _final_decision(r, withdrawn, claims)
     writes = _writes(r, requests)
