@@ -34,6 +34,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._policy_claims import POLICY_CHECKERS
+from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._replies import acted_on, took_offer, withdrew_offer
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._vocabulary_data import ReadingVocabulary, load_vocabulary
@@ -172,6 +173,13 @@ def _flight_numbers_in(text: str, pos: int = 0) -> list[str]:
     return (_FLIGHT_NO_ASCII if text.isascii() else _FLIGHT_NO).findall(text, pos)
 
 
+# The flight numbers of each message a quoted total reads, found once while one conversation is read
+# (``reading_flights``, entered by ``conversation_record``): a message listing options quotes a total in each of its
+# sentences, and each read the whole message's numbers again. Read only, never changed; dropped with the reading.
+_MESSAGE_FLIGHTS: ReadingMemo[str, list[str]] = ReadingMemo(_flight_numbers_in)
+reading_flights = _MESSAGE_FLIGHTS.reading
+
+
 def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
     if _NOT_FARES.search(sentence):
         return None  # a total of something else than the fares (a balance, a refund, bags)
@@ -179,10 +187,12 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         quoted = float(m.group(1).replace(",", ""))
     except (IndexError, ValueError):
         return None
-    numbers = _flight_numbers_in(text)
+    numbers = _MESSAGE_FLIGHTS(text)
     legs = [state.flights.get(n) for n in dict.fromkeys(numbers)]
     if not legs or any(leg is None or not isinstance(leg.get("prices"), dict) for leg in legs):
         return None  # a flight whose price was never read: undecidable
+    if len(legs) > 6:
+        return None  # too many flights named to tell which ones the total is for
     named = [r for rid, r in state.reservations.items() if rid in text]
     res = named[0] if len(named) == 1 else state.last_reservation
     # the reservation the message discusses, whose itinerary the flights named cannot be: a new booking's total,
@@ -194,8 +204,6 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
     counts = {passengers} if passengers else set(range(1, (MAX_PASSENGERS if new_booking else 9) + 1))
     # a total for the reservation the message names, not said per passenger, is for all its passengers (#40)
     whole = len(named) == 1 and passengers > 1 and not _PER_PASSENGER.search(sentence)
-    if len(legs) > 6:
-        return None  # too many flights named to tell which ones the total is for
     sums: dict[str, float] = {}
     for cabin in ("basic_economy", "economy", "business"):
         prices = [leg["prices"].get(cabin) for leg in legs if leg is not None]

@@ -35,7 +35,7 @@ from typing import Literal
 from tau2.data_model.message import Message
 
 from conversation_reading._claim_scan import kind_matches, scanned_kinds
-from conversation_reading._claims import ACTED_ON, WITHDRAWN, _not_cancellable
+from conversation_reading._claims import ACTED_ON, WITHDRAWN, _not_cancellable, reading_flights
 from conversation_reading._compensation import unasked_compensation
 from conversation_reading._conversation_state import _State, _states
 from conversation_reading._evidence import (
@@ -334,7 +334,7 @@ def conversation_record(
     agent declined before it), and a certificate sent after no change the compensation clause; the record lists
     every clause it read (``clauses_read``), with all its declines; ``record_ids``: the record ids whose first
     naming the record looks for (``records_named``: a refusal's grounding in the gold's records)."""
-    with reading_replies(), reading_sentences(), reading_payments():
+    with reading_replies(), reading_sentences(), reading_payments(), reading_flights():
         return _record(messages, domain, is_write, facts, clauses, record_ids)
 
 

@@ -156,3 +156,17 @@ def test_a_sentences_act_and_main_clause_behind_their_gates_are_the_patterns_own
         acts += act is not None
         cut += main != s
     assert acts > 50 and cut > 5
+
+
+def test_a_messages_flight_numbers_found_once_a_reading_as_outside_one_and_dropped_with_it():
+    import re
+
+    from conversation_reading import _claims
+
+    texts = [t.text for messages in _conversations() for t in read_turns(messages) if t.role == "assistant" and t.text]
+    assert sum(bool(re.findall(r"\b[A-Z]{3}\d{3}\b", x)) for x in texts) > 20
+    with _claims.reading_flights():
+        inside = [list(_claims._MESSAGE_FLIGHTS(x)) for x in texts + texts]  # the second time, as held
+        assert len(_claims._MESSAGE_FLIGHTS.held[-1]) == len(set(texts))
+    assert inside == [re.findall(r"\b[A-Z]{3}\d{3}\b", x) for x in texts + texts]
+    assert _claims._MESSAGE_FLIGHTS.held == []  # dropped with the reading
