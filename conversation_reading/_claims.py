@@ -16,6 +16,7 @@ acts on it by taking it (``_replies.took_offer``), not by agreeing to a decline.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -223,9 +224,10 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         subsets = {0.0}
         for p in prices:
             subsets |= {x + p for x in subsets}
-        possible |= {x * n for x in subsets for n in (counts if whole else {1, *counts})}
-    if near(possible):
-        return None
+        fares = {x * n for x in subsets for n in (counts if whole else {1, *counts})}
+        if near(fares):
+            return None  # a cabin's totals tested as they come: the others are not built
+        possible |= fares
     # a total with the extras the message itself charges in it: its insurance and bag fees, as stated
     extras = {float((m.group(1) or m.group(2)).replace(",", "")) for m in _EXTRA_FEE.finditer(text)} - {0.0}
     for k in range(1, len(extras) + 1):
@@ -249,7 +251,7 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
                 fares |= {x + float(f["price"]) for x in fares}
         booked |= {x * k for x in fares for k in {1, n}}
         booked.add(float(_paid(r)))
-    if near(booked) or near(x - b for x in possible for b in booked if 0 < b < x):
+    if near(booked) or _differs_by(quoted, possible, booked):
         return None
     # several reservations the message lists, added up ("Total cost of your upcoming flights: $1,628")
     totals = [_paid(r) for rid, r in state.reservations.items() if rid in text][:8]
@@ -263,6 +265,22 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
            f"a new booking of 1 to {MAX_PASSENGERS} passengers" if new_booking else "passengers")
     return (f"no choice of the flights named ({', '.join(dict.fromkeys(numbers))}; all of them: {shown} per passenger) "
             f"and {who} makes {quoted:g}")
+
+
+def _differs_by(quoted: float, totals: Iterable[float], booked: Iterable[float]) -> bool:
+    """``any(abs(quoted - (x - b)) < 0.01 for x in totals for b in booked if 0 < b < x)``: a total less a booked fare
+    within a cent of the quote. Of each fare, only the totals within two cents of ``quoted + b`` (and the rounding of
+    floats, far below a cent) can be, found by bisecting the sorted totals; each is then tested as the expression
+    does (a necessary condition: the same answer, without a test of every pair)."""
+    ordered = sorted(totals)
+    for b in booked:
+        if not 0 < b:
+            continue
+        reach = 0.02 + (abs(quoted) + abs(b)) * 1e-9
+        for x in ordered[bisect_left(ordered, quoted + b - reach) : bisect_right(ordered, quoted + b + reach)]:
+            if b < x and abs(quoted - (x - b)) < 0.01:
+                return True
+    return False
 
 
 def _paid(res: dict[str, Any]) -> float:
