@@ -65,16 +65,11 @@ def message_scan(said_by: Speaker) -> tuple[Callable[[str], int], dict[int, int]
     return held[2], held[3]
 
 
-def bits_of(said_by: Speaker) -> dict[int, int]:
-    """Each pattern's bits in the answer of the scan of ``said_by``'s messages, by the pattern's ``id`` (a pattern
-    the scan does not answer for is not there: every bit, -1)."""
-    return message_scan(said_by)[1]
+def gate_of(pattern: re.Pattern[str], said_by: Speaker) -> tuple[Callable[[str], int], int]:
+    """The scan of ``said_by``'s messages and ``pattern``'s bits in its answer (``TurnIndex.may_say``); every bit
+    (-1) for a pattern that scan does not answer for."""
+    scan, bits = message_scan(said_by)
+    return scan, bits.get(id(pattern), -1)
 
 
-def bit_of(pattern: re.Pattern[str], said_by: Speaker) -> int:
-    """``pattern``'s bits in the answer of the scan of ``said_by``'s messages; every bit (-1) for a pattern that scan
-    does not answer for."""
-    return message_scan(said_by)[1].get(id(pattern), -1)
-
-
-__all__ = ["Speaker", "bit_of", "bits_of", "changes", "gated_patterns", "message_scan"]
+__all__ = ["Speaker", "changes", "gate_of", "gated_patterns", "message_scan"]

@@ -26,7 +26,7 @@ from conversation_reading._evidence import (
 )
 from conversation_reading._gate import may_match
 from conversation_reading._lowered_search import matches, says
-from conversation_reading._message_scan import bit_of, changes
+from conversation_reading._message_scan import changes, gate_of
 from conversation_reading._record import (
     Act,
     Misstatement,
@@ -53,9 +53,9 @@ def compensation_raised_at(turns: list[Turn], index: TurnIndex | None = None) ->
     index = _index(turns, index)
     sent = index.named("send_certificate")
     until = sent[0][0].index if sent else len(turns)  # the agent's message sending one, at the latest
-    bit = bit_of(words, "assistant")
+    gate = gate_of(words, "assistant")
     said = next((t.index for t in turns[:until] if t.role == "assistant"
-                 and index.may_say(words, bit, t.text, "assistant") and says(words, t.text, _ascii_lowered(t.text, index))), None)
+                 and index.may_say(words, gate, t.text) and says(words, t.text, _ascii_lowered(t.text, index))), None)
     return said if said is not None or not sent else until
 
 
@@ -87,9 +87,9 @@ def tier_claims(turns: list[Turn], index: TurnIndex | None = None) -> list[TierC
     """Tiers the agent states (not "if your Gold status is confirmed", not "you are not a gold member")."""
     claim = vocabulary().tier_claim
     index = _index(turns, index)
-    bit = bit_of(claim, "assistant")
+    gate = gate_of(claim, "assistant")
     return [TierClaim(message_index=t.index, tier=m.group(1).lower())
-            for t in turns if t.role == "assistant" and index.may_say(claim, bit, t.text, "assistant")
+            for t in turns if t.role == "assistant" and index.may_say(claim, gate, t.text)
             for s, low in _sentences_said(claim, t.text, index) for m in matches(claim, s, _ascii(s, low))
             if asserted(s, m.start())]
 
@@ -126,18 +126,18 @@ def stated_wants(turns: list[Turn], index: TurnIndex | None = None) -> list[Stat
     index = _index(turns, index)
     compensation = v.requests["send_certificate"]
     named = changes(v.requests["update_reservation_flights"].pattern, v.requests["cancel_reservation"].pattern)
-    wants, keeping, changing = (bit_of(p, "user") for p in (compensation, v.keeps_reservation, named))
+    wants, keeping, changing = (gate_of(p, "user") for p in (compensation, v.keeps_reservation, named))
     out = []
     for t in turns:
         if t.role != "user":
             continue
         gated = index.lowered(t.text)[1]  # each gate behind its bits of the message's one scan (``_message_scan``)
-        if index.may_say(compensation, wants, t.text, "user") and asks_compensation(compensation, t.text):
+        if index.may_say(compensation, wants, t.text) and asks_compensation(compensation, t.text):
             out.append(StatedWant(want="compensation", message_index=t.index, excerpt=excerpt_of(t.text)))
             continue
         # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel")
-        keeps = (index.may_say(v.keeps_reservation, keeping, t.text, "user") and mentions(v.keeps_reservation, t.text)) or (
-            index.may_say(named, changing, t.text, "user")
+        keeps = (index.may_say(v.keeps_reservation, keeping, t.text) and mentions(v.keeps_reservation, t.text)) or (
+            index.may_say(named, changing, t.text)
             and any(_negated_only(named, s, low, gated) for s, low in _sentences_said(named, t.text, index)))
         if keeps:
             out.append(StatedWant(want="keep_reservation", message_index=t.index, excerpt=excerpt_of(t.text)))
@@ -147,10 +147,10 @@ def stated_wants(turns: list[Turn], index: TurnIndex | None = None) -> list[Stat
 def cabin_misstatements(turns: list[Turn], index: TurnIndex | None = None) -> list[Misstatement]:
     rule = vocabulary().false_cabin_rule
     index = _index(turns, index)
-    bit = bit_of(rule, "assistant")
+    gate = gate_of(rule, "assistant")
     out = []
     for t in turns:
-        if t.role != "assistant" or not index.may_say(rule, bit, t.text, "assistant"):
+        if t.role != "assistant" or not index.may_say(rule, gate, t.text):
             continue
         for s, low in _sentences_said(rule, t.text, index):  # each sentence gated too: a catalog pattern's scan is slow
             # the rule itself ("not allowed if a flight was flown"), or a verdict on the user's budget, is none

@@ -252,7 +252,7 @@ def _cancellations(r: _Reading) -> list[Cancellation]:
 def _claims(r: _Reading) -> list[Claim]:
     """Every claim sentence of the agent: per message and kind, the first sentence the database contradicts, else
     the first that states it; over every kind (those checked only for some refusals included, marked)."""
-    kinds = scanned_kinds()[0]
+    kinds, scan = scanned_kinds()
     acted: dict[tuple[str, int], bool] = {}
     found: list[Claim] = []
     for t in r.turns:
@@ -262,7 +262,7 @@ def _claims(r: _Reading) -> list[Claim]:
         sentences: list[str] = []
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
         # the kinds whose gates may hold (the message's one scan, ``_message_scan``: most none)
-        bits = -1 if lowered is None else r.index.scanned(t.text, "assistant")
+        bits = -1 if lowered is None else r.index.scanned(t.text, scan)
         for kind, checker, needed, may, mine in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
             # no claim there, and a pattern that could match no word of a sentence is not scanned there. (Each

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from conversation_reading._evidence import Turn, excerpt_of, mentions
 from conversation_reading._gate import holds, needs
 from conversation_reading._lowered_search import says
-from conversation_reading._message_scan import bits_of
+from conversation_reading._message_scan import message_scan
 from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._record import UserRequest
 from conversation_reading._turn_index import TurnIndex
@@ -51,8 +51,8 @@ def user_requests(
     """The first user message asking for each of the domain's writes (the catalog's words for both domains;
     ``index``: the record's, whose one scan of each message, ``_message_scan``, rules most requests out)."""
     index = index or TurnIndex(turns, ())
-    bit = bits_of("user")
-    words = [(tool, pattern, needs(pattern), bit.get(id(pattern), -1)) for tool, pattern in vocabulary().requests.items()
+    scan, bits = message_scan("user")
+    words = [(tool, pattern, needs(pattern), bits.get(id(pattern), -1)) for tool, pattern in vocabulary().requests.items()
              if is_write(tool)]
     found: dict[str, UserRequest] = {}
     for t in turns:
@@ -60,7 +60,7 @@ def user_requests(
             continue
         lowered = units.lowered(t.text)
         # the requests whose rarest words occur (``scanned_each``), a looser necessary condition than each gate
-        may = -1 if lowered is None else index.scanned(t.text, "user")
+        may = -1 if lowered is None else index.scanned(t.text, scan)
         plain = lowered if lowered is not None and t.text.isascii() else None  # ``says``' lowercase: of ASCII only
         for tool, pattern, needed, bit in words:  # the gate and a search first: most words are in no message at all
             if tool in found or (lowered is not None and not (may & bit and holds(needed, lowered))):

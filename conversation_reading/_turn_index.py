@@ -24,19 +24,6 @@ from conversation_reading._units import split_sentences
 UNPARSED: Any = object()
 
 
-# ``_message_scan.message_scan``, bound when first asked (that module reads the claim kinds, whose states read this
-# one): not imported again by every index
-_MESSAGE_SCAN: list[Callable[[str], tuple[Callable[[str], int], dict[int, int]]]] = []
-
-
-def _message_scan() -> Callable[[str], tuple[Callable[[str], int], dict[int, int]]]:
-    if not _MESSAGE_SCAN:
-        from conversation_reading._message_scan import message_scan
-
-        _MESSAGE_SCAN.append(message_scan)  # type: ignore[arg-type]
-    return _MESSAGE_SCAN[0]
-
-
 class TurnIndex:
     """The turns and messages of one conversation, indexed as the record's readers ask."""
 
@@ -49,7 +36,7 @@ class TurnIndex:
         self._parsed: dict[int, Any] = {}
         self._lowered: dict[str, tuple[str, bool]] = {}
         self._sentences: dict[str, list[str]] = {}
-        self._scanned: dict[str, tuple[Callable[[str], int], dict[str, int]]] = {}  # by speaker: its scan, answers
+        self._scanned: dict[Callable[[str], int], dict[str, int]] = {}  # by scan: its answers by text
         self._last_said: list[Turn | None] | None = None
 
     def named(self, name: str) -> list[tuple[Turn, Any]]:
@@ -93,25 +80,24 @@ class TurnIndex:
             found = self._lowered[text] = (text.lower(), gateable(text))
         return found
 
-    def scanned(self, text: str, said_by: str) -> int:
-        """The one scan of ``text``'s lowercase (a message of ``said_by``, "assistant" or "user") for the rarest words
-        of every pattern the record's readers of such messages gate on (``_message_scan``): a pattern none of whose
-        bits (``_message_scan.bit_of``) it sets could match no part of the text, where the gate applies to it.
-        Scanned once for every reader."""
-        held = self._scanned.get(said_by)
+    def scanned(self, text: str, scan: Callable[[str], int]) -> int:
+        """``scan`` of ``text``'s lowercase: the one scan of a speaker's messages for the rarest words of every pattern
+        the record's readers of them gate on (``_message_scan``), where a pattern none of whose bits it sets could
+        match no part of the text, if the gate applies to it. Scanned once for every reader."""
+        held = self._scanned.get(scan)
         if held is None:
-            held = self._scanned[said_by] = (_message_scan()(said_by)[0], {})
-        found = held[1].get(text)
+            held = self._scanned[scan] = {}
+        found = held.get(text)
         if found is None:
-            found = held[1][text] = held[0](self.lowered(text)[0])
+            found = held[text] = scan(self.lowered(text)[0])
         return found
 
-    def may_say(self, pattern: re.Pattern[str], bit: int, text: str, said_by: str) -> bool:
-        """``_gate.may_match(pattern, ...)`` over ``text`` lowered, whether the gate applies to it or not (``bit``:
-        ``pattern``'s bits in the scan of ``said_by``'s messages, ``_message_scan.bit_of``): its bits of the one scan
-        first, which rule most messages out without the gate's substring tests."""
+    def may_say(self, pattern: re.Pattern[str], gate: tuple[Callable[[str], int], int], text: str) -> bool:
+        """``_gate.may_match(pattern, ...)`` over ``text`` lowered, whether the gate applies to it or not (``gate``: the
+        scan of the speaker's messages and ``pattern``'s bits in its answer, ``_message_scan.gate_of``): its bits of
+        the one scan first, which rule most messages out without the gate's substring tests."""
         lowered, gated = self.lowered(text)
-        return not gated or bool(self.scanned(text, said_by) & bit) and may_match(pattern, lowered, True)
+        return not gated or bool(self.scanned(text, gate[0]) & gate[1]) and may_match(pattern, lowered, True)
 
     def sentences_lowered(self, text: str) -> list[str]:
         """Each sentence of ``text`` (``split_sentences``) lowercased. A sentence is a part of its text, so the gate

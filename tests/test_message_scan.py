@@ -10,7 +10,7 @@ from tau2.data_model.simulation import SimulationRun
 
 from conversation_reading._evidence import read_turns
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._message_scan import bit_of, gated_patterns
+from conversation_reading._message_scan import gate_of, gated_patterns
 from conversation_reading._turn_index import TurnIndex
 from conversation_reading._units import split_sentences
 from tests.conftest import _raw_run
@@ -33,8 +33,9 @@ def test_the_scan_rules_out_only_patterns_whose_gates_fail(said_by):
             for text in texts:
                 lowered, gated = text.lower(), gateable(text)
                 for p in patterns:
-                    gate = may_match(p, lowered, gated)
-                    assert index.may_say(p, bit_of(p, said_by), text, said_by) == gate, (p.pattern[:40], text)
-                    held += gate
-                    ruled_out += not index.scanned(text, said_by) & bit_of(p, said_by)
+                    scan, bit = gate_of(p, said_by)
+                    holds = may_match(p, lowered, gated)
+                    assert index.may_say(p, (scan, bit), text) == holds, (p.pattern[:40], text)
+                    held += holds
+                    ruled_out += not index.scanned(text, scan) & bit
     assert held > 200 and ruled_out > 5000  # both answers taken: patterns let through, most ruled out by their bits

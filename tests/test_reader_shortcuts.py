@@ -175,7 +175,7 @@ def test_a_messages_flight_numbers_found_once_a_reading_as_outside_one_and_dropp
 def test_a_total_less_a_booked_fare_found_by_bisection_answers_as_every_pair_tested():
     import random
 
-    from conversation_reading._claims import _differs_by
+    from conversation_reading._fare_totals import _differs_by
 
     rng = random.Random(47)
     found = 0
