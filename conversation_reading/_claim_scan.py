@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 from conversation_reading._claims import _Kind, checkers, claim_kinds
 from conversation_reading._conversation_state import _State
-from conversation_reading._gate import Needs, holds_any, needs, scanned_each
+from conversation_reading._gate import Needs, holds_any, needs
+from conversation_reading._message_scan import message_scan
 
 Checker = Callable[[str, re.Match[str], str, _State], str | None]
 
@@ -26,29 +27,31 @@ def kind_gates(kind: _Kind) -> tuple[list[Needs], Callable[[str], bool]]:
     return held[1], held[2]
 
 
-# The installed catalog's kinds with a checker, each with its checker, gates and bits (``scanned_each``), and one scan
-# for them all: by the catalog's identity (``claim_kinds`` is built once), not rebuilt for every conversation.
+# The installed catalog's kinds with a checker, each with its checker, gates and bits in the message scan
+# (``_message_scan``), and that scan: by the scan's identity (built once per catalog), not rebuilt for every
+# conversation.
 Scanned = tuple[_Kind, Checker, list[Needs], Callable[[str], bool], int]
-_SCANNED: list[tuple[tuple[_Kind, ...], list[Scanned], Callable[[str], int]]] = []
+_SCANNED: list[tuple[Callable[[str], int], list[Scanned]]] = []
 
 
 def scanned_kinds() -> tuple[list[Scanned], Callable[[str], int]]:
     """Each claim kind with a checker (``_claims.checkers``), in the catalog's order: (kind, checker, its patterns'
-    ``needs``, ``holds_any`` of them, its bits); and one scan of a lowered message (``scanned_each`` of every such
-    kind's patterns) whose answer shares no bit with a kind's bits where none of its patterns could match: a kind
-    most messages rule out is passed over without its gate (each gate tests every word it needs in turn)."""
-    catalog = claim_kinds()[0]
-    if not _SCANNED or _SCANNED[0][0] is not catalog:
+    ``needs``, ``holds_any`` of them, its bits); and the one scan of a lowered message (``_message_scan``, which
+    answers for every such kind's patterns) whose answer shares no bit with a kind's bits where none of its
+    patterns could match: a kind most messages rule out is passed over without its gate (each gate tests every word
+    it needs in turn)."""
+    scan, bit = message_scan("assistant")
+    if not _SCANNED or _SCANNED[0][0] is not scan:
         check = checkers()
         kinds: list[Scanned] = []
-        first = 0  # the bit of the kind's first pattern
-        for kind in catalog:
+        for kind in claim_kinds()[0]:
             if kind.name in check:
-                bits = ((1 << len(kind.patterns)) - 1) << first
+                bits = 0
+                for p in kind.patterns:
+                    bits |= bit[id(p)]
                 kinds.append((kind, check[kind.name], *kind_gates(kind), bits))
-                first += len(kind.patterns)
-        _SCANNED[:] = [(catalog, kinds, scanned_each(tuple(p for kind, *_ in kinds for p in kind.patterns)))]
-    return _SCANNED[0][1], _SCANNED[0][2]
+        _SCANNED[:] = [(scan, kinds)]
+    return _SCANNED[0][1], _SCANNED[0][0]
 
 
 def kind_matches(

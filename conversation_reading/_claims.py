@@ -33,7 +33,9 @@ from conversation_reading._evidence import (
     price_bound,
     split_sentences,
 )
+from conversation_reading._fare_totals import _another_itinerary, _differs_by, _paid
 from conversation_reading._policy_claims import POLICY_CHECKERS
+from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._replies import acted_on, took_offer, withdrew_offer
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._vocabulary_data import ReadingVocabulary, load_vocabulary
@@ -172,6 +174,13 @@ def _flight_numbers_in(text: str, pos: int = 0) -> list[str]:
     return (_FLIGHT_NO_ASCII if text.isascii() else _FLIGHT_NO).findall(text, pos)
 
 
+# The flight numbers of each message a quoted total reads, found once while one conversation is read
+# (``reading_flights``, entered by ``conversation_record``): a message listing options quotes a total in each of its
+# sentences, and each read the whole message's numbers again. Read only, never changed; dropped with the reading.
+_MESSAGE_FLIGHTS: ReadingMemo[str, list[str]] = ReadingMemo(_flight_numbers_in)
+reading_flights = _MESSAGE_FLIGHTS.reading
+
+
 def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
     if _NOT_FARES.search(sentence):
         return None  # a total of something else than the fares (a balance, a refund, bags)
@@ -179,10 +188,12 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         quoted = float(m.group(1).replace(",", ""))
     except (IndexError, ValueError):
         return None
-    numbers = _flight_numbers_in(text)
+    numbers = _MESSAGE_FLIGHTS(text)
     legs = [state.flights.get(n) for n in dict.fromkeys(numbers)]
     if not legs or any(leg is None or not isinstance(leg.get("prices"), dict) for leg in legs):
         return None  # a flight whose price was never read: undecidable
+    if len(legs) > 6:
+        return None  # too many flights named to tell which ones the total is for
     named = [r for rid, r in state.reservations.items() if rid in text]
     res = named[0] if len(named) == 1 else state.last_reservation
     # the reservation the message discusses, whose itinerary the flights named cannot be: a new booking's total,
@@ -194,8 +205,6 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
     counts = {passengers} if passengers else set(range(1, (MAX_PASSENGERS if new_booking else 9) + 1))
     # a total for the reservation the message names, not said per passenger, is for all its passengers (#40)
     whole = len(named) == 1 and passengers > 1 and not _PER_PASSENGER.search(sentence)
-    if len(legs) > 6:
-        return None  # too many flights named to tell which ones the total is for
     sums: dict[str, float] = {}
     for cabin in ("basic_economy", "economy", "business"):
         prices = [leg["prices"].get(cabin) for leg in legs if leg is not None]
@@ -215,9 +224,10 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
         subsets = {0.0}
         for p in prices:
             subsets |= {x + p for x in subsets}
-        possible |= {x * n for x in subsets for n in (counts if whole else {1, *counts})}
-    if near(possible):
-        return None
+        fares = {x * n for x in subsets for n in (counts if whole else {1, *counts})}
+        if near(fares):
+            return None  # a cabin's totals tested as they come: the others are not built
+        possible |= fares
     # a total with the extras the message itself charges in it: its insurance and bag fees, as stated
     extras = {float((m.group(1) or m.group(2)).replace(",", "")) for m in _EXTRA_FEE.finditer(text)} - {0.0}
     for k in range(1, len(extras) + 1):
@@ -241,7 +251,7 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
                 fares |= {x + float(f["price"]) for x in fares}
         booked |= {x * k for x in fares for k in {1, n}}
         booked.add(float(_paid(r)))
-    if near(booked) or near(x - b for x in possible for b in booked if 0 < b < x):
+    if near(booked) or _differs_by(quoted, possible, booked):
         return None
     # several reservations the message lists, added up ("Total cost of your upcoming flights: $1,628")
     totals = [_paid(r) for rid, r in state.reservations.items() if rid in text][:8]
@@ -255,23 +265,6 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
            f"a new booking of 1 to {MAX_PASSENGERS} passengers" if new_booking else "passengers")
     return (f"no choice of the flights named ({', '.join(dict.fromkeys(numbers))}; all of them: {shown} per passenger) "
             f"and {who} makes {quoted:g}")
-
-
-def _paid(res: dict[str, Any]) -> float:
-    """What a reservation's payment history adds up to (refunds are negative lines)."""
-    return sum(p.get("amount", 0) for p in res.get("payment_history") or [] if isinstance(p, dict))
-
-
-def _another_itinerary(res: dict[str, Any], legs: Sequence[dict[str, Any] | None], numbers: list[str]) -> bool:
-    """The flights named cannot be the reservation's itinerary: none of them is its own, and none leaves from or
-    arrives at its origin or destination, which a change of its flights keeps (``change.same_route``). Their
-    total is a new booking's (False: they may be its, or a route is not known)."""
-    ends = {res.get("origin"), res.get("destination")} - {None}
-    own = {str(f.get("flight_number")) for f in res.get("flights") or [] if isinstance(f, dict)}
-    if not ends or own & set(numbers):
-        return False
-    route = [(leg.get("origin"), leg.get("destination")) for leg in legs if leg is not None]
-    return all(o is not None and d is not None and o not in ends and d not in ends for o, d in route)
 
 
 def _status(state: _State, number: str, date: str) -> str | None:

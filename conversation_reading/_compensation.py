@@ -9,6 +9,7 @@ from typing import Literal
 
 from conversation_reading._evidence import Turn, asserted, excerpt_of, split_sentences
 from conversation_reading._gate import may_match
+from conversation_reading._message_scan import gate_of
 from conversation_reading._record import Decline
 from conversation_reading._requests import asks_compensation
 from conversation_reading._turn_index import TurnIndex
@@ -36,7 +37,9 @@ def unasked_compensation(
     v = vocabulary()
     index = index or TurnIndex(turns, ())
     sent_at = [t.index for t, _ in index.named(COMPENSATION_TOOL)]
-    asked = next((t.index for t in turns if t.role == "user" and may_match(v.compensation_request, *index.lowered(t.text))
+    # each gate behind its bits of the message's one scan (``_message_scan``): most messages hold none of its words
+    request, offer = gate_of(v.compensation_request, "user"), gate_of(v.compensation_offer, "assistant")
+    asked = next((t.index for t in turns if t.role == "user" and index.may_say(v.compensation_request, request, t.text)
                   and asks_compensation(v.compensation_request, t.text)), None)
     for t in turns:
         if asked is not None and t.index >= asked:
@@ -45,9 +48,9 @@ def unasked_compensation(
             return Violation("compensation_asked", t.index, "a certificate sent before the user asked for compensation")
         if t.role != "assistant":
             continue
-        lowered, gated = index.lowered(t.text)
-        if not may_match(v.compensation_offer, lowered, gated):
+        if not index.may_say(v.compensation_offer, offer, t.text):
             continue
+        gated = index.lowered(t.text)[1]
         for s, low in zip(split_sentences(t.text), index.sentences_lowered(t.text), strict=True):
             # each sentence gated too (``_gate``): a catalog pattern's scan is slow
             m = v.compensation_offer.search(s) if may_match(v.compensation_offer, low, gated) else None

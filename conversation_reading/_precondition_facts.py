@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Sequence
-from functools import cache
 
 from tau2.data_model.message import Message
 
@@ -25,8 +24,9 @@ from conversation_reading._evidence import (
     price_bound,
     split_sentences,
 )
-from conversation_reading._gate import gateable, may_match
+from conversation_reading._gate import may_match
 from conversation_reading._lowered_search import matches, says
+from conversation_reading._message_scan import changes, gate_of
 from conversation_reading._record import (
     Act,
     Misstatement,
@@ -53,8 +53,9 @@ def compensation_raised_at(turns: list[Turn], index: TurnIndex | None = None) ->
     index = _index(turns, index)
     sent = index.named("send_certificate")
     until = sent[0][0].index if sent else len(turns)  # the agent's message sending one, at the latest
+    gate = gate_of(words, "assistant")
     said = next((t.index for t in turns[:until] if t.role == "assistant"
-                 and _may_say(words, t.text, index) and says(words, t.text, _ascii_lowered(t.text, index))), None)
+                 and index.may_say(words, gate, t.text) and says(words, t.text, _ascii_lowered(t.text, index))), None)
     return said if said is not None or not sent else until
 
 
@@ -86,8 +87,9 @@ def tier_claims(turns: list[Turn], index: TurnIndex | None = None) -> list[TierC
     """Tiers the agent states (not "if your Gold status is confirmed", not "you are not a gold member")."""
     claim = vocabulary().tier_claim
     index = _index(turns, index)
+    gate = gate_of(claim, "assistant")
     return [TierClaim(message_index=t.index, tier=m.group(1).lower())
-            for t in turns if t.role == "assistant" and _may_say(claim, t.text, index)
+            for t in turns if t.role == "assistant" and index.may_say(claim, gate, t.text)
             for s, low in _sentences_said(claim, t.text, index) for m in matches(claim, s, _ascii(s, low))
             if asserted(s, m.start())]
 
@@ -102,28 +104,13 @@ def _ascii(sentence: str, low: str) -> str | None:
     return low if sentence.isascii() else None
 
 
-def _may_say(pattern: re.Pattern[str], text: str, index: TurnIndex | None = None) -> bool:
-    """Whether ``pattern`` could match some sentence of ``text`` (``_gate``: most messages lack its words); of a
-    sentence, whether it could match it (``index``: the record's, which lowercases each text once)."""
-    if index is None:
-        return may_match(pattern, text.lower(), gateable(text))
-    lowered, gated = index.lowered(text)
-    return may_match(pattern, lowered, gated)
-
-
 def _sentences_said(pattern: re.Pattern[str], text: str, index: TurnIndex) -> list[tuple[str, str]]:
-    """The sentences of ``text`` that ``pattern`` could match (``_may_say`` of each: a catalog pattern's scan is
+    """The sentences of ``text`` that ``pattern`` could match (``_gate.may_match`` of each: a catalog pattern's scan is
     slow), each with its lowercase. A sentence is a part of its text, so the gate applies to it where it applies to
     the text."""
     gated = index.lowered(text)[1]
     return [(s, low) for s, low in zip(split_sentences(text), index.sentences_lowered(text), strict=True)
             if may_match(pattern, low, gated)]
-
-
-@cache
-def _changes(change: str, cancel: str) -> re.Pattern[str]:
-    """The catalog's words for a change or a cancellation, one pattern (compiled once per catalog)."""
-    return re.compile(change + "|" + cancel, re.IGNORECASE)
 
 
 def _negated_only(pattern: re.Pattern[str], sentence: str, low: str, gated: bool) -> bool:
@@ -138,19 +125,20 @@ def stated_wants(turns: list[Turn], index: TurnIndex | None = None) -> list[Stat
     v = vocabulary()
     index = _index(turns, index)
     compensation = v.requests["send_certificate"]
-    changes = _changes(v.requests["update_reservation_flights"].pattern, v.requests["cancel_reservation"].pattern)
+    named = changes(v.requests["update_reservation_flights"].pattern, v.requests["cancel_reservation"].pattern)
+    wants, keeping, changing = (gate_of(p, "user") for p in (compensation, v.keeps_reservation, named))
     out = []
     for t in turns:
         if t.role != "user":
             continue
-        lowered, gated = index.lowered(t.text)  # ``_may_say``'s gate, the text lowered once
-        if may_match(compensation, lowered, gated) and asks_compensation(compensation, t.text):
+        gated = index.lowered(t.text)[1]  # each gate behind its bits of the message's one scan (``_message_scan``)
+        if index.may_say(compensation, wants, t.text) and asks_compensation(compensation, t.text):
             out.append(StatedWant(want="compensation", message_index=t.index, excerpt=excerpt_of(t.text)))
             continue
         # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel")
-        keeps = (may_match(v.keeps_reservation, lowered, gated) and mentions(v.keeps_reservation, t.text)) or (
-            may_match(changes, lowered, gated)
-            and any(_negated_only(changes, s, low, gated) for s, low in _sentences_said(changes, t.text, index)))
+        keeps = (index.may_say(v.keeps_reservation, keeping, t.text) and mentions(v.keeps_reservation, t.text)) or (
+            index.may_say(named, changing, t.text)
+            and any(_negated_only(named, s, low, gated) for s, low in _sentences_said(named, t.text, index)))
         if keeps:
             out.append(StatedWant(want="keep_reservation", message_index=t.index, excerpt=excerpt_of(t.text)))
     return out
@@ -159,9 +147,10 @@ def stated_wants(turns: list[Turn], index: TurnIndex | None = None) -> list[Stat
 def cabin_misstatements(turns: list[Turn], index: TurnIndex | None = None) -> list[Misstatement]:
     rule = vocabulary().false_cabin_rule
     index = _index(turns, index)
+    gate = gate_of(rule, "assistant")
     out = []
     for t in turns:
-        if t.role != "assistant" or not _may_say(rule, t.text, index):
+        if t.role != "assistant" or not index.may_say(rule, gate, t.text):
             continue
         for s, low in _sentences_said(rule, t.text, index):  # each sentence gated too: a catalog pattern's scan is slow
             # the rule itself ("not allowed if a flight was flown"), or a verdict on the user's budget, is none

@@ -35,7 +35,7 @@ from typing import Literal
 from tau2.data_model.message import Message
 
 from conversation_reading._claim_scan import kind_matches, scanned_kinds
-from conversation_reading._claims import ACTED_ON, WITHDRAWN, _not_cancellable
+from conversation_reading._claims import ACTED_ON, WITHDRAWN, _not_cancellable, reading_flights
 from conversation_reading._compensation import unasked_compensation
 from conversation_reading._conversation_state import _State, _states
 from conversation_reading._evidence import (
@@ -233,7 +233,8 @@ def _claims(r: _Reading) -> list[Claim]:
         lowered = r.units.lowered(t.text)
         sentences: list[str] = []
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
-        bits = -1 if lowered is None else scan(lowered)  # the kinds whose gates may hold (one scan: most none)
+        # the kinds whose gates may hold (the message's one scan, ``_message_scan``: most none)
+        bits = -1 if lowered is None else r.index.scanned(t.text, scan)
         for kind, checker, needed, may, mine in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
             # no claim there, and a pattern that could match no word of a sentence is not scanned there. (Each
@@ -305,7 +306,7 @@ def conversation_record(
     agent declined before it), and a certificate sent after no change the compensation clause; the record lists
     every clause it read (``clauses_read``), with all its declines; ``record_ids``: the record ids whose first
     naming the record looks for (``records_named``: a refusal's grounding in the gold's records)."""
-    with reading_replies(), reading_sentences(), reading_payments():
+    with reading_replies(), reading_sentences(), reading_payments(), reading_flights():
         return _record(messages, domain, is_write, facts, clauses, record_ids)
 
 
@@ -331,7 +332,7 @@ def _record(
     names = [n for n in vocabulary().kinds if n in r._declines]  # asked, and read on the way
     offers = _offers_in(r, names)
     read = [_clause_read(r, n, offers) for n in names]
-    requests = user_requests(r.turns, r.units, r.is_write)
+    requests = user_requests(r.turns, r.units, r.is_write, r.index)
     declines = sorted((d for n in names for d in r.declines(n)), key=lambda d: (d.message_index, d.clause))
     final = _final_decision(r, withdrawn, claims)
     writes = _writes(r, requests)

@@ -13,10 +13,12 @@ import re
 from collections.abc import Callable
 
 from conversation_reading._evidence import Turn, excerpt_of, mentions
-from conversation_reading._gate import holds, needs, scanned_each
+from conversation_reading._gate import holds, needs
 from conversation_reading._lowered_search import says
+from conversation_reading._message_scan import message_scan
 from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._record import UserRequest
+from conversation_reading._turn_index import TurnIndex
 from conversation_reading._units import Units
 from conversation_reading._vocabulary import vocabulary
 from policy_model import COMPENSATION_TOOL
@@ -43,29 +45,22 @@ def asks_compensation(pattern: re.Pattern[str], text: str) -> bool:
     return mentions(pattern, without_payment(text))
 
 
-# one scan of a user message for every request's rarest words, and each write tool's bit in its answer: built once
-# per catalog (``vocabulary`` is), a looser necessary condition than each request's gate, tested before it
-_SCANS: list[tuple[object, Callable[[str], int], dict[str, int]]] = []
-
-
-def _request_scan() -> tuple[Callable[[str], int], dict[str, int]]:
-    requests = vocabulary().requests
-    if not _SCANS or _SCANS[0][0] is not requests:
-        _SCANS[:] = [(requests, scanned_each(tuple(requests.values())), {t: 1 << i for i, t in enumerate(requests)})]
-    return _SCANS[0][1], _SCANS[0][2]
-
-
-def user_requests(turns: list[Turn], units: Units, is_write: Callable[[str], bool]) -> list[UserRequest]:
-    """The first user message asking for each of the domain's writes (the catalog's words for both domains)."""
-    scan, bits = _request_scan()
-    words = [(tool, pattern, needs(pattern), bits[tool]) for tool, pattern in vocabulary().requests.items()
+def user_requests(
+    turns: list[Turn], units: Units, is_write: Callable[[str], bool], index: TurnIndex | None = None,
+) -> list[UserRequest]:
+    """The first user message asking for each of the domain's writes (the catalog's words for both domains;
+    ``index``: the record's, whose one scan of each message, ``_message_scan``, rules most requests out)."""
+    index = index or TurnIndex(turns, ())
+    scan, bits = message_scan("user")
+    words = [(tool, pattern, needs(pattern), bits.get(id(pattern), -1)) for tool, pattern in vocabulary().requests.items()
              if is_write(tool)]
     found: dict[str, UserRequest] = {}
     for t in turns:
         if t.role != "user" or not t.text.strip():
             continue
         lowered = units.lowered(t.text)
-        may = -1 if lowered is None else scan(lowered)  # the requests whose rarest words occur (``scanned_each``)
+        # the requests whose rarest words occur (``scanned_each``), a looser necessary condition than each gate
+        may = -1 if lowered is None else index.scanned(t.text, scan)
         plain = lowered if lowered is not None and t.text.isascii() else None  # ``says``' lowercase: of ASCII only
         for tool, pattern, needed, bit in words:  # the gate and a search first: most words are in no message at all
             if tool in found or (lowered is not None and not (may & bit and holds(needed, lowered))):

@@ -10,13 +10,14 @@ record (``_reading._Reading``) and dropped with it: nothing is kept across conve
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tau2.data_model.message import Message, ToolMessage
 
 from conversation_reading._evidence import Turn
-from conversation_reading._gate import gateable
+from conversation_reading._gate import gateable, may_match
 from conversation_reading._units import split_sentences
 
 # A tool result that is not JSON (``parsed``): every reader of the parse passes over it.
@@ -35,6 +36,7 @@ class TurnIndex:
         self._parsed: dict[int, Any] = {}
         self._lowered: dict[str, tuple[str, bool]] = {}
         self._sentences: dict[str, list[str]] = {}
+        self._scanned: dict[Callable[[str], int], dict[str, int]] = {}  # by scan: its answers by text
         self._last_said: list[Turn | None] | None = None
 
     def named(self, name: str) -> list[tuple[Turn, Any]]:
@@ -77,6 +79,25 @@ class TurnIndex:
         if found is None:
             found = self._lowered[text] = (text.lower(), gateable(text))
         return found
+
+    def scanned(self, text: str, scan: Callable[[str], int]) -> int:
+        """``scan`` of ``text``'s lowercase: the one scan of a speaker's messages for the rarest words of every pattern
+        the record's readers of them gate on (``_message_scan``), where a pattern none of whose bits it sets could
+        match no part of the text, if the gate applies to it. Scanned once for every reader."""
+        held = self._scanned.get(scan)
+        if held is None:
+            held = self._scanned[scan] = {}
+        found = held.get(text)
+        if found is None:
+            found = held[text] = scan(self.lowered(text)[0])
+        return found
+
+    def may_say(self, pattern: re.Pattern[str], gate: tuple[Callable[[str], int], int], text: str) -> bool:
+        """``_gate.may_match(pattern, ...)`` over ``text`` lowered, whether the gate applies to it or not (``gate``: the
+        scan of the speaker's messages and ``pattern``'s bits in its answer, ``_message_scan.gate_of``): its bits of
+        the one scan first, which rule most messages out without the gate's substring tests."""
+        lowered, gated = self.lowered(text)
+        return not gated or bool(self.scanned(text, gate[0]) & gate[1]) and may_match(pattern, lowered, True)
 
     def sentences_lowered(self, text: str) -> list[str]:
         """Each sentence of ``text`` (``split_sentences``) lowercased. A sentence is a part of its text, so the gate

@@ -156,3 +156,38 @@ def test_a_sentences_act_and_main_clause_behind_their_gates_are_the_patterns_own
         acts += act is not None
         cut += main != s
     assert acts > 50 and cut > 5
+
+
+def test_a_messages_flight_numbers_found_once_a_reading_as_outside_one_and_dropped_with_it():
+    import re
+
+    from conversation_reading import _claims
+
+    texts = [t.text for messages in _conversations() for t in read_turns(messages) if t.role == "assistant" and t.text]
+    assert sum(bool(re.findall(r"\b[A-Z]{3}\d{3}\b", x)) for x in texts) > 20
+    with _claims.reading_flights():
+        inside = [list(_claims._MESSAGE_FLIGHTS(x)) for x in texts + texts]  # the second time, as held
+        assert len(_claims._MESSAGE_FLIGHTS.held[-1]) == len(set(texts))
+    assert inside == [re.findall(r"\b[A-Z]{3}\d{3}\b", x) for x in texts + texts]
+    assert _claims._MESSAGE_FLIGHTS.held == []  # dropped with the reading
+
+
+def test_a_total_less_a_booked_fare_found_by_bisection_answers_as_every_pair_tested():
+    import random
+
+    from conversation_reading._fare_totals import _differs_by
+
+    rng = random.Random(47)
+    found = 0
+    for _ in range(3000):
+        totals = {round(rng.uniform(-50, 3000), rng.choice([0, 1, 2])) for _ in range(rng.randint(0, 40))}
+        booked = {round(rng.uniform(-20, 1500), rng.choice([0, 2])) for _ in range(rng.randint(0, 8))} | {0.0}
+        pairs = [(x, b) for x in totals for b in booked]
+        x, b = rng.choice(pairs) if pairs else (0.0, 0.0)
+        # the quote at a difference, a cent off it either way, just inside and outside, or anywhere
+        quoted = rng.choice([x - b, x - b + 0.01, x - b - 0.01, x - b + 0.0099, x - b - 0.0101, rng.uniform(0, 3000),
+                             1e20, float("inf")])
+        expected = any(abs(quoted - (x - b)) < 0.01 for x in totals for b in booked if 0 < b < x)
+        assert _differs_by(quoted, totals, booked) == expected, (quoted, sorted(totals), sorted(booked))
+        found += expected
+    assert 300 < found < 2700  # both answers taken

@@ -11,8 +11,9 @@ import re
 from conversation_reading._evidence import Turn, asks, mentions, read_turns
 from conversation_reading._gate import gateable, holds_any
 from conversation_reading._lowered_search import ascii_lowered, matches, twin
+from conversation_reading._message_scan import changes as _changes
 from conversation_reading._no_write import _spoken, _token, anaphoric_in, answer_in
-from conversation_reading._precondition_facts import _changes, _negated_only
+from conversation_reading._precondition_facts import _negated_only
 from conversation_reading._units import Units, split_sentences
 from conversation_reading._vocabulary import vocabulary
 from tests.conftest import real_run

@@ -1,0 +1,75 @@
+"""One scan of a message for every pattern the record's per-message readers gate it on (#47 round 7).
+
+The claims (each claim kind's patterns), the requests (the catalog's words for each write), the precondition
+facts (the cabin rule misstated, a tier claimed, compensation raised or offered, a want to keep the reservation
+or a change named) and compensation unasked each tested every message against their own patterns' gates
+(``_gate``): a substring test of the whole text for each word, most of which fail. One Aho-Corasick scan of the
+lowered message for the rarest words of all the patterns read in that speaker's messages (``_gate.scanned_each``:
+the agent's, the user's, each its own scan, whose words are rarer in it) costs about what one reader's scan did,
+and its answer rules a pattern out where none of its rarest words occurs: a looser necessary condition than the
+pattern's own gate, which a reader still tests where the pattern's bit is set (the same answer as the gate
+alone). The scans are built once per catalog; their answers are kept per record (``TurnIndex.scanned``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Literal
+
+from conversation_reading._claims import checkers, claim_kinds
+from conversation_reading._gate import scanned_each
+from conversation_reading._vocabulary import vocabulary
+
+
+@cache
+def changes(change: str, cancel: str) -> re.Pattern[str]:
+    """The catalog's words for a change or a cancellation, one pattern (compiled once per catalog): a want to keep
+    the reservation is one named only under a negation (``_precondition_facts.stated_wants``)."""
+    return re.compile(change + "|" + cancel, re.IGNORECASE)
+
+
+Speaker = Literal["assistant", "user"]
+
+
+def gated_patterns(said_by: Speaker) -> tuple[re.Pattern[str], ...]:
+    """The patterns the scan of ``said_by``'s messages answers for, in its bits' order: of the agent's, each claim
+    kind's with a checker (``_claim_scan``), the cabin rule misstated, a tier claimed, compensation's words and
+    compensation offered; of the user's, each write's request words, compensation asked for, the reservation kept
+    and a change or cancellation named."""
+    v = vocabulary()
+    if said_by == "assistant":
+        kinds, check = claim_kinds()[0], checkers()
+        return (*(p for kind in kinds if kind.name in check for p in kind.patterns), v.false_cabin_rule, v.tier_claim,
+                v.requests["send_certificate"], v.compensation_offer)
+    return (*v.requests.values(), v.compensation_request, v.keeps_reservation,
+            changes(v.requests["update_reservation_flights"].pattern, v.requests["cancel_reservation"].pattern))
+
+
+# By speaker: (the catalog's claim kinds and vocabulary it was built for, the scan, each pattern's bits by its
+# identity); an entry keeps its patterns (``gated_patterns``), so their ids are not reused while it is held
+_SCANS: dict[str, tuple[tuple[object, object], tuple[re.Pattern[str], ...], Callable[[str], int], dict[int, int]]] = {}
+
+
+def message_scan(said_by: Speaker) -> tuple[Callable[[str], int], dict[int, int]]:
+    """The scan of a lowered message of ``said_by`` (``scanned_each`` of ``gated_patterns``) and each pattern's bits in
+    its answer, by the pattern's ``id``: an answer sharing no bit with a pattern's holds no word its gate needs."""
+    built_for = (claim_kinds()[0], vocabulary())
+    held = _SCANS.get(said_by)
+    if held is None or held[0][0] is not built_for[0] or held[0][1] is not built_for[1]:
+        patterns = gated_patterns(said_by)
+        bits: dict[int, int] = {}
+        for i, p in enumerate(patterns):
+            bits[id(p)] = bits.get(id(p), 0) | 1 << i
+        held = _SCANS[said_by] = (built_for, patterns, scanned_each(patterns), bits)
+    return held[2], held[3]
+
+
+def gate_of(pattern: re.Pattern[str], said_by: Speaker) -> tuple[Callable[[str], int], int]:
+    """The scan of ``said_by``'s messages and ``pattern``'s bits in its answer (``TurnIndex.may_say``); every bit
+    (-1) for a pattern that scan does not answer for."""
+    scan, bits = message_scan(said_by)
+    return scan, bits.get(id(pattern), -1)
+
+
+__all__ = ["Speaker", "changes", "gate_of", "gated_patterns", "message_scan"]
