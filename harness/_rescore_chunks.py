@@ -260,10 +260,9 @@ def _settle(domain: str) -> None:
     domain: ``gc.freeze`` what is loaded by then (tau2 and its tasks, the database, the catalog, the gold
     replays). These live as long as the worker, and every full collection walked them again: ~15% of a worker's time at corpus scale
     (measured in one process: 2.32 → 1.99 ms CPU a trajectory). Not after the first chunk's own rows,
-    which are gone by the second: the young generations are collected first, where a chunk's cyclic garbage is.
-    Not a full collection: it walks the whole heap (0.12 CPU-s in a rescore of 1,000, 0.25 in the benchmark's
-    process, #47) and found nothing more on the real runs; older garbage, if any, stays frozen until the worker
-    ends or the rescore in this process unfreezes it."""
+    which are gone by the second: the young generations, where a chunk's cyclic garbage is, are collected first;
+    not the whole heap (0.12 CPU-s in a rescore of 1,000, 0.25 in the benchmark's process, #47; it found nothing
+    more on the real runs): older garbage, if any, stays frozen until the worker ends or the rescore unfreezes."""
     import gc
 
     if _SEEN is None:
