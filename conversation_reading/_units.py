@@ -12,7 +12,6 @@ from conversation_reading._normalise import normalise
 from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._vocabulary import EvidenceKind, vocabulary
 
-_LINE = re.compile(r"\n+")
 # A sentence ends at the blanks after ".", "!" or "?" ("1. Change ..." is a list item, not a sentence end), and a
 # line ends one. One scan of the text finds both: the pattern opens with the character it cuts after (a group:
 # ``split`` returns it, ``_cut`` puts it back on its sentence), so the engine skips to the next mark or newline by
@@ -49,13 +48,15 @@ def _units(text: str) -> list[str]:
     units = split_sentences(text)
     if not _LIST_OPENS.search(text):
         return units  # no line ending in ":" with another after it: no list to join
-    lines = [line for line in _LINE.split(text) if line.strip()]
+    # its non-blank lines (a str split, then blank pieces dropped: the same lines as a regex split at runs of
+    # newlines, at a ninth of its cost, #47)
+    lines = [line for line in text.split("\n") if line.strip()]
     for i, line in enumerate(lines):
         if not line.rstrip().endswith(":"):
             continue
         items = []
-        for nxt in lines[i + 1 :]:
-            if (item := _LIST_ITEM.match(nxt)) is None:
+        for j in range(i + 1, len(lines)):  # the lines after it, up to the first that is not a list item
+            if (item := _LIST_ITEM.match(nxt := lines[j])) is None:
                 break
             items.append(nxt[item.end() :].strip())  # the item less its mark (the pattern matches at the start only)
         if items:

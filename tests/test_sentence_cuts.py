@@ -106,3 +106,33 @@ def test_a_text_with_no_line_ending_in_a_colon_before_another_has_its_sentences_
     monkeypatch.setattr(_units, "_LIST_OPENS", re.compile(""))  # every text read line by line
     assert [_units._units(t) for t in texts] == gated
     assert sum(len(u) > len(_units.split_sentences(t)) for u, t in zip(gated, texts, strict=True)) > 100  # lists joined
+
+
+def _units_by_regex_lines(text: str) -> list[str]:
+    """``_units``'s reference: its lines split at runs of newlines by a regex, each list read on a slice of them
+    (the reading before #47 round 7)."""
+    units = _units.split_sentences(text)
+    lines = [line for line in _LINES.split(text) if line.strip()]
+    for i, line in enumerate(lines):
+        if line.rstrip().endswith(":"):
+            items = []
+            for nxt in lines[i + 1:]:
+                if (item := _units._LIST_ITEM.match(nxt)) is None:
+                    break
+                items.append(nxt[item.end():].strip())
+            if items:
+                units.append(" ".join([_units.split_sentences(line)[-1], *items]))
+    return units
+
+
+def test_every_message_of_the_runs_has_the_units_of_its_lines_split_by_a_regex():
+    texts = [t for t in _texts() if _units._LIST_OPENS.search(t)]
+    assert len(texts) > 1000
+    assert [_units._units(t) for t in texts] == [_units_by_regex_lines(t) for t in texts]
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "B", "1", "2", ".", ")", ":", "-", "*", "\u2022", " ", "\n", "\t", "\r",
+                                         "\u2028", "\u00a0", "\x0b", "\u0663"]), max_size=40))
+@settings(max_examples=3000, deadline=None)
+def test_any_text_has_the_units_of_its_lines_split_by_a_regex(text):
+    assert _units._units(text) == _units_by_regex_lines(text)
