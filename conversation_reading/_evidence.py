@@ -47,6 +47,7 @@ _CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|\s-+\s|\b(?:but|however|althoug
 CONDITIONAL_RULE = re.compile(r"\bflown\b|\balready (?:departed|used|taken|travell?ed)\b"
                                r"|\b(?:one|a single|single|individual) (?:legs?|segments?|flights?)\b", re.IGNORECASE)
 _NEGATION_REACH = 5  # words before a term that a negator scopes over
+_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps's with it, built once (dumps builds one a call)
 
 
 @dataclass
@@ -278,7 +279,7 @@ def excerpt_of(text: str, limit: int = 240) -> str:
 
 
 def call_text_of(call: Any) -> str:
-    return f"{call.name}({excerpt_of(json.dumps(call.arguments, ensure_ascii=False), 200)})"
+    return f"{call.name}({excerpt_of(_ARGUMENTS_JSON.encode(call.arguments), 200)})"
 
 
 def is_read_tool(name: str) -> bool:

@@ -1,0 +1,34 @@
+"""A tool call's text in the record (``call_text_of``: the record's acts and status reads, a transfer's evidence):
+its name and its arguments as ``json.dumps(arguments, ensure_ascii=False)`` writes them, cut to an excerpt. The
+encoder is built once (#47 round 7); these tests hold the text to the call of ``json.dumps`` it replaced."""
+
+from __future__ import annotations
+
+import json
+
+from tau2.data_model.message import ToolCall
+from tau2.data_model.simulation import Results
+
+from conversation_reading import call_text_of
+from conversation_reading._evidence import excerpt_of
+from tests.conftest import SHARED
+
+
+def _dumped(call: ToolCall) -> str:
+    return f"{call.name}({excerpt_of(json.dumps(call.arguments, ensure_ascii=False), 200)})"
+
+
+def test_every_call_of_the_shared_runs_is_written_as_json_dumps_writes_it():
+    calls = [c for f in sorted((SHARED / "real-runs").glob("*.json"))
+             for sim in Results.model_validate_json(f.read_text(encoding="utf-8")).simulations
+             for m in sim.messages if getattr(m, "tool_calls", None) for c in m.tool_calls]
+    assert len(calls) > 500
+    assert [call_text_of(c) for c in calls] == [_dumped(c) for c in calls]
+
+
+def test_a_call_outside_ascii_nested_and_long_is_written_as_json_dumps_writes_it():
+    call = ToolCall(id="1", name="book_reservation", arguments={
+        "passengers": [{"first_name": "Zoë", "last_name": "Nuñez", "dob": None}], "note": "Ünïcode \u2014 \"q\"\n",
+        "amount": 1e400, "nested": {"b": 2, "a": [1.5, True, False]}, "long": "x " * 150})
+    assert call_text_of(call) == _dumped(call)
+    assert "Zoë" in call_text_of(call) and "Infinity" in call_text_of(call)
