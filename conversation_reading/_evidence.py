@@ -42,6 +42,7 @@ from conversation_reading._vocabulary import EvidenceKind, Offer, vocabulary
 TRANSFER_TOOL = "transfer_to_human_agents"
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{12,}?)[\"\u201d]")
 _CLAUSE_BREAK = re.compile(r"[,;:()\u2014\u2013]|\s-+\s|\b(?:but|however|although|though|yet)\b", re.IGNORECASE)
+_CLAUSE_BREAK_LOWERED = twin(_CLAUSE_BREAK)  # ``negated`` splits an ASCII text's lowercase by it
 # The cabin rules stated correctly ("not allowed if any flight has already been flown"; "not possible for just
 # one segment", the one cabin of a reservation, #40): no misstatement.
 CONDITIONAL_RULE = re.compile(r"\bflown\b|\balready (?:departed|used|taken|travell?ed)\b"
@@ -209,14 +210,14 @@ def negated(text: str, start: int, markers: re.Pattern[str] | None = None) -> bo
     before = text[:start]
     neg = markers or vocabulary().negation
     if before.isascii() and _CLAUSE_BREAK_LOWERED is not None:  # split lowered, as ``_lowered_search`` says: the
-        # same clause, lowercase (each word's strip keeps no letter: the same word as lowered after it)
+        # same clause, lowercase (a word's strip keeps no letter). The clause ends ``before``: its last words lie in
+        # ``before``'s last words, and where those lack the words a marker needs (``_gate``), none is a marker
+        if not may_match(neg, " ".join(before.rsplit(None, _NEGATION_REACH)[-_NEGATION_REACH:]).lower(), True):
+            return False
         clause = _CLAUSE_BREAK_LOWERED.split(before.lower())[-1]
         return any(neg.fullmatch(w.strip(".,!?\"'*()")) for w in clause.split()[-_NEGATION_REACH:])
     clause = _CLAUSE_BREAK.split(before)[-1]
     return any(neg.fullmatch(w.strip(".,!?\"'*()").lower()) for w in clause.split()[-_NEGATION_REACH:])
-
-
-_CLAUSE_BREAK_LOWERED = twin(_CLAUSE_BREAK)
 
 
 def asserted(text: str, start: int) -> bool:
