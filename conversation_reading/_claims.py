@@ -33,7 +33,7 @@ from conversation_reading._evidence import (
     price_bound,
     split_sentences,
 )
-from conversation_reading._fare_totals import _another_itinerary, _differs_by, _paid
+from conversation_reading._fare_totals import CENT, _another_itinerary, _differs_by, _paid
 from conversation_reading._policy_claims import POLICY_CHECKERS
 from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._replies import acted_on, took_offer, withdrew_offer
@@ -215,7 +215,7 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
     # any subset of the named flights (a message may list alternatives), any cabin, per passenger or for
     # all of them, or the difference against what the reservation paid
     def near(values: Iterable[float]) -> bool:
-        return any(abs(quoted - p) < 0.01 for p in values)
+        return any(abs(quoted - p) < CENT for p in values)
 
     # each step below adds totals the quote may be: tested as they come (the first within a cent ends it)
     possible: set[float] = set()

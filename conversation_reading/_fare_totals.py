@@ -7,9 +7,11 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+CENT = 0.01  # a quoted total is one the model computes when within a cent of it (``_claims._quoted_total``)
+
 
 def _differs_by(quoted: float, totals: Iterable[float], booked: Iterable[float]) -> bool:
-    """``any(abs(quoted - (x - b)) < 0.01 for x in totals for b in booked if 0 < b < x)``: a total less a booked fare
+    """``any(abs(quoted - (x - b)) < CENT for x in totals for b in booked if 0 < b < x)``: a total less a booked fare
     within a cent of the quote. Of each fare, only the totals within two cents of ``quoted + b`` (and the rounding of
     floats, far below a cent) can be, found by bisecting the sorted totals; each is then tested as the expression
     does (a necessary condition: the same answer, without a test of every pair)."""
@@ -17,9 +19,9 @@ def _differs_by(quoted: float, totals: Iterable[float], booked: Iterable[float])
     for b in booked:
         if not 0 < b:
             continue
-        reach = 0.02 + (abs(quoted) + abs(b)) * 1e-9
+        reach = 2 * CENT + (abs(quoted) + abs(b)) * 1e-9
         for x in ordered[bisect_left(ordered, quoted + b - reach) : bisect_right(ordered, quoted + b + reach)]:
-            if b < x and abs(quoted - (x - b)) < 0.01:
+            if b < x and abs(quoted - (x - b)) < CENT:
                 return True
     return False
 
