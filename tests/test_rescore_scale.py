@@ -285,3 +285,20 @@ def test_reading_simulations_validates_as_identified_does_with_the_collector_pau
         assert gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_the_budget_table_judges_a_step_as_it_prints_it():
+    """A step a hair over its target that prints as the target is within it, as a reader of the table sees it
+    (the end-to-end test above reads the printed figure; the table had judged the unrounded one: OVER)."""
+    from tests.conftest import budget_of, rescore_bench
+
+    bench = rescore_bench()
+    measured = dict(bench.TARGETS_MS)
+    measured["strict"] += 0.00004  # prints as the target
+    measured["variants"] += 0.0006  # prints over it
+    out = "\n".join(bench.budget_table(measured, None))
+    budget = budget_of(out)  # every line's verdict agrees with its printed figure
+    assert budget[bench.STEP_NAMES.get("strict", "strict")][0] == bench.TARGETS_MS["strict"]
+    strict, variants = bench.TARGETS_MS["strict"], bench.TARGETS_MS["variants"]
+    assert f"| strict | {strict:.3f} | {strict:.3f} | yes |" in out
+    assert f"| variants | {variants + 0.001:.3f} | {variants:.3f} | OVER |" in out
