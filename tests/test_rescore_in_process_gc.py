@@ -41,7 +41,9 @@ def test_what_others_froze_stays_frozen_and_nothing_more_is():
         held = gc.get_freeze_count()
         seen: list[int] = []
         list(_rescore_chunks._in_process(iter(_chunks(3, seen))))
-        assert seen == [held] * 3 and gc.get_freeze_count() == held
+        # neither frozen more (a freeze adds every live object) nor unfrozen (0); a frozen object freed by its
+        # count in between (pytest's own, of an earlier test) lowers the count by one: not an equality
+        assert len(seen) == 3 and all(0 < n <= held for n in [*seen, gc.get_freeze_count()]), (held, seen)
     finally:
         gc.unfreeze()
 
