@@ -139,15 +139,17 @@ def rescore_runs(
 
     Everything is read, validated and scored before the first write: a bad simulation found while
     streaming stops the command with nothing written. Rows are staged in Parquet chunk by chunk, so no
-    step holds every trajectory. With ``workers`` > 1 a monolithic file's simulations are parsed and
-    validated by the workers too (``score_spans``); where that reading meets anything unexpected, the
-    runs are read again the ordinary way, which names the bad input as it always did.
+    step holds every trajectory. A monolithic file's simulations are read by their byte spans
+    (``score_spans``: by the workers where ``workers`` > 1, else here), each decoded by the strict decoder's
+    fast path (orjson) where the stream's decoder (json, a Python hook per object) cost ~0.06 ms more a
+    trajectory; where that reading meets anything unexpected, the runs are read again the ordinary way, which
+    names the bad input as it always did.
     """
     from loophole_ingest import SpanError
 
     ordered = sorted(runs, key=lambda r: r.run_id)  # key order: a new run's tables are copied in whole
     try:
-        light = _rescore(ordered, out, workers, judge, on_progress, chunk_size, workers > 1, replay)
+        light = _rescore(ordered, out, workers, judge, on_progress, chunk_size, True, replay)
     except SpanError:
         light = _rescore(ordered, out, workers, judge, on_progress, chunk_size, False, replay)
     return [_summarise(run, light) for run in runs]

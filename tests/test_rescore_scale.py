@@ -1,6 +1,6 @@
 """Rescoring at corpus scale: byte spans read by the workers, rows staged in chunks, the benchmark's
-end-to-end figure. Expected values come from the stream reader, ``harness rescore`` with one worker (the
-stream path), or a hand count; never from the path under test."""
+end-to-end figure. Expected values come from the stream reader, ``harness rescore`` made to stream (``STREAM``:
+one worker reads spans too), or a hand count; never from the path under test."""
 
 from __future__ import annotations
 
@@ -92,10 +92,14 @@ def _repeated(tmp_path, n):
     return _bench_module()._repeated_file(real_run(RETAIL5), n, tmp_path / f"repeated-{n}.json")
 
 
+# run before the CLI: every run read the ordinary way, one simulation at a time (the expected rows and errors)
+STREAM = "import harness._rescore_chunks as c; c._span_calls = c._stream_calls"
+
+
 def test_two_workers_read_spans_and_write_the_rows_one_worker_writes(tmp_path):
     big = _repeated(tmp_path, 200)
     one, two = tmp_path / "one", tmp_path / "two"
-    assert harness("rescore", str(big), "--out", str(one)).returncode == 0
+    assert harness("rescore", str(big), "--out", str(one), patch=STREAM).returncode == 0
     proc = harness("rescore", str(big), "--out", str(two), "--workers", "2")
     assert proc.returncode == 0, proc.stderr
     for name in ("trials", "scores", "disagreements"):
@@ -115,13 +119,30 @@ def test_two_workers_name_a_bad_simulation_as_one_worker_does(tmp_path):
     text = big.read_text(encoding="utf-8")
     bad = tmp_path / "bad.json"
     bad.write_text(text.replace('"task_id": "', '"task_id": "no-such-task-', 1), encoding="utf-8")
-    one = harness("rescore", str(bad), "--out", str(tmp_path / "one"))
+    one = harness("rescore", str(bad), "--out", str(tmp_path / "one"), patch=STREAM)
     two = harness("rescore", str(bad), "--out", str(tmp_path / "two"), "--workers", "2")
-    assert one.returncode == two.returncode != 0
-    errors = [[line for line in p.stderr.splitlines() if line.startswith("error: ")] for p in (one, two)]
+    spans = harness("rescore", str(bad), "--out", str(tmp_path / "spans"))  # one worker: spans read here
+    assert one.returncode == two.returncode == spans.returncode != 0
+    errors = [[line for line in p.stderr.splitlines() if line.startswith("error: ")] for p in (one, two, spans)]
     assert len(errors[0]) == 1 and "unknown task id 'no-such-task-" in errors[0][0]
-    assert errors[1] == errors[0]
-    assert not (tmp_path / "two").exists()
+    assert errors[1] == errors[2] == errors[0]
+    assert not (tmp_path / "two").exists() and not (tmp_path / "spans").exists()
+
+
+def test_one_worker_reads_spans_in_this_process_and_writes_the_rows_the_stream_writes(tmp_path, monkeypatch):
+    import harness as api
+    import harness._rescore_chunks as chunks
+
+    big = _repeated(tmp_path, 70)  # two chunks of 64
+    assert harness("rescore", str(big), "--out", str(tmp_path / "stream"), patch=STREAM).returncode == 0
+    read: list[int] = []
+    original = chunks.score_spans
+    monkeypatch.setattr(chunks, "score_spans", lambda *args: (read.append(len(args[3])), original(*args))[1])
+    api.rescore([big], tmp_path / "spans")
+    assert read == [64, 6]  # every simulation read by its span, here
+    for name in ("trials", "scores", "disagreements"):
+        a, b = pq.read_table(tmp_path / "stream" / f"{name}.parquet"), pq.read_table(tmp_path / "spans" / f"{name}.parquet")
+        assert a.equals(b), name
 
 
 def test_the_benchmark_end_to_end_with_two_workers_ends_with_speedup_and_peak():
