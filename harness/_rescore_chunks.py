@@ -143,8 +143,8 @@ def score_spans(
     run: ImportedRun, task_ids: tuple[str, ...], lo: int, spans: list[tuple[int, int]], first_index: int,
     judge: JudgeSpec | None, replay: ReplayMode = ReplayMode.LENIENT,
 ) -> tuple[list[dict], list[dict], int, TaskIdentity | None] | None:
-    """A worker's whole share of a monolithic file: read its byte spans, validate, build the rows and
-    score them (``run`` comes without its tasks: the pinned ones are loaded here); also the task identity
+    """A chunk of a monolithic file, in a worker (or here, with one): read its byte spans, validate, build the
+    rows and score them (``run`` comes without its tasks: the pinned ones are loaded here); also the task identity
     decided for them, which the caller merges into its run's. None where the spans do not read as the
     stream would (the caller then reads the file the ordinary way)."""
     from loophole_ingest import SpanError, read_simulations
@@ -191,8 +191,8 @@ def _stream_calls(
 def _span_calls(
     runs: Iterable[ImportedRun], judge: JudgeSpec | None, chunk_size: int, replay: ReplayMode
 ) -> Iterator[Call]:
-    """Monolithic files of pinned tasks: only byte spans are found here; the workers read, validate and
-    score them (``score_spans``). Other runs are streamed here as ``_stream_calls`` does."""
+    """Monolithic files of pinned tasks: only byte spans are found here; ``score_spans`` reads, validates
+    and scores them (in the workers, or here with one). Other runs are streamed here as ``_stream_calls`` does."""
     from loophole_ingest import SimulationSpans, SpanError
 
     for run in runs:
