@@ -159,7 +159,8 @@ def _rescore(
     runs: list[ImportedRun], out: Path, workers: int, judge: JudgeSpec | None,
     on_progress: Callable[[int], None] | None, chunk_size: int, spans: bool, replay: ReplayMode,
 ) -> dict[str, dict]:
-    """The rows staged, then upserted into ``out``; the trials rows without their messages (summaries)."""
+    """The rows staged, then upserted into ``out``; the trials rows without their messages and records (what
+    the summaries read: the two largest columns, ~28 kB a trajectory of the benchmark's file, held to the end)."""
     light: dict[str, dict] = {}
     # closing: an interrupt that lands here, between two chunks, still stops the worker processes (the
     # generators' own ``finally``) before the CLI prints its line and exits
@@ -169,6 +170,7 @@ def _rescore(
             staged.add(rows, score_rows)
             for row in rows:
                 row.pop("messages_json", None)
+                row.pop("record_json", None)
                 light[row["trajectory_id"]] = row
             if on_progress:
                 on_progress(n_scored)
