@@ -165,8 +165,10 @@ _NOT_FARES = re.compile(r"certificate|gift card|balance|refund|credit|voucher|re
 
 
 _FLIGHT_NO = re.compile(r"\b[A-Z]{3}\d{3}\b")
-# over ASCII text, ``\b`` and ``\d`` mean the same in ASCII mode, which scans the conversation's words twice as fast
-_FLIGHT_NO_ASCII = re.compile(_FLIGHT_NO.pattern, re.ASCII)
+# over ASCII text, ``\b`` and ``\d`` mean the same in ASCII mode, which scans the conversation's words twice as fast;
+# opening with the capital (the boundary before it checked behind it), the engine skips to the next capital by that
+# first character, not trying the boundary at every position: the same matches, at half the instructions again (#47)
+_FLIGHT_NO_ASCII = re.compile(r"[A-Z](?<=\b[A-Z])[A-Z]{2}\d{3}\b", re.ASCII)
 
 
 def _flight_numbers_in(text: str, pos: int = 0) -> list[str]:

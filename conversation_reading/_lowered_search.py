@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
+# the standard library's regex parser and its codes, as ``_gate`` reads them
+from conversation_reading._gate import _c as _constants
+from conversation_reading._gate import _p as _parser
 from conversation_reading._gate import may_match
 
 # what makes a source's lowercase another pattern: an escape of a capital, a capital by its code (an octal code or
@@ -31,13 +35,57 @@ _UNSAFE = re.compile(r"\\[A-Z0-9]|\\(?:x|u00)(?:4[1-9a-fA-F]|5[0-9aA])|\(\?(?![:
 _TWINS: dict[int, tuple[re.Pattern[str], re.Pattern[str] | None]] = {}
 
 
+# a negative lookaround of plain characters ("(?<!i’m )", not after an escape); ``_unforeign`` drops it only where
+# the parse shows it is one, not the characters of a class
+_GUARD = re.compile(r"(?<!\\)\(\?<?!([^()\[\]\\|*+?{}.^$]+)\)")
+
+
+def _foreign(char: str, flags: int) -> bool:
+    """No ASCII character matches ``char`` under ``flags`` (a typographic apostrophe; not the long s or the Kelvin
+    sign, which the case-insensitive flag folds to "s" and "k")."""
+    return not char.isascii() and not any(re.fullmatch(re.escape(char), chr(c), flags) for c in range(128))
+
+
+def _shape(items: Any, flags: int, drop: bool) -> Any:
+    """A parse tree as plain tuples; ``drop``: less each negative lookaround of literals one of which is foreign."""
+    if isinstance(items, _parser.SubPattern):
+        items = items.data
+        out = []
+        for op, av in items:
+            if drop and op is _constants.ASSERT_NOT and all(o is _constants.LITERAL for o, _ in av[1].data) \
+                    and any(_foreign(chr(c), flags) for _, c in av[1].data):
+                continue
+            out.append((op, _shape(av, flags, drop)))
+        return tuple(out)
+    if isinstance(items, list | tuple):
+        return tuple(_shape(x, flags, drop) for x in items)
+    return items
+
+
+def _unforeign(source: str, flags: int) -> str:
+    """``source`` less its negative lookarounds of foreign characters (``_foreign``): over an ASCII text such a
+    lookaround always holds, so where the text is ASCII (the only text a twin reads) the rest matches where the
+    whole does, at the same places. ``source`` itself where its parse is not the rest's with them dropped."""
+    rest = _GUARD.sub(lambda m: "" if any(_foreign(c, flags) for c in m.group(1)) else m.group(0), source)
+    if rest == source:
+        return source
+    try:
+        same = _shape(_parser.parse(source, flags), flags, True) == _shape(_parser.parse(rest, flags), flags, False)
+    except re.error:
+        same = False
+    return rest if same else source
+
+
 def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     """The case-sensitive pattern that matches the lowercase of an ASCII text where ``pattern`` matches the text,
-    at the same places (None: ``pattern`` has none, and is searched as it is)."""
+    at the same places (None: ``pattern`` has none, and is searched as it is). A negative lookaround of characters
+    no ASCII one matches is dropped first (``_unforeign``): the twin reads ASCII text only."""
     held = _TWINS.get(id(pattern))
     if held is not None and held[0] is pattern:
         return held[1]
     source = pattern.pattern
+    if isinstance(source, str) and not source.isascii():
+        source = _unforeign(source, pattern.flags)
     found = None
     if pattern.flags & re.IGNORECASE and isinstance(source, str) and source.isascii() and not _UNSAFE.search(source):
         found = re.compile(source.lower(), pattern.flags & ~re.IGNORECASE)

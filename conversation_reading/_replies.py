@@ -19,6 +19,7 @@ not from the reply's words alone:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -80,11 +81,19 @@ def _agrees(reply: str) -> bool:
     v = vocabulary()
     if _REFUSAL_OPENING.match(reply) or not may_match(v.agreement, reply.lower(), gateable(reply)):
         return False  # no sentence (a part of the reply) could state the yes (``_gate``): most replies lack its words
-    # each sentence gated too: the agreement words' scan is slow (a branch of sixteen tried at every word); the
-    # withdrawal's, slower, only where a yes is stated
+    # each sentence gated too: the agreement words' scan is slow (a branch of sixteen tried at every word), and of
+    # an ASCII sentence it is its twin's over the lowercase (``_lowered_search``); the withdrawal's, slower, only
+    # where a yes is stated
     return any(not negated(s, m.start()) and not s.rstrip().endswith("?")
-               for s in split_sentences(reply) if may_match(v.agreement, s.lower(), gateable(s))
-               for m in v.agreement.finditer(s)) and not mentions(v.withdrawal, reply)
+               for s in split_sentences(reply) for m in _yeses(v.agreement, s)) and not mentions(v.withdrawal, reply)
+
+
+def _yeses(agreement: re.Pattern[str], sentence: str) -> Iterator[re.Match[str]]:
+    """``agreement``'s matches in ``sentence`` (none without a scan where its gate rules the sentence out)."""
+    low = sentence.lower()
+    if not may_match(agreement, low, gateable(sentence)):
+        return iter(())
+    return matches(agreement, sentence, low if sentence.isascii() else None)
 
 
 # The answers of ``agrees`` while one conversation is read (``reading_replies``), by reply: every claim and

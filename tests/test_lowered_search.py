@@ -85,6 +85,50 @@ def test_a_pattern_whose_lowercase_means_another_has_no_twin(source, flags):
         assert says(pattern, text, ascii_lowered(text)) == (pattern.search(text) is not None)
 
 
+def _user_sentences(*runs: str) -> list[str]:
+    """Every user message of ``runs`` (normalised), and its sentences."""
+    out = []
+    for run in runs:
+        raw = json.loads(real_run(run).read_text(encoding="utf-8"))
+        for sim in raw["simulations"]:
+            for m in sim["messages"]:
+                if m.get("role") == "user" and isinstance(m.get("content"), str):
+                    text = normalise(m["content"]).text
+                    out += [text, *split_sentences(text)]
+    return out
+
+
+def test_a_negative_lookaround_of_a_typographic_apostrophe_is_dropped_from_the_twin_of_the_agreement():
+    """The catalog's agreement guards "sure" with lookbehinds spelt with a typographic apostrophe ("(?<!i’m )"):
+    no ASCII text holds one, so its twin (which reads ASCII text only) drops them, and matches over the lowercase
+    where the agreement matches the text, at the same places: every user sentence of two runs."""
+    agreement = vocabulary().agreement
+    assert "\u2019" in agreement.pattern
+    lowercase = twin(agreement)
+    assert lowercase is not None and lowercase.pattern.isascii() and "(?<!i'm )" in lowercase.pattern
+    sentences = _user_sentences("aide_claude-sonnet-4-5_airline_tau2_1trial.json", "whissle_airline_tau3_1trial.json")
+    sentences += ["I'm sure.", "I\u2019m sure.", "You're SURE? Sure!", "MAKE SURE it's fine", "I am sure, okay"]
+    matched = 0
+    for s in sentences:
+        spans = [m.span() for m in agreement.finditer(s)]
+        assert says(agreement, s, ascii_lowered(s)) == bool(spans), s
+        if s.isascii():
+            assert [m.span() for m in lowercase.finditer(s.lower())] == spans, s
+        matched += bool(spans)
+    assert len(sentences) > 1000 and matched > 200
+
+
+@pytest.mark.parametrize("source", ["ok(?<!\u017f)ay", "(?<!\u212a)ok", "[(?<!\u2019)]ok", "ok(?<=\u2019)",
+                                    "ok\\\\(?<!\u2019)", "(?<!\u2019|x)ok", "ok(?!\u2019\\w)"])
+def test_a_lookaround_an_ascii_text_may_hold_or_that_is_none_is_kept_and_the_pattern_has_no_twin(source):
+    """The long s and the Kelvin sign fold to "s" and "k" under the flag; a class holding the characters of a
+    lookaround, a positive lookaround, one after an escaped backslash, one of a branch or a class: none dropped."""
+    pattern = re.compile(source, re.I)
+    assert twin(pattern) is None
+    for text in ("okay", "ok", "sok", "kok", "\\ok", "xok", "OK\u2019s"):
+        assert says(pattern, text, ascii_lowered(text)) == (pattern.search(text) is not None)
+
+
 def test_a_text_outside_ascii_is_searched_as_it_is():
     assert ascii_lowered("Caf\u00e9") is None and ascii_lowered("Cafe I") == "cafe i"
     pattern = re.compile(r"\bk\w+", re.I)
@@ -191,3 +235,17 @@ def test_declines_over_the_lowercase_answers_as_the_scan_of_the_unit(monkeypatch
             assert real(kind, unit, direct=direct, summary=summary) == answer, (kind.name, direct, summary, unit)
             declined += answer
     assert declined > 1000
+
+
+def test_agrees_over_the_lowercase_answers_as_the_scan_of_the_reply(monkeypatch):
+    """``agrees`` scans an ASCII sentence's lowercase by the agreement's twin: every user message of three runs
+    (and a few made up) answers as the scan of each sentence as it is."""
+    from conversation_reading import _replies
+
+    replies = [t for t in _user_sentences("aide_claude-sonnet-4-5_airline_tau2_1trial.json",
+                                          "whissle_airline_tau3_1trial.json", "toolorchestra_retail_tau2_1trial.json")]
+    replies += ["Yes, I'm sure.", "I\u2019m sure I said no.", "OK, that works. Please proceed!", "Sure?", "Not fine."]
+    answers = [_replies._agrees(r) for r in replies]
+    monkeypatch.setattr(_replies, "matches", lambda pattern, text, lowered: pattern.finditer(text))
+    assert [_replies._agrees(r) for r in replies] == answers
+    assert 100 < answers.count(True) < len(replies) - 100

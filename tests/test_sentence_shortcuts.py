@@ -285,3 +285,29 @@ def test_the_rule_pattern_spelt_whole_matches_as_before_and_its_gate_needs_its_o
     scanned = _words_in(needs(_RULE)[0])  # the words one of which the gate's first scan must find
     assert " you" not in scanned and {"let you", "lets you", "allow you to"} <= scanned
     assert holds(needs(_RULE), "it lets you change it.")
+
+
+def test_the_flight_numbers_of_an_ascii_text_are_those_the_unicode_pattern_finds_from_any_start():
+    """``_flight_numbers_in``'s pattern for ASCII text (opening with the capital, its boundary checked behind it)
+    finds what ``_FLIGHT_NO`` finds: over what was said before each message of two runs, from the start and from
+    each message's start and a few places inside words (the reading on from an earlier message's numbers)."""
+    from conversation_reading._claims import _FLIGHT_NO_ASCII, _flight_numbers_in
+
+    rng = random.Random(47)
+    found = tried = 0
+    for run in ("aide_claude-sonnet-4-5_airline_tau2_1trial.json", "whissle_airline_tau3_1trial.json"):
+        raw = json.loads(real_run(run).read_text(encoding="utf-8"))
+        for sim in raw["simulations"]:
+            said, starts = "", [0]
+            for m in sim["messages"]:
+                if m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str):
+                    said += "\n" + normalise(m["content"]).text
+                    starts.append(len(said))
+            said += " XHAT170 HAT1701 hat170 _HAT170 HAT170_ (HAT170) HAT17 0HAT170 HAT170."
+            if not said.isascii():
+                continue
+            for pos in [*starts, *(rng.randrange(len(said)) for _ in range(20))]:
+                numbers = _flight_numbers_in(said, pos)
+                assert numbers == _FLIGHT_NO.findall(said, pos) == _FLIGHT_NO_ASCII.findall(said, pos), pos
+                found, tried = found + len(numbers), tried + 1
+    assert tried > 1000 and found > 5000
