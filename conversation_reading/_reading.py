@@ -39,15 +39,16 @@ from conversation_reading._claims import ACTED_ON, WITHDRAWN, _not_cancellable, 
 from conversation_reading._compensation import unasked_compensation
 from conversation_reading._conversation_state import _State, _states
 from conversation_reading._evidence import (
+    _MENTIONED,
     TRANSFER_TOOL,
     Turn,
     Units,
     _declines,
     _declines_in,
+    _read_turns,
     excerpt_of,
     first_call_of,
     mentions,
-    read_turns,
     split_sentences,
 )
 from conversation_reading._handling import declines_refund, taken_up
@@ -104,7 +105,10 @@ class _Reading:
 
     def __init__(self, messages: Sequence[Message], domain: str, is_write: Callable[[str], bool]) -> None:
         self.messages = messages
-        self.turns = read_turns(messages)
+        # read once and kept here: not ``read_turns``, whose key of the last conversation read costs a tenth of the
+        # reading; ``mentions``' answers on the conversation before dropped, as ``read_turns`` drops them
+        self.turns = _read_turns(messages)
+        _MENTIONED.clear()
         self.domain = domain
         kinds: dict[str, bool] = {}  # ``is_write`` asked once per tool name: every reader asks it of every call
         self.is_write: Callable[[str], bool] = lambda n: kinds[n] if n in kinds else kinds.setdefault(n, is_write(n))
@@ -227,14 +231,17 @@ def _claims(r: _Reading) -> list[Claim]:
     kinds, scan = scanned_kinds()
     acted: dict[tuple[str, int], bool] = {}
     found: list[Claim] = []
-    for t in r.turns:
-        if t.role != "assistant" or not t.text:
-            continue
+    every = 0  # the bits of every kind: a message whose scan sets none of them has no claim
+    for *_, mine in kinds:
+        every |= mine
+    # the agent's messages with the one scan of each (``_message_scan``): the kinds whose gates may hold, most none
+    for t, _, gated, scanned in r.index.spoken("assistant", scan):
+        if not t.text or gated and not scanned & every:
+            continue  # (a text the gate applies to is one ``Units.lowered`` gates too: its lowercase is as foldless)
         lowered = r.units.lowered(t.text)
         sentences: list[str] = []
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
-        # the kinds whose gates may hold (the message's one scan, ``_message_scan``: most none)
-        bits = -1 if lowered is None else r.index.scanned(t.text, scan)
+        bits = -1 if lowered is None else scanned
         for kind, checker, needed, may, mine in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
             # no claim there, and a pattern that could match no word of a sentence is not scanned there. (Each
