@@ -30,6 +30,7 @@ the record (``_record_reads``, ``loophole_scoring``'s strict):
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from typing import Literal
 
 from tau2.data_model.message import Message
@@ -52,6 +53,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._handling import declines_refund, taken_up
+from conversation_reading._message_scan import message_scan
 from conversation_reading._no_write import (
     TRANSFER_MARK,
     Settled,
@@ -112,8 +114,11 @@ class _Reading:
         self.domain = domain
         kinds: dict[str, bool] = {}  # ``is_write`` asked once per tool name: every reader asks it of every call
         self.is_write: Callable[[str], bool] = lambda n: kinds[n] if n in kinds else kinds.setdefault(n, is_write(n))
-        self.units = Units()
         self.index = TurnIndex(self.turns, messages)
+        # the one scan of each agent message, for the declines' gates too (bound to the index, not to this reading: a
+        # cycle through it would keep every record's reading alive until the collector finds it)
+        scan, bits = message_scan("assistant")
+        self.units = Units(partial(self.index.scanned, scan=scan), bits)
         self._states: list[_State] | None = None
         self._declines: dict[str, list[Decline]] = {}
 
@@ -122,6 +127,12 @@ class _Reading:
         if self._states is None:
             self._states = _states(self.turns, self.messages, self.domain, self.index.parsed)
         return self._states
+
+    def drop(self) -> None:
+        """Drop what was read, once the record holds it: a reader that keeps this reading in a reference cycle (the
+        consequential sentences' checkers and the policy model they call) would keep its turns, units and states
+        alive until the collector finds the cycle, which then walks them all (#47)."""
+        self.__dict__.clear()
 
     def declines(self, name: str) -> list[Decline]:
         """The declines on ``name``'s clause: in words and in transfer summaries, then the anaphoric one."""
@@ -314,14 +325,16 @@ def conversation_record(
     every clause it read (``clauses_read``), with all its declines; ``record_ids``: the record ids whose first
     naming the record looks for (``records_named``: a refusal's grounding in the gold's records)."""
     with reading_replies(), reading_sentences(), reading_payments(), reading_flights():
-        return _record(messages, domain, is_write, facts, clauses, record_ids)
+        r = _Reading(messages, domain, is_write)
+        try:
+            return _record(r, facts, clauses, record_ids)
+        finally:
+            r.drop()
 
 
 def _record(
-    messages: Sequence[Message], domain: str, is_write: Callable[[str], bool], facts: Sequence[str],
-    clauses: Collection[str] | None, record_ids: Collection[str],
+    r: _Reading, facts: Sequence[str], clauses: Collection[str] | None, record_ids: Collection[str],
 ) -> ConversationRecord:
-    r = _Reading(messages, domain, is_write)
     unknown = sorted(set(clauses or ()) - set(vocabulary().kinds))
     if unknown:
         raise ValueError(f"unknown evidence kind(s) {', '.join(map(repr, unknown))}")
@@ -363,8 +376,8 @@ def _record(
                                           r.is_write),
         certificate_at=sent[0][0].index if (sent := r.index.named("send_certificate")) else None,
         compensation_raised_at=compensation_raised_at(r.turns, r.index),
-        status_reads=status_reads(r.turns, messages, r.index),
-        tier_reads=tier_reads(r.turns, messages, r.index),
+        status_reads=status_reads(r.turns, r.messages, r.index),
+        tier_reads=tier_reads(r.turns, r.messages, r.index),
         tier_claims=tier_claims(r.turns, r.index),
         stated_wants=stated_wants(r.turns, r.index),
         cabin_misstatements=cabin_misstatements(r.turns, r.index),

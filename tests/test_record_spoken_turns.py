@@ -6,6 +6,9 @@ bits skip) is the record as read."""
 
 from __future__ import annotations
 
+import gc
+from functools import partial
+
 import pytest
 from tau2.data_model.message import ToolCall
 from tau2.data_model.simulation import SimulationRun
@@ -20,11 +23,12 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._message_scan import gate_of, gated_patterns
+from conversation_reading._message_scan import gate_of, gated_patterns, message_scan
 from conversation_reading._precondition_facts import _negated_only, _sentences_said, stated_wants
 from conversation_reading._reading import conversation_record
 from conversation_reading._requests import asks_compensation
 from conversation_reading._turn_index import TurnIndex
+from conversation_reading._units import Units
 from conversation_reading._vocabulary import vocabulary
 from gold_variants.readings._base import write_tools
 from tests.conftest import _raw_run
@@ -143,3 +147,45 @@ def test_compensation_unasked_and_the_wants_read_from_the_turns_saying_them_are_
         assert said == _wants_every_turn(turns, TurnIndex(turns, ()))
         wants += len(said)
     assert found["offer"] >= 2 and found["certificate"] >= 2 and found["none"] > 100 and wants > 100
+
+
+def test_a_clause_may_be_declined_where_the_scan_finds_its_class_as_its_gate_alone_says():
+    """``Units.may_decline`` with the record's scan (``_message_scan``: the decline classes' rarest words) answers as
+    without it, for every clause, on the agent's messages of real runs and on messages whose list joins a sentence
+    (where the gate reads the units joined, which the scan of the message does not: the scan is not asked there)."""
+    kinds = vocabulary().kinds
+    scan, bits = message_scan("assistant")
+    made = ["I'm afraid I:\n- cannot change the destination of this basic economy flight.",
+            "Here is what we can do:\n1. Cancel the reservation\n2. Upgrade the cabin",
+            "Changing a basic economy reservation is not permitted."]
+    texts = made + [t.text for name in RUNS for m in _messages(name) for t in read_turns(m)
+                    if t.role == "assistant" and t.text]
+    ruled = let = 0
+    for text in texts:
+        index = TurnIndex([], [])
+        scanned, plain = Units(partial(index.scanned, scan=scan), bits), Units()
+        for kind in kinds.values():
+            assert scanned.may_decline(kind, text) == plain.may_decline(kind, text), (kind.name, text[:80])
+            let += plain.may_decline(kind, text)
+        ruled += not index.scanned(text, scan) & bits[id(vocabulary().decline)]
+    assert let > 50 and ruled > len(texts) / 2  # clauses let through, most messages ruled out by the scan
+
+
+def test_the_record_leaves_no_turn_of_its_conversation_to_the_collector():
+    """A reading kept in a reference cycle by a reader (the consequential sentences' checkers) is dropped once its
+    record is built: its turns are freed when the record is, not by the collector."""
+    tools = write_tools("airline")
+    conversations = _messages("whissle_airline_tau3_1trial.json", 20)
+    gc.collect()
+    gc.disable()
+    try:
+        for messages in conversations:
+            conversation_record(messages, "airline", tools.__contains__)
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        left = [type(o).__name__ for o in gc.garbage]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert not {"Turn", "UnreadTurn", "TurnIndex", "Units"} & set(left), sorted(set(left))
