@@ -39,17 +39,15 @@ def unasked_compensation(
     sent_at = [t.index for t, _ in index.named(COMPENSATION_TOOL)]
     # each gate behind its bits of the message's one scan (``_message_scan``): most messages hold none of its words
     request, offer = gate_of(v.compensation_request, "user"), gate_of(v.compensation_offer, "assistant")
-    asked = next((t.index for t in turns if t.role == "user" and index.may_say(v.compensation_request, request, t.text)
-                  and asks_compensation(v.compensation_request, t.text)), None)
-    for t in turns:
-        if asked is not None and t.index >= asked:
+    asked = next((t.index for t in index.saying(v.compensation_request, request, "user")
+                  if asks_compensation(v.compensation_request, t.text)), None)
+    # what comes first before the user asks: the agent's offer in words (a message its gate lets through), or the
+    # certificate sent (its message offers nothing in words after it)
+    sent = sent_at[0] if sent_at else None
+    until = min((i for i in (asked, sent) if i is not None), default=None)
+    for t in index.saying(v.compensation_offer, offer, "assistant"):
+        if until is not None and t.index >= until:
             break
-        if sent_at and sent_at[0] == t.index:
-            return Violation("compensation_asked", t.index, "a certificate sent before the user asked for compensation")
-        if t.role != "assistant":
-            continue
-        if not index.may_say(v.compensation_offer, offer, t.text):
-            continue
         gated = index.lowered(t.text)[1]
         for s, low in zip(split_sentences(t.text), index.sentences_lowered(t.text), strict=True):
             # each sentence gated too (``_gate``): a catalog pattern's scan is slow
@@ -57,7 +55,8 @@ def unasked_compensation(
             if m is not None and asserted(s, m.start()) and not v.decline.search(s):
                 return Violation("compensation_asked", t.index, f"compensation offered before the user asked for "
                                  f"any: {excerpt_of(s, 120)!r}")
-    sent = sent_at[0] if sent_at else None
+    if sent is not None and sent == until:
+        return Violation("compensation_asked", sent, "a certificate sent before the user asked for compensation")
     # the condition the agent stated is unmet where nothing was changed or cancelled
     met = any(c.name in CHANGE_OR_CANCEL for _, c in index.calls)
     if sent is not None and not met and "declines_compensation" in v.kinds:

@@ -54,8 +54,8 @@ def compensation_raised_at(turns: list[Turn], index: TurnIndex | None = None) ->
     sent = index.named("send_certificate")
     until = sent[0][0].index if sent else len(turns)  # the agent's message sending one, at the latest
     gate = gate_of(words, "assistant")
-    said = next((t.index for t in turns[:until] if t.role == "assistant"
-                 and index.may_say(words, gate, t.text) and says(words, t.text, _ascii_lowered(t.text, index))), None)
+    said = next((t.index for t in index.saying(words, gate, "assistant")
+                 if t.index < until and says(words, t.text, _ascii_lowered(t.text, index))), None)
     return said if said is not None or not sent else until
 
 
@@ -89,7 +89,7 @@ def tier_claims(turns: list[Turn], index: TurnIndex | None = None) -> list[TierC
     index = _index(turns, index)
     gate = gate_of(claim, "assistant")
     return [TierClaim(message_index=t.index, tier=m.group(1).lower())
-            for t in turns if t.role == "assistant" and index.may_say(claim, gate, t.text)
+            for t in index.saying(claim, gate, "assistant")
             for s, low in _sentences_said(claim, t.text, index) for m in matches(claim, s, _ascii(s, low))
             if asserted(s, m.start())]
 
@@ -127,18 +127,20 @@ def stated_wants(turns: list[Turn], index: TurnIndex | None = None) -> list[Stat
     compensation = v.requests["send_certificate"]
     named = changes(v.requests["update_reservation_flights"].pattern, v.requests["cancel_reservation"].pattern)
     wants, keeping, changing = (gate_of(p, "user") for p in (compensation, v.keeps_reservation, named))
+    # the user's messages each gate lets through (its bits of the message's one scan, ``_message_scan``, then the
+    # gate): a message none lets through states no want
+    asking = {t.index: t for t in index.saying(compensation, wants, "user")}
+    kept = {t.index: t for t in index.saying(v.keeps_reservation, keeping, "user")}
+    changed = {t.index: t for t in index.saying(named, changing, "user")}
     out = []
-    for t in turns:
-        if t.role != "user":
-            continue
-        gated = index.lowered(t.text)[1]  # each gate behind its bits of the message's one scan (``_message_scan``)
-        if index.may_say(compensation, wants, t.text) and asks_compensation(compensation, t.text):
+    for i, t in sorted({**asking, **kept, **changed}.items()):
+        if i in asking and asks_compensation(compensation, t.text):
             out.append(StatedWant(want="compensation", message_index=t.index, excerpt=excerpt_of(t.text)))
             continue
         # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel")
-        keeps = (index.may_say(v.keeps_reservation, keeping, t.text) and mentions(v.keeps_reservation, t.text)) or (
-            index.may_say(named, changing, t.text)
-            and any(_negated_only(named, s, low, gated) for s, low in _sentences_said(named, t.text, index)))
+        gated = index.lowered(t.text)[1]
+        keeps = (i in kept and mentions(v.keeps_reservation, t.text)) or (i in changed and any(
+            _negated_only(named, s, low, gated) for s, low in _sentences_said(named, t.text, index)))
         if keeps:
             out.append(StatedWant(want="keep_reservation", message_index=t.index, excerpt=excerpt_of(t.text)))
     return out
@@ -149,9 +151,7 @@ def cabin_misstatements(turns: list[Turn], index: TurnIndex | None = None) -> li
     index = _index(turns, index)
     gate = gate_of(rule, "assistant")
     out = []
-    for t in turns:
-        if t.role != "assistant" or not index.may_say(rule, gate, t.text):
-            continue
+    for t in index.saying(rule, gate, "assistant"):
         for s, low in _sentences_said(rule, t.text, index):  # each sentence gated too: a catalog pattern's scan is slow
             # the rule itself ("not allowed if a flight was flown"), or a verdict on the user's budget, is none
             if any(not price_bound(s, m.start(), m.end()) for m in matches(rule, s, _ascii(s, low))) \

@@ -30,6 +30,7 @@ the record (``_record_reads``, ``loophole_scoring``'s strict):
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from typing import Literal
 
 from tau2.data_model.message import Message
@@ -39,18 +40,20 @@ from conversation_reading._claims import ACTED_ON, WITHDRAWN, _not_cancellable, 
 from conversation_reading._compensation import unasked_compensation
 from conversation_reading._conversation_state import _State, _states
 from conversation_reading._evidence import (
+    _MENTIONED,
     TRANSFER_TOOL,
     Turn,
     Units,
     _declines,
     _declines_in,
+    _read_turns,
     excerpt_of,
     first_call_of,
     mentions,
-    read_turns,
     split_sentences,
 )
 from conversation_reading._handling import declines_refund, taken_up
+from conversation_reading._message_scan import message_scan
 from conversation_reading._no_write import (
     TRANSFER_MARK,
     Settled,
@@ -104,12 +107,18 @@ class _Reading:
 
     def __init__(self, messages: Sequence[Message], domain: str, is_write: Callable[[str], bool]) -> None:
         self.messages = messages
-        self.turns = read_turns(messages)
+        # read once and kept here: not ``read_turns``, whose key of the last conversation read costs a tenth of the
+        # reading; ``mentions``' answers on the conversation before dropped, as ``read_turns`` drops them
+        self.turns = _read_turns(messages)
+        _MENTIONED.clear()
         self.domain = domain
         kinds: dict[str, bool] = {}  # ``is_write`` asked once per tool name: every reader asks it of every call
         self.is_write: Callable[[str], bool] = lambda n: kinds[n] if n in kinds else kinds.setdefault(n, is_write(n))
-        self.units = Units()
         self.index = TurnIndex(self.turns, messages)
+        # the one scan of each agent message, for the declines' gates too (bound to the index, not to this reading: a
+        # cycle through it would keep every record's reading alive until the collector finds it)
+        scan, bits = message_scan("assistant")
+        self.units = Units(partial(self.index.scanned, scan=scan), bits)
         self._states: list[_State] | None = None
         self._declines: dict[str, list[Decline]] = {}
 
@@ -118,6 +127,12 @@ class _Reading:
         if self._states is None:
             self._states = _states(self.turns, self.messages, self.domain, self.index.parsed)
         return self._states
+
+    def drop(self) -> None:
+        """Drop what was read, once the record holds it: a reader that keeps this reading in a reference cycle (the
+        consequential sentences' checkers and the policy model they call) would keep its turns, units and states
+        alive until the collector finds the cycle, which then walks them all (#47)."""
+        self.__dict__.clear()
 
     def declines(self, name: str) -> list[Decline]:
         """The declines on ``name``'s clause: in words and in transfer summaries, then the anaphoric one."""
@@ -227,14 +242,17 @@ def _claims(r: _Reading) -> list[Claim]:
     kinds, scan = scanned_kinds()
     acted: dict[tuple[str, int], bool] = {}
     found: list[Claim] = []
-    for t in r.turns:
-        if t.role != "assistant" or not t.text:
-            continue
+    every = 0  # the bits of every kind: a message whose scan sets none of them has no claim
+    for *_, mine in kinds:
+        every |= mine
+    # the agent's messages with the one scan of each (``_message_scan``): the kinds whose gates may hold, most none
+    for t, _, gated, scanned in r.index.spoken("assistant", scan):
+        if not t.text or gated and not scanned & every:
+            continue  # (a text the gate applies to is one ``Units.lowered`` gates too: its lowercase is as foldless)
         lowered = r.units.lowered(t.text)
         sentences: list[str] = []
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
-        # the kinds whose gates may hold (the message's one scan, ``_message_scan``: most none)
-        bits = -1 if lowered is None else r.index.scanned(t.text, scan)
+        bits = -1 if lowered is None else scanned
         for kind, checker, needed, may, mine in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
             # no claim there, and a pattern that could match no word of a sentence is not scanned there. (Each
@@ -307,14 +325,16 @@ def conversation_record(
     every clause it read (``clauses_read``), with all its declines; ``record_ids``: the record ids whose first
     naming the record looks for (``records_named``: a refusal's grounding in the gold's records)."""
     with reading_replies(), reading_sentences(), reading_payments(), reading_flights():
-        return _record(messages, domain, is_write, facts, clauses, record_ids)
+        r = _Reading(messages, domain, is_write)
+        try:
+            return _record(r, facts, clauses, record_ids)
+        finally:
+            r.drop()
 
 
 def _record(
-    messages: Sequence[Message], domain: str, is_write: Callable[[str], bool], facts: Sequence[str],
-    clauses: Collection[str] | None, record_ids: Collection[str],
+    r: _Reading, facts: Sequence[str], clauses: Collection[str] | None, record_ids: Collection[str],
 ) -> ConversationRecord:
-    r = _Reading(messages, domain, is_write)
     unknown = sorted(set(clauses or ()) - set(vocabulary().kinds))
     if unknown:
         raise ValueError(f"unknown evidence kind(s) {', '.join(map(repr, unknown))}")
@@ -356,8 +376,8 @@ def _record(
                                           r.is_write),
         certificate_at=sent[0][0].index if (sent := r.index.named("send_certificate")) else None,
         compensation_raised_at=compensation_raised_at(r.turns, r.index),
-        status_reads=status_reads(r.turns, messages, r.index),
-        tier_reads=tier_reads(r.turns, messages, r.index),
+        status_reads=status_reads(r.turns, r.messages, r.index),
+        tier_reads=tier_reads(r.turns, r.messages, r.index),
         tier_claims=tier_claims(r.turns, r.index),
         stated_wants=stated_wants(r.turns, r.index),
         cabin_misstatements=cabin_misstatements(r.turns, r.index),

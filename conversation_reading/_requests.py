@@ -54,13 +54,16 @@ def user_requests(
     scan, bits = message_scan("user")
     words = [(tool, pattern, needs(pattern), bits.get(id(pattern), -1)) for tool, pattern in vocabulary().requests.items()
              if is_write(tool)]
+    every = 0  # the bits of every request: a message whose scan sets none of them asks for no write
+    for *_, bit in words:
+        every |= bit
     found: dict[str, UserRequest] = {}
-    for t in turns:
-        if t.role != "user" or not t.text.strip():
-            continue
+    for t, _, gated, scanned in index.spoken("user", scan):
+        if gated and not scanned & every or not t.text.strip():
+            continue  # (a text the gate applies to is one ``Units.lowered`` gates too: its lowercase is as foldless)
         lowered = units.lowered(t.text)
         # the requests whose rarest words occur (``scanned_each``), a looser necessary condition than each gate
-        may = -1 if lowered is None else index.scanned(t.text, scan)
+        may = -1 if lowered is None else scanned
         plain = lowered if lowered is not None and t.text.isascii() else None  # ``says``' lowercase: of ASCII only
         for tool, pattern, needed, bit in words:  # the gate and a search first: most words are in no message at all
             if tool in found or (lowered is not None and not (may & bit and holds(needed, lowered))):

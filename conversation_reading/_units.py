@@ -5,7 +5,7 @@ pattern cannot match."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from conversation_reading._gate import gateable, holds, holds_any, needs
 from conversation_reading._normalise import normalise
@@ -68,7 +68,10 @@ class Units:
     """One conversation's units, cut once for every clause that reads them (a fresh one per reading: nothing is
     kept across conversations)."""
 
-    def __init__(self) -> None:
+    def __init__(self, scanned: Callable[[str], int] | None = None, bits: Mapping[int, int] | None = None) -> None:
+        # the one scan of an agent message's lowercase (``_message_scan``, the record's) and each pattern's bits in its
+        # answer: ``may_decline`` tests a decline class's gate only where the scan found one of its rarest words
+        self._scanned, self._bits = scanned, bits or {}
         self._text: dict[str, list[str]] = {}
         self._summary: dict[str, list[str]] = {}
         self._summary_text: dict[str, str] = {}
@@ -129,13 +132,26 @@ class Units:
         lowered = self.gate(text)
         if lowered is None:
             return True
+        # where the gate reads the text's own lowercase (no list joined to a sentence), the scan's bits first: a class
+        # none of whose rarest words the scan found fails its gate (a class's gate scans the whole text for a hundred
+        # words, and most agent messages hold none of them)
+        scanned = -1 if self._scanned is None or _LIST_OPENS.search(text) else self._scanned(text)
+        decline = vocabulary().decline
+        may_class = bool(scanned & self._bits_of(kind.declined_by))
         # the subject's words first, then the decline classes' (one compiled gate): most messages name no subject
         # of the clause, and the classes' words are the most (the same answer in any order: each test is pure)
         by_class = holds_any(kind.declined_by)
-        if all(needs(p).check(lowered) for p in kind.subject) and by_class(lowered):
+        if all(needs(p).check(lowered) for p in kind.subject) and may_class and by_class(lowered):
             return True
         return bool(kind.indirect) and all(needs(p).check(lowered) for p in kind.indirect) and (
-            by_class(lowered) or needs(vocabulary().decline).check(lowered))
+            may_class and by_class(lowered) or bool(scanned & self._bits_of((decline,))) and needs(decline).check(lowered))
+
+    def _bits_of(self, patterns: Sequence[re.Pattern[str]]) -> int:
+        """The bits of ``patterns`` in the scan's answer (every bit where the scan answers for one not, or none)."""
+        bits = 0
+        for p in patterns:
+            bits |= self._bits.get(id(p), -1)
+        return bits
 
     def of(self, text: str) -> list[str]:
         found = self._text.get(text)
