@@ -44,14 +44,15 @@ _OWN = ["I'll Cancel it. SHALL I PROCEED?", "We Can't Modify Basic Economy fligh
         "Is that CORRECT? i will refund you", "The ECONOMY cabin (not basic-economy) MUST match on All flights."]
 
 
-def _sentences_of(*runs: str) -> list[str]:
-    """Every agent sentence of ``runs``, and every message of them whole (a message's readers scan it so)."""
+def _sentences_of(*runs: str, role: str = "assistant") -> list[str]:
+    """Every ``role`` sentence of ``runs`` (normalised), and every message of them whole (a message's readers scan
+    it so)."""
     out = []
     for run in runs:
         raw = json.loads(real_run(run).read_text(encoding="utf-8"))
         for sim in raw["simulations"]:
             for m in sim["messages"]:
-                if m.get("role") == "assistant" and isinstance(m.get("content"), str):
+                if m.get("role") == role and isinstance(m.get("content"), str):
                     text = normalise(m["content"]).text
                     out += [text, *split_sentences(text)]
     return out
@@ -85,19 +86,6 @@ def test_a_pattern_whose_lowercase_means_another_has_no_twin(source, flags):
         assert says(pattern, text, ascii_lowered(text)) == (pattern.search(text) is not None)
 
 
-def _user_sentences(*runs: str) -> list[str]:
-    """Every user message of ``runs`` (normalised), and its sentences."""
-    out = []
-    for run in runs:
-        raw = json.loads(real_run(run).read_text(encoding="utf-8"))
-        for sim in raw["simulations"]:
-            for m in sim["messages"]:
-                if m.get("role") == "user" and isinstance(m.get("content"), str):
-                    text = normalise(m["content"]).text
-                    out += [text, *split_sentences(text)]
-    return out
-
-
 def test_a_negative_lookaround_of_a_typographic_apostrophe_is_dropped_from_the_twin_of_the_agreement():
     """The catalog's agreement guards "sure" with lookbehinds spelt with a typographic apostrophe ("(?<!i’m )"):
     no ASCII text holds one, so its twin (which reads ASCII text only) drops them, and matches over the lowercase
@@ -106,7 +94,7 @@ def test_a_negative_lookaround_of_a_typographic_apostrophe_is_dropped_from_the_t
     assert "\u2019" in agreement.pattern
     lowercase = twin(agreement)
     assert lowercase is not None and lowercase.pattern.isascii() and "(?<!i'm )" in lowercase.pattern
-    sentences = _user_sentences("aide_claude-sonnet-4-5_airline_tau2_1trial.json", "whissle_airline_tau3_1trial.json")
+    sentences = _sentences_of("aide_claude-sonnet-4-5_airline_tau2_1trial.json", "whissle_airline_tau3_1trial.json", role="user")
     sentences += ["I'm sure.", "I\u2019m sure.", "You're SURE? Sure!", "MAKE SURE it's fine", "I am sure, okay"]
     matched = 0
     for s in sentences:
@@ -242,8 +230,8 @@ def test_agrees_over_the_lowercase_answers_as_the_scan_of_the_reply(monkeypatch)
     (and a few made up) answers as the scan of each sentence as it is."""
     from conversation_reading import _replies
 
-    replies = [t for t in _user_sentences("aide_claude-sonnet-4-5_airline_tau2_1trial.json",
-                                          "whissle_airline_tau3_1trial.json", "toolorchestra_retail_tau2_1trial.json")]
+    replies = [t for t in _sentences_of("aide_claude-sonnet-4-5_airline_tau2_1trial.json",
+                                          "whissle_airline_tau3_1trial.json", "toolorchestra_retail_tau2_1trial.json", role="user")]
     replies += ["Yes, I'm sure.", "I\u2019m sure I said no.", "OK, that works. Please proceed!", "Sure?", "Not fine."]
     answers = [_replies._agrees(r) for r in replies]
     monkeypatch.setattr(_replies, "matches", lambda pattern, text, lowered: pattern.finditer(text))
