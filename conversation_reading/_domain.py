@@ -7,15 +7,16 @@ from typing import Any
 
 from tau2.environment.toolkit import ToolType
 
-from envs import environment_constructor, locked_cache
+from envs import locked_cache, pristine_toolkit
 from policy_model import db_flight_status
 
 
 @locked_cache(maxsize=2)
 def domain_tools(domain: str) -> Any:
-    """A pristine tau2 toolkit of the domain, read-only: rules inspect its database and tool types.
-    Loaded once even when a worker's threads all ask first at the same time."""
-    return environment_constructor(domain)().tools
+    """A pristine tau2 toolkit of the domain, read-only: rules inspect its database and tool types. The replay
+    engine's (its database is loaded once per process, by whichever of them asks first, even when a worker's
+    threads all ask at the same time)."""
+    return pristine_toolkit(domain)
 
 
 @locked_cache(maxsize=2)

@@ -35,6 +35,7 @@ from ._replay import (
     TrajectoryStructureError,
     actions_key,
     engine_for,
+    pristine_toolkit,
     tool_call_pairs,
 )
 from ._replay_modes import (
@@ -81,6 +82,7 @@ __all__ = [
     "locked_cache",
     "pinned_gold_version",
     "pinned_sha256",
+    "pristine_toolkit",
     "provide_task_data",
     "REPLAY_FLAGS",
     "ReplayEngine",

@@ -178,6 +178,11 @@ class ReplayEngine:
         # tool (twice) on each call; its tools are the toolkit class's, so built once here (``_respond``)
         self._agent_tools: dict[str, Callable[..., Any]] = dict(self.env.tools.tools)
         self._kinds: dict[str, str] = {}
+        # the toolkit over the database as loaded, read-only (``pristine_toolkit``): built before any replay, its
+        # tables share the loaded records, which no replay changes (``envs._tracked``), so no second load
+        loaded = self.db.model_copy()
+        loaded.__dict__.update((name, table.pristine()) for name, table in self.tables.items())
+        self.pristine_tools: Any = type(self.env.tools)(loaded)
 
     # -- replays ---------------------------------------------------------------------------------
 
@@ -375,3 +380,9 @@ def engine_for(domain: str) -> ReplayEngine:
         if domain not in _ENGINES:
             _ENGINES[domain] = ReplayEngine(domain)
         return _ENGINES[domain]
+
+
+def pristine_toolkit(domain: str) -> Any:
+    """``domain``'s tau2 toolkit over its pristine database, read-only (read tools only): the process's engine's
+    (``ReplayEngine.pristine_tools``), which shares the records its database was loaded with."""
+    return engine_for(domain).pristine_tools

@@ -1,9 +1,10 @@
 """A database table whose touched records can be put back as they were (``envs._replay``), with savepoints
 for one call and uncopied reads.
 
-A write tool changes the records it reaches in place. The first time a record is ever touched, a pristine
-copy of it is kept (its shadow, for the table's lifetime: the pristine database never changes); a touch
-after that copies nothing. Putting a record back installs a fresh copy of its shadow, and only where the
+A write tool changes the records it reaches in place. The first time a record is ever touched, the record as
+loaded is kept (its shadow, for the table's lifetime: the pristine database never changes) and the table holds
+a copy of it from then on; a touch after that copies nothing. So no record object the database was loaded with
+is ever changed, and a pristine view of the table (``TrackedTable.pristine``) shares them. Putting a record back installs a fresh copy of its shadow, and only where the
 record changed: a write tool reads far more records than it changes (a flight's whole calendar, copied on
 every touch, was a fifth of a replay), and one whose JSON is its pristine JSON is left where it stands."""
 
@@ -38,7 +39,10 @@ class TrackedTable(dict):
             return
         original = dict.get(self, key, _MISSING)  # untouched since the last restore: pristine
         if original is not _MISSING and key not in self._shadow:
-            self._shadow[key] = _deep_copy(original)
+            # the loaded record becomes the shadow and the tools get a copy: a record object the database was
+            # loaded with is never changed, so a pristine view (``pristine``) shares them instead of a second load
+            self._shadow[key] = original
+            dict.__setitem__(self, key, _deep_copy(original))
         self._undo[key] = _MISSING if original is _MISSING else self._shadow[key]
 
     def _put_back(self, key: Any, shadow: Any) -> None:
@@ -78,6 +82,13 @@ class TrackedTable(dict):
     def update(self, *args: Any, **kwargs: Any) -> None:
         for key, value in dict(*args, **kwargs).items():
             self[key] = value
+
+    def pristine(self) -> dict[Any, Any]:
+        """The table as loaded, read-only, between replays (every touched record put back): its keys with each
+        record's shadow where it has one, else the record the table holds, untouched since it was loaded."""
+        view = dict(self)  # dict's own copy: no record is touched
+        view.update(self._shadow)
+        return view
 
     def touched(self) -> list[Any]:
         return list(self._undo)

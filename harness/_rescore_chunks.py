@@ -4,6 +4,7 @@ this process or in worker processes, in order. ``harness.rescoring`` stages and 
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -263,8 +264,6 @@ def _settle(domain: str) -> None:
     which are gone by the second: the young generations, where a chunk's cyclic garbage is, are collected first;
     not the whole heap (0.12 CPU-s in a rescore of 1,000, 0.25 in the benchmark's process, #47; it found nothing
     more on the real runs): older garbage, if any, stays frozen until the worker ends or the rescore unfreezes."""
-    import gc
-
     if _SEEN is None:
         return
     _SEEN[domain] = _SEEN.get(domain, 0) + 1
@@ -283,15 +282,15 @@ Outcome = tuple["list[dict] | None", "TaskIdentity | None", object]  # a call's 
 
 
 def _in_process(calls: Iterator[Call]) -> Generator[Outcome, None, None]:
-    """The calls in this process, settled as a worker is (``_settle``: what is loaded by a domain's second chunk
-    frozen), and unfrozen when they end: this process lives on (a Python session), and what it drops later is
-    collected again."""
+    """The calls in this process, settled as a worker is (``_settle``), and what was loaded before them frozen at once
+    (the modules imported for the rescore, once promoted, made the first chunk's pass a full one: ~0.2 s, #47); all
+    unfrozen when they end: this process lives on (a Python session), and what it drops later is collected again."""
     global _SEEN
-    import gc
 
     ours = _SEEN is None and gc.get_freeze_count() == 0  # not in a worker, and nothing frozen by others
     if ours:
         _SEEN = {}
+        gc.freeze()
     try:
         for fn, args, rows, identity in calls:
             yield rows, identity, fn(*args) if fn is not None else None

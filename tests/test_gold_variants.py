@@ -103,15 +103,17 @@ def test_clause_rules_load_the_pristine_database_once_under_concurrent_first_cal
     import threading
 
     import conversation_reading._domain as _base  # the toolkit the rules and the claims read
+    import envs._replay as replay  # whose engine's database it is
 
     loads: list[str] = []
-    real = _base.environment_constructor
+    real = replay.environment_constructor
 
     def counting(domain, *args):
         loads.append(domain)
         return real(domain, *args)
 
-    monkeypatch.setattr(_base, "environment_constructor", counting)
+    monkeypatch.setattr(replay, "environment_constructor", counting)
+    monkeypatch.setattr(replay, "_ENGINES", {})  # as in a fresh worker: no engine yet (later tests get theirs back)
     _base.domain_tools.cache_clear()
     try:
         start = threading.Barrier(4)

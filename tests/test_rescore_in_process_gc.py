@@ -1,5 +1,5 @@
 """A rescore in this process (one worker) settles as a pool worker does: what is loaded by a domain's second
-chunk is frozen out of the collector's full passes (``_settle``), and unfrozen when the rescore ends, however it
+chunk is frozen out of the collector's full passes (``_settle``; what was loaded before the first, too), and unfrozen when the rescore ends, however it
 ends: the process lives on (a Python session), and what it drops later must be collected again."""
 
 from __future__ import annotations
@@ -13,15 +13,18 @@ def _chunks(n: int, seen: list[int]) -> list[tuple]:
     def chunk() -> None:
         _rescore_chunks._settle("airline")  # as score_items does at each chunk's start
         seen.append(gc.get_freeze_count())
+        kept.append([])  # what a chunk loads and keeps (a list: tracked by the collector)
+
+    kept: list[list] = []
 
     return [(chunk, (), None, None)] * n
 
 
-def test_frozen_from_the_second_chunk_and_unfrozen_at_the_end():
+def test_frozen_from_the_start_more_from_the_second_chunk_and_unfrozen_at_the_end():
     assert gc.get_freeze_count() == 0
     seen: list[int] = []
     list(_rescore_chunks._in_process(iter(_chunks(3, seen))))
-    assert seen[0] == 0 and seen[1] > 0 and seen[2] >= seen[1]
+    assert 0 < seen[0] < seen[1] <= seen[2]  # what was loaded before; then what the first chunk loaded too
     assert gc.get_freeze_count() == 0
     assert _rescore_chunks._SEEN is None  # this process is no worker afterwards
 
