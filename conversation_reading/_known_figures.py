@@ -38,7 +38,10 @@ class KnownFigures:
     """The figures of one state of the database as read (shared by the messages read over it), ``in`` to the
     cent; ``derived``: those true sentences gave."""
 
-    def __init__(self, state: _State, policy: AirlinePolicy | None, by_record: dict[Any, Any]) -> None:
+    def __init__(self, state: _State, policy: AirlinePolicy | None,
+                 by_record: dict[int, tuple[dict[str, Any], set[float]]]) -> None:
+        """``by_record``: the model's figures by record, across one conversation's states (its own dict: one that
+        held this object too would be a cycle)."""
         self._state, self._policy, self._by_record = state, policy, by_record
         self.derived: set[float] = set()
         self._records: set[float] | None = None  # the plain figures (no model's)
@@ -109,7 +112,7 @@ class KnownFigures:
         states hold it."""
         if self._policy is None:
             return set()
-        key = ("model figures", id(r))
+        key = id(r)
         held = self._by_record.get(key)
         if held is not None and held[0] is r:  # the record itself is held: its id is not another's
             return held[1]

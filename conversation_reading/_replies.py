@@ -251,12 +251,16 @@ def confirmation_of(turns: list[Turn], index: int, arguments: dict[str, Any], to
     (``says_yes``). A user message answering a question of the agent that puts nothing of the write (a
     clarification: "could you rephrase that?") is passed over; one answering anything else, or the user's opening
     request, which answers no listing, confirms nothing."""
+    passed: set[str] = set()  # the agent's texts passed over: they put nothing of the write and ask a question
     for said in reversed(turns[:index]):
         if said.role != "user" or not said.text.strip():
             continue
         asked = answered(turns, said)
         if asked is None:
             return None
+        if asked.text in passed:
+            continue  # the same text again ("Could you confirm?" each time): passed over again (``lists`` reads the text)
+        passed.add(asked.text)
         if lists(asked, arguments, tool):
             return said if says_yes(said, asked) else None
         if not any(s.rstrip().endswith("?") for s in split_sentences(asked.text)):

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import combinations
 from typing import Any
 
 from conversation_reading._bag_fees import bag_fee
-from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered
+from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered, _status
 from conversation_reading._conversation_state import _State
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._known_figures import KnownFigures, _amounts_held, _cents
@@ -135,19 +135,16 @@ class _Checker:
 
     @cached_property
     def policy(self) -> AirlinePolicy | None:
-        now = self.state.now
-        return AirlinePolicy(self._db or {}, now, self._status) if now is not None else None
+        state = self.state
+        # a function over the state, not a bound method: the policy held by the checker holds no checker (a cycle
+        # the collector would have to find, once a record)
+        return AirlinePolicy(self._db or {}, state.now, partial(_status, state)) if state.now is not None else None
 
     @cached_property
     def database(self) -> AirlinePolicy:
         """The model over the domain's database alone, no state read (what is true whatever was read: a
         reservation's record)."""
         return AirlinePolicy(self._db or {})
-
-    def _status(self, number: str, date: str) -> str | None:
-        from conversation_reading._claims import _status
-
-        return _status(self.state, number, date)
 
     def reservation(self, sentence: str) -> dict[str, Any] | None:
         """The reservation the sentence is about (``_offered``: by the sentence and its message, over the state;
@@ -187,7 +184,7 @@ class _Checker:
             key = (id(s.user), id(s.reservations), id(s.flights))  # shared until a tool result changes them
             self._known = self.shared.get(key)
             if self._known is None:
-                self._known = self.shared[key] = KnownFigures(s, self.policy, self.shared)
+                self._known = self.shared[key] = KnownFigures(s, self.policy, self.shared.setdefault("model figures", {}))
         return self._known
 
     def plan(self) -> tuple[str, str] | None:

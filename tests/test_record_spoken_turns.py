@@ -26,6 +26,7 @@ from conversation_reading._gate import gateable, may_match
 from conversation_reading._message_scan import gate_of, gated_patterns, message_scan
 from conversation_reading._precondition_facts import _negated_only, _sentences_said, stated_wants
 from conversation_reading._reading import conversation_record
+from conversation_reading._replies import answered, confirmation_of, lists, says_yes
 from conversation_reading._requests import asks_compensation
 from conversation_reading._turn_index import TurnIndex
 from conversation_reading._units import Units
@@ -173,7 +174,9 @@ def test_a_clause_may_be_declined_where_the_scan_finds_its_class_as_its_gate_alo
 
 def test_the_record_leaves_no_turn_of_its_conversation_to_the_collector():
     """A reading kept in a reference cycle by a reader (the consequential sentences' checkers) is dropped once its
-    record is built: its turns are freed when the record is, not by the collector."""
+    record is built: its turns are freed when the record is, not by the collector. Nor do the checkers and their
+    figures make cycles (a policy holding its checker's method, figures held in a dict they hold): each record's
+    objects are freed by their reference counts (the collector's pauses cost the record's CPU budget, #47)."""
     tools = write_tools("airline")
     conversations = _messages("whissle_airline_tau3_1trial.json", 20)
     gc.collect()
@@ -188,4 +191,44 @@ def test_the_record_leaves_no_turn_of_its_conversation_to_the_collector():
         gc.set_debug(0)
         gc.garbage.clear()
         gc.enable()
-    assert not {"Turn", "UnreadTurn", "TurnIndex", "Units"} & set(left), sorted(set(left))
+    held = {"Turn", "UnreadTurn", "TurnIndex", "Units", "_Reading", "_Checker", "KnownFigures", "AirlinePolicy",
+            "_State", "Itineraries"}
+    assert not held & set(left), sorted(set(left))
+
+
+def _confirmation_read_in_full(turns: list[Turn], index: int, arguments: dict, tool: str) -> tuple[Turn | None, int]:
+    """``confirmation_of`` with no message passed over unread: each answered agent message read again, whatever
+    its text; and how many answered a text already read."""
+    read: list[str] = []
+    again = 0
+    for said in reversed(turns[:index]):
+        if said.role != "user" or not said.text.strip():
+            continue
+        asked = answered(turns, said)
+        if asked is None:
+            return None, again
+        again += asked.text in read
+        read.append(asked.text)
+        if lists(asked, arguments, tool):
+            return (said if says_yes(said, asked) else None), again
+        if not any(s.rstrip().endswith("?") for s in split_sentences(asked.text)):
+            return None, again
+    return None, again
+
+
+def test_a_confirmation_passing_over_a_text_read_before_is_the_one_read_in_full():
+    """``confirmation_of`` reads each agent text it passes over once: the same answer as reading every message
+    again, on every write of the shared runs (where some users answer the same question several times)."""
+    writes = repeated = 0
+    for name in RUNS:
+        domain = "retail" if "retail" in name else "airline"
+        tools = write_tools(domain)
+        for messages in _messages(name):
+            turns = read_turns(messages)
+            for t in turns:
+                for call in (c for c in t.calls if c.name in tools):
+                    arguments = dict(call.arguments or {})
+                    found, again = _confirmation_read_in_full(turns, t.index, arguments, call.name)
+                    assert confirmation_of(turns, t.index, arguments, call.name) is found, (name, t.index)
+                    writes, repeated = writes + 1, repeated + bool(again)
+    assert writes > 50 and repeated > 0, (writes, repeated)
