@@ -49,11 +49,13 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
         return "confirmation_request" if says(_CONFIRM) else ("offer" if says(_OFFER) else "question")
     # the statement kinds' patterns that could match (a bit each, ``_STATEMENT_WORDS``' order): most sentences none
     may = _STATEMENT_SCAN(lowered) if gated else -1
-    if not may:
+    if not may & _STATEMENTS:
         return None  # no word any kind below needs (most sentences): one scan for them all
-    if may & _PROMISES and says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL) or says(_REFUND)):
+    if may & _PROMISES and may & _PROMISED and says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL)
+                                                                   or says(_REFUND)):
         return "promise"
-    if may & _OFFERS and says(_OFFER) and (says(_CANCEL) or says(_CABIN) or says(_FLIGHTS) or says(_COMPENSATION)):
+    if may & _OFFERS and may & _OFFERED and says(_OFFER) and (says(_CANCEL) or says(_CABIN) or says(_FLIGHTS)
+                                                              or says(_COMPENSATION)):
         return "offer"
     if may & _RULES and says(_RULE):
         return "rule_claim"
@@ -66,12 +68,17 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
 
 
 # the patterns the kinds of a statement (no question) read: where no gate of them holds, none can match and the
-# sentence is of no kind (``stated_free`` needs ``_FREE``, a route ``_ROUTE``)
-_STATEMENT_WORDS = (_PROMISE, _OFFER, _RULE, _CONFIRM, _FREE, _ROUTE)
+# sentence is of no kind (``stated_free`` needs ``_FREE``, a route ``_ROUTE``); then what a promise or an offer is
+# of (a promise or an offer of none of them is of no kind: its own words are not tested, nor scanned for)
+_STATEMENT_WORDS = (_PROMISE, _OFFER, _RULE, _CONFIRM, _FREE, _ROUTE, _COMPENSATION, _CANCEL, _REFUND, _CABIN, _FLIGHTS)
 # one scan of their rarest words (``scanned_each``): lets through a few sentences their whole gates rule out, which
 # each kind's own gate then rules out, in a fraction of the time of testing every word of those gates (#47)
 _STATEMENT_SCAN = scanned_each(_STATEMENT_WORDS)
-_PROMISES, _OFFERS, _RULES, _CONFIRMS, _FREES, _ROUTES = (1 << i for i in range(len(_STATEMENT_WORDS)))  # their bits
+_PROMISES, _OFFERS, _RULES, _CONFIRMS, _FREES, _ROUTES, _COMPENSATIONS, _CANCELS, _REFUNDS, _CABINS, _FLIGHT_CHANGES = (
+    1 << i for i in range(len(_STATEMENT_WORDS)))  # their bits
+_STATEMENTS = (1 << 6) - 1  # the kinds' own patterns: a sentence with none of their words is of no kind
+_PROMISED = _COMPENSATIONS | _CANCELS | _REFUNDS  # what a promise is of: one of them may match
+_OFFERED = _CANCELS | _CABINS | _FLIGHT_CHANGES | _COMPENSATIONS  # what an offer is of
 
 
 __all__ = ["kind"]

@@ -107,6 +107,10 @@ def test_a_statements_one_scan_lets_through_each_pattern_wherever_its_gate_does_
     for i, pattern in enumerate(patterns):  # a necessary condition of each pattern's whole gate
         assert all(bits & 1 << i for s, bits in zip(sentences, scanned, strict=True) if holds(needs(pattern), s))
     assert 0 < scanned.count(0) and len(sentences) - scanned.count(0) < len(sentences) / 2
+    # what a promise or an offer is of rules out some that hold their own words (the kind test, above, agrees)
+    k = _sentence_kinds
+    assert any(bits & k._OFFERS and not bits & k._OFFERED for bits in scanned)
+    assert any(bits & k._PROMISES and not bits & k._PROMISED for bits in scanned)
     # a word of a pattern's rarest requirement is enough ("zzqq", not "zz"); a pattern that needs nothing: every text
     two = scanned_each((re.compile(r"\bshall I\b", re.I), re.compile(r"zz(?:qq|xx)")))
     assert (two("so shall i go"), two("so zz it is"), two("zzxx, shall i"), two("")) == (1, 0, 3, 0)
