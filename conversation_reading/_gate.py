@@ -148,7 +148,7 @@ def _words_in(requirement: Requirement) -> frozenset[str]:
 
 # Every node's place in the source the compiler asks for, given as it is built: ``ast.fix_missing_locations``
 # walks the whole tree after, in Python (about half of compiling a gate, #47: one-time cost of a rescore).
-_AT = {"lineno": 1, "col_offset": 0, "end_lineno": 1, "end_col_offset": 0}
+_AT: dict[str, Any] = {"lineno": 1, "col_offset": 0, "end_lineno": 1, "end_col_offset": 0}
 
 
 def _scan(words: frozenset[str], scans: dict[str, Any]) -> ast.expr:
