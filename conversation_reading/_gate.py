@@ -146,6 +146,11 @@ def _words_in(requirement: Requirement) -> frozenset[str]:
                      for w in _words_in(max(alternative, key=lambda r: (min(map(len, _words_in(r))), -len(r)))))
 
 
+# Every node's place in the source the compiler asks for, given as it is built: ``ast.fix_missing_locations``
+# walks the whole tree after, in Python (about half of compiling a gate, #47: one-time cost of a rescore).
+_AT: dict[str, Any] = {"lineno": 1, "col_offset": 0, "end_lineno": 1, "end_col_offset": 0}
+
+
 def _scan(words: frozenset[str], scans: dict[str, Any]) -> ast.expr:
     """A test over ``s`` that is true where one of ``words`` occurs in ``s``: one pass of an automaton over the
     words (in C; a substring test each costs a pass each), bound in ``scans`` under the name it reads."""
@@ -155,29 +160,29 @@ def _scan(words: frozenset[str], scans: dict[str, Any]) -> ast.expr:
     automaton.make_automaton()
     name = f"_a{len(scans)}"
     scans[name] = automaton
-    first = ast.Call(ast.Name("next", ast.Load()), [ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "iter",
-                                                                           ast.Load()), [_S()], []),
-                                                    ast.Constant(None)], [])
-    return ast.Compare(first, [ast.IsNot()], [ast.Constant(None)])
+    scanner = ast.Attribute(ast.Name(name, ast.Load(), **_AT), "iter", ast.Load(), **_AT)
+    first = ast.Call(ast.Name("next", ast.Load(), **_AT), [ast.Call(scanner, [_S()], [], **_AT),
+                                                           ast.Constant(None, **_AT)], [], **_AT)
+    return ast.Compare(first, [ast.IsNot()], [ast.Constant(None, **_AT)], **_AT)
 
 
 def _S() -> ast.Name:  # noqa: N802 - the text, as the test's one argument reads it
-    return ast.Name("s", ast.Load())
+    return ast.Name("s", ast.Load(), **_AT)
 
 
 def _any_of(tests: list[ast.expr]) -> ast.expr:
     if not tests:
-        return ast.Constant(False)  # no word to find: as walking it answers
-    return tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
+        return ast.Constant(False, **_AT)  # no word to find: as walking it answers
+    return tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests, **_AT)
 
 
 def _any_word(words: frozenset[str]) -> ast.expr:
     """A substring test each, ``"word" in s or ...``."""
-    return _any_of([ast.Compare(ast.Constant(word), [ast.In()], [_S()]) for word in sorted(words)])
+    return _any_of([ast.Compare(ast.Constant(word, **_AT), [ast.In()], [_S()], **_AT) for word in sorted(words)])
 
 
 def _all_of(tests: list[ast.expr]) -> ast.expr:
-    return tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests)
+    return tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests, **_AT)
 
 
 def _expression(requirements: Sequence[Requirement], scans: dict[str, Any]) -> ast.expr:
@@ -201,14 +206,14 @@ def _expression(requirements: Sequence[Requirement], scans: dict[str, Any]) -> a
                 parts.append(_all_of([_any_word(words), branch]))
             else:
                 parts.append(branch)
-    return _all_of(parts) if parts else ast.Constant(True)
+    return _all_of(parts) if parts else ast.Constant(True, **_AT)
 
 
 def _compiled(test: ast.expr, scans: dict[str, Any]) -> Callable[[str], bool]:
     """The function ``lambda s: <test>``, compiled from the tree ``_expression`` built (no text is evaluated: the
     tree holds the words as constants), reading nothing but ``next`` and the scans' automata."""
-    tree = ast.fix_missing_locations(ast.Expression(ast.Lambda(
-        ast.arguments(posonlyargs=[], args=[ast.arg("s")], kwonlyargs=[], kw_defaults=[], defaults=[]), test)))
+    tree = ast.Expression(ast.Lambda(ast.arguments(posonlyargs=[], args=[ast.arg("s", **_AT)], kwonlyargs=[],
+                                                   kw_defaults=[], defaults=[]), test, **_AT))
     code = next(c for c in compile(tree, "<gate>", "eval").co_consts if isinstance(c, CodeType))
     return cast(Callable[[str], bool], FunctionType(code, {"__builtins__": {"next": next}, **scans}))
 

@@ -53,10 +53,26 @@ def _match_counts(embedded: list[Task | None], ids: list[str]) -> dict[tuple[str
     return counts
 
 
+class _PinnedComparables:
+    """A pinned version's tasks' comparable form by id, each computed when first asked for and kept for the
+    process: a file names a few of the ~500 pinned tasks, and dumping them all cost most of a rescore's task
+    detection (#47)."""
+
+    def __init__(self, domain: str, version: str) -> None:
+        self._tasks = load_task_set(domain, version).by_id
+        self._comparables: dict[str, str] = {}
+
+    def get(self, tid: str) -> str | None:
+        found = self._comparables.get(tid)
+        if found is None and (task := self._tasks.get(tid)) is not None:
+            found = self._comparables[tid] = _comparable(task)
+        return found
+
+
 @lru_cache(maxsize=8)
-def _pinned_comparables(domain: str, version: str) -> dict[str, str]:
-    """The pinned tasks' comparable form, computed once per process rather than once per file."""
-    return {tid: _comparable(task) for tid, task in load_task_set(domain, version).by_id.items()}
+def _pinned_comparables(domain: str, version: str) -> _PinnedComparables:
+    """The pinned tasks' comparable forms, one object per process rather than per file."""
+    return _PinnedComparables(domain, version)
 
 
 @lru_cache(maxsize=8)
