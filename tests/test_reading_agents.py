@@ -96,13 +96,15 @@ def test_witnesses_read_one_pristine_airline_database_per_process(monkeypatch):
     demo's reading-agent trials three times slower."""
     import tau2.domains.airline.environment as airline
 
+    import envs._replay as replay  # the pristine toolkit is the replay engine's (one load for both)
     from gold_variants import all_variants, witness
     from gold_variants.readings._base import _tools
 
     loads: list[object] = []
     real = airline.get_environment
     monkeypatch.setattr(airline, "get_environment", lambda *a, **k: loads.append(a) or real(*a, **k))
-    _tools.cache_clear()  # a fresh process: nothing loaded yet
+    monkeypatch.setattr(replay, "_ENGINES", {})  # a fresh process: no engine yet (later tests get theirs back)
+    _tools.cache_clear()  # nor a toolkit
     predicates = [v for vs in all_variants("airline", "tau2").values() for v in vs if v.actions is None]
     assert len(predicates) >= 3
     witnessed = [witness(v) for v in predicates]
