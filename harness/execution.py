@@ -41,14 +41,33 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
     else:
         # address="local": always start a private instance, never join a `ray start` cluster that
         # happens to run on this machine (or its stale address file).
-        ray.init(
-            address="local",
-            num_cpus=num_cpus,
-            include_dashboard=False,
-            log_to_driver=False,
-            _node_ip_address="127.0.0.1",
-            configure_logging=False,
-        )
+        with _loopback_node():
+            ray.init(
+                address="local",
+                num_cpus=num_cpus,
+                include_dashboard=False,
+                log_to_driver=False,
+                _node_ip_address="127.0.0.1",
+                configure_logging=False,
+            )
+
+
+@contextlib.contextmanager
+def _loopback_node() -> Iterator[None]:
+    """The embedded instance's node address is 127.0.0.1, so that its servers listen on the loopback only.
+
+    Ray turns a ``_node_ip_address`` of 127.0.0.1 into this machine's routable address, and its GCS, raylet and
+    workers then listen on every interface. Where Ray runs without clusters (its macOS and Windows default) it
+    keeps the loopback address, and every process it starts takes that address as an argument. Only the start
+    reads the switch, so it is put back once the node is up: a later call in this process may join a cluster."""
+    from ray._private import ray_constants
+
+    clusters = ray_constants.ENABLE_RAY_CLUSTER
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = clusters
 
 
 @contextlib.contextmanager

@@ -88,3 +88,67 @@ def test_only_a_sweep_that_calls_a_model_warms_litellm_up(monkeypatch):
     assert calls == []
     warm_up(["airline"], llm=True)
     assert calls == ["openai/warm-up"]
+
+
+# Starts embedded Ray as a sweep does, gives it one task (so a worker process runs), then prints each
+# listening TCP address of this process and every process under it: the GCS, the raylet, Ray's agents, workers.
+LISTENING = """
+import json, os, socket
+from pathlib import Path
+import ray
+from harness.execution import init_ray
+
+init_ray(None, 1)
+assert ray.get(ray.remote(lambda: os.getpid()).remote()) != os.getpid()
+
+def children(pid):
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            pass
+    return found
+
+tree, todo = set(), [os.getpid()]
+while todo:
+    pid = todo.pop()
+    tree.add(pid)
+    todo += children(pid)
+inodes = {}
+for pid in tree:
+    try:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            link = os.readlink(fd)
+            if link.startswith("socket:["):
+                inodes[link[8:-1]] = pid
+    except OSError:
+        pass
+
+def address(hex_ip):
+    raw = bytes.fromhex(hex_ip)
+    raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))  # the kernel's words, little-endian
+    return socket.inet_ntop(socket.AF_INET if len(raw) == 4 else socket.AF_INET6, raw)
+
+listening = []
+for table in ("tcp", "tcp6"):
+    for row in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+        fields = row.split()
+        if fields[3] == "0A" and fields[9] in inodes:  # TCP_LISTEN
+            listening.append([inodes[fields[9]], address(fields[1].split(":")[0])])
+print("LISTENING " + json.dumps({"pids": len(tree), "listening": listening}))
+ray.shutdown()
+"""
+
+
+def test_embedded_ray_listens_on_the_loopback_only():
+    """Ray makes a node address of 127.0.0.1 this machine's routable one, and its servers then listen on every
+    interface: the embedded instance keeps the loopback address, so none does."""
+    proc = subprocess.run([sys.executable, "-c", LISTENING], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    line = next((x for x in proc.stdout.splitlines() if x.startswith("LISTENING ")), None)
+    assert proc.returncode == 0 and line is not None, proc.stderr[-2000:]
+    seen = json.loads(line.removeprefix("LISTENING "))
+    assert seen["pids"] >= 4 and len(seen["listening"]) >= 4, seen  # the driver, GCS, raylet and a worker listen
+    exposed = [(pid, ip) for pid, ip in seen["listening"] if ip not in ("127.0.0.1", "::ffff:127.0.0.1", "::1")]
+    assert exposed == [], f"listening beyond the loopback: {exposed}"
