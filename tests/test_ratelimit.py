@@ -165,10 +165,11 @@ def test_paced_calls_through_litellm_use_the_allowed_rate_and_lose_nothing():
     server, answers, elapsed = run(AdaptiveRateLimiter(), Faults(rate_limit_rps=rate, latency_s=0.02))
     assert len(answers) == calls and all(answers) and server.answered["scripted-user"] == calls
     # a full bucket (one second's worth) at once, the rest near the allowed rate: after the first 429 the
-    # limiter sends at 85% of it and probes upward, and two shared cores slow a short run further. The pacing's
-    # cost is the time over the unlimited run's
+    # limiter sends at 85% of it and probes upward, and two shared cores slow a short run further (a loaded
+    # machine's run took 1.8 times as long). The pacing's cost is the time over the unlimited run's; a rate that
+    # fell to the floor (0.2 a second) would take ten times the bound
     bound = (calls - rate) / rate
-    assert elapsed - floor <= bound / 0.6, (
+    assert elapsed - floor <= 2 * bound, (
         f"{calls} calls took {elapsed:.1f}s ({floor:.1f}s with no limit); at the allowed rate {bound:.1f}s"
     )
     # paced, not hammering: unpaced threads that only honour Retry-After draw ~7 refusals per admitted call
