@@ -2,7 +2,8 @@
 
 ``AdaptiveRateLimiter`` sits between a trial's retry loop and litellm. Until a model's provider answers
 429, its calls go out unpaced. A 429 pauses the model until its ``Retry-After`` has passed and sets a
-sending rate just under the rate the provider was admitting (the successes of the last second or two);
+sending rate just under the rate the provider was admitting (over its last successes, however old: a pause
+in the calls, or answers slower than a second or two, is not a provider that admits nothing);
 every success then raises the rate a little (about 10% a second), probing upward until the next 429.
 A 429 is waited out and retried without counting as a failed attempt, so rate limiting never loses a
 trial; only ``max_waits`` refusals in a row for one call give up. By Little's law the requests in flight
@@ -56,12 +57,11 @@ class ModelRate:
 
     growth_per_s: float = 0.10  # probe upward: +10% a second of successes
     backoff: float = 0.85  # after a 429: this share of the rate the provider admitted
-    window_s: float = 2.0  # successes counted over this window to measure the admitted rate
+    sample: int = 20  # the last successes, whose spacing measures the admitted rate
     min_rate: float = 0.2
     rate: float | None = None  # requests a second; None: unpaced (no 429 seen yet)
     next_send: float = 0.0  # earliest time the next request may go (pacing and Retry-After)
     last_backoff: float = float("-inf")
-    first_success: float | None = None
     successes: deque[float] = field(default_factory=deque)
     rate_limited: int = 0
 
@@ -73,24 +73,19 @@ class ModelRate:
             self.next_send = max(now, self.next_send) + 1.0 / self.rate
         return 0.0
 
-    def measured_rate(self, now: float) -> float:
-        while self.successes and self.successes[0] < now - self.window_s:
-            self.successes.popleft()
-        span = (
-            self.window_s
-            if self.first_success is None
-            else min(self.window_s, now - self.first_success)
-        )
-        return len(self.successes) / max(
-            span, 1.0
-        )  # at least a second: a first burst is not a rate
+    def measured_rate(self) -> float:
+        """Successes a second over the last ``sample``: their spacing, and never more than they are in one
+        second (a first burst is not a rate); 0.0 before any success."""
+        n = len(self.successes)
+        if n < 2:
+            return float(n)
+        span = self.successes[-1] - self.successes[0]
+        return float(n) if span <= 0 else min((n - 1) / span, float(n))
 
     def on_success(self, now: float) -> None:
         self.successes.append(now)
-        while self.successes[0] < now - self.window_s:  # only the window is kept
+        if len(self.successes) > self.sample:  # only the sample is kept
             self.successes.popleft()
-        if self.first_success is None:
-            self.first_success = now
         if self.rate is not None:
             # (1 + g / rate) per success, ``rate`` successes a second: about (1 + g) a second
             self.rate *= 1.0 + self.growth_per_s / max(self.rate, 1.0)
@@ -101,7 +96,7 @@ class ModelRate:
             self.next_send = max(self.next_send, now + retry_after)
         # one back-off per second: the other 429s of the same overshoot were sent at the old rate
         if now - self.last_backoff >= 1.0:
-            admitted = self.measured_rate(now)
+            admitted = self.measured_rate()
             current = self.rate if self.rate is not None else float("inf")
             self.rate = max(self.min_rate, self.backoff * min(current, admitted or self.min_rate))
             self.last_backoff = now
