@@ -65,6 +65,9 @@ class ModelRate:
     successes: deque[float] = field(default_factory=deque)
     rate_limited: int = 0
 
+    def __post_init__(self) -> None:
+        self.successes = deque(self.successes, maxlen=self.sample)  # only the sample is kept
+
     def admit(self, now: float) -> float:
         """0.0 and the send is booked when a request may go now; else the seconds to wait first."""
         if now < self.next_send:
@@ -84,8 +87,6 @@ class ModelRate:
 
     def on_success(self, now: float) -> None:
         self.successes.append(now)
-        if len(self.successes) > self.sample:  # only the sample is kept
-            self.successes.popleft()
         if self.rate is not None:
             # (1 + g / rate) per success, ``rate`` successes a second: about (1 + g) a second
             self.rate *= 1.0 + self.growth_per_s / max(self.rate, 1.0)

@@ -147,6 +147,19 @@ def harness(
     )
 
 
+def child_pids(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``, read from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
 def real_run(name: str) -> Path:
     path = REAL_RUNS / name
     if not path.exists():

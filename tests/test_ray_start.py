@@ -97,25 +97,16 @@ import json, os, socket
 from pathlib import Path
 import ray
 from harness.execution import init_ray
+from tests.conftest import child_pids
 
 init_ray(None, 1)
 assert ray.get(ray.remote(lambda: os.getpid()).remote()) != os.getpid()
-
-def children(pid):
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(stat.parent.name))
-        except (OSError, ValueError, IndexError):
-            pass
-    return found
 
 tree, todo = set(), [os.getpid()]
 while todo:
     pid = todo.pop()
     tree.add(pid)
-    todo += children(pid)
+    todo += child_pids(pid)
 inodes = {}
 for pid in tree:
     try:

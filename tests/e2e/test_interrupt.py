@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from tests.conftest import ROOT, harness
+from tests.conftest import ROOT, child_pids, harness
 
 
 def _demo(tmp_path, trials: int, tasks: list[str] | None = None):
@@ -92,27 +92,13 @@ def test_a_sweep_prints_no_ray_log_lines_unless_verbose(tmp_path, offline_demo_r
     assert "core_worker" in verbose.stderr and "Token authentication" in verbose.stderr, verbose.stderr[-3000:]
 
 
-def _children(pid: int) -> list[int]:
-    from pathlib import Path
-
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
-
-
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_during_a_rescore_with_workers_stops_its_worker_processes_too(tmp_path, sig):
     """Forked workers hold their own end of the task pipe: left alone they would outlive the CLI for ever."""
     big = _big_run(tmp_path, copies=300)
     proc = harness("rescore", str(big), "--out", str(tmp_path / "out"), "--workers", "2", background=True)
     deadline = time.monotonic() + 60
-    while len(workers := _children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+    while len(workers := child_pids(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
     assert len(workers) >= 2, "the workers never started"
     proc.send_signal(sig)
@@ -157,7 +143,7 @@ def test_an_interrupt_between_two_chunks_still_stops_the_rescore_workers(tmp_pat
     workers: list[int] = []
 
     def interrupt(_: int) -> None:
-        workers.extend(_children(os.getpid()))
+        workers.extend(child_pids(os.getpid()))
         raise Interrupted("SIGINT")
 
     with pytest.raises(Interrupted) as stopped:
@@ -191,7 +177,7 @@ def test_rescore_workers_exit_when_their_main_process_dies(tmp_path):
                             text=True, cwd=ROOT, env={**os.environ, "TMPDIR": str(scratch)})
     assert proc.stdout is not None
     said = proc.stdout.readline()
-    workers = _children(proc.pid)
+    workers = child_pids(proc.pid)
     proc.kill()
     assert said == "scoring\n" and len(workers) >= 2, (said, workers)
     assert proc.wait(timeout=60) == -9
