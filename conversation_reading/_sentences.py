@@ -25,6 +25,7 @@ from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import gateable, holds, may_match, needs
 from conversation_reading._invented_policy import invention
 from conversation_reading._lowered_search import ascii_lowered, says, scans, searched
+from conversation_reading._message_scan import gate_of
 from conversation_reading._record import Claim, ConsequentialSentence, Write
 from conversation_reading._replies import agrees, may_agree
 from conversation_reading._route_claims import route_claim
@@ -70,7 +71,9 @@ def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]]
     flights_db = domain_db(domain)
     decisions = {i for i in (until, *(w.confirmation_index for w in writes)) if i is not None}
     decline = vocabulary().decline
-    gate = needs(decline)
+    # the record's one scan of the agent's messages (``_message_scan``, its readers' already) holds a rarest word of
+    # the decline's gate wherever that gate holds: the gate (the largest) is tested once a message, and only there
+    gate, (scan, decline_bits) = needs(decline), gate_of(decline, "assistant")
     false_claims: dict[int, list[tuple[str, bool]]] = {}  # by message: each false claim's excerpt, and relied on
     for (i, e), on in {(c.message_index, c.excerpt[:60]): c.relied_on for c in claims if c.false}.items():
         false_claims.setdefault(i, []).append((e[:40], on))
@@ -88,7 +91,7 @@ def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]]
         asked = relied or agreed or _asked_to_confirm(index.said_before(t.index))
         if not (asked or _worth_reading(t.text, course.acted_after > t.index)):
             continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
-        declines = holds(gate, t.text.lower())  # once a message, not once a sentence: its gate is the largest
+        declines = bool(index.scanned(t.text, scan) & decline_bits) and holds(gate, index.lowered(t.text)[0])
         for sentence in split_sentences(t.text):
             kind = sentence_kind(sentence, decline, gate, declines)
             if kind is None:

@@ -315,3 +315,31 @@ def test_the_flight_numbers_of_an_ascii_text_are_those_the_unicode_pattern_finds
                 assert numbers == _FLIGHT_NO.findall(said, pos) == _FLIGHT_NO_ASCII.findall(said, pos), pos
                 found, tried = found + len(numbers), tried + 1
     assert tried > 1000 and found > 5000
+
+
+def test_the_decline_bits_of_the_agents_one_scan_rule_out_a_message_only_where_the_decline_gate_does(monkeypatch):
+    """``consequential_sentences`` tests the decline's gate on a message only where the record's one scan of the
+    agent's messages (``_message_scan``) found a rarest word of it: a necessary condition of the gate, so the same
+    answer; and the sentences read with the scan ruling nothing out are the same."""
+    from tau2.data_model.simulation import SimulationRun
+
+    from conversation_reading._message_scan import gate_of
+    from conversation_reading._reading import conversation_record
+    from conversation_reading._turn_index import TurnIndex
+    from gold_variants.readings._base import write_tools
+
+    decline = vocabulary().decline
+    gate, (scan, bits) = needs(decline), gate_of(decline, "assistant")
+    texts = [s for s, _ in _agent_sentences()]  # each sentence as a message of its own, and each message whole
+    raw = json.loads(real_run("whissle_airline_tau3_1trial.json").read_text(encoding="utf-8"))
+    texts += [normalise(m["content"]).text for sim in raw["simulations"] for m in sim["messages"]
+              if m.get("role") == "assistant" and isinstance(m.get("content"), str)]
+    held = [holds(gate, t.lower()) for t in texts]
+    assert [bool(scan(t.lower()) & bits) and h for t, h in zip(texts, held, strict=True)] == held
+    assert 0 < held.count(True) and sum(not scan(t.lower()) & bits for t in texts) > len(texts) / 4
+    conversations = [list(SimulationRun.model_validate(sim).messages) for sim in raw["simulations"][:30]]
+    tools = write_tools("airline")
+    sentences = [conversation_record(m, "airline", tools.__contains__).sentences for m in conversations]
+    monkeypatch.setattr(TurnIndex, "scanned", lambda self, text, scan: -1)
+    assert [conversation_record(m, "airline", tools.__contains__).sentences for m in conversations] == sentences
+    assert sum(s.kind == "decline" for found in sentences for s in found) > 3
