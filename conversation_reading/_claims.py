@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import combinations
 from typing import Any
 
@@ -34,6 +34,8 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._fare_totals import CENT, _another_itinerary, _differs_by, _paid
+from conversation_reading._gate import gateable, may_match
+from conversation_reading._lowered_search import ascii_lowered, scans
 from conversation_reading._policy_claims import POLICY_CHECKERS
 from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._replies import acted_on, took_offer, withdrew_offer
@@ -176,15 +178,24 @@ def _flight_numbers_in(text: str, pos: int = 0) -> list[str]:
     return (_FLIGHT_NO_ASCII if text.isascii() else _FLIGHT_NO).findall(text, pos)
 
 
-# The flight numbers of each message a quoted total reads, found once while one conversation is read
+def _extra_fees(text: str) -> frozenset[float]:
+    """The insurance and bag fees ``text`` charges, less 0: a scan of the whole message, only where its gate lets it."""
+    if not may_match(_EXTRA_FEE, text.lower(), gateable(text)):
+        return frozenset()
+    return frozenset({float((m.group(1) or m.group(2)).replace(",", "")) for m in _EXTRA_FEE.finditer(text)} - {0.0})
+
+
+# The flight numbers and fees of each message a quoted total reads, found once while one conversation is read
 # (``reading_flights``, entered by ``conversation_record``): a message listing options quotes a total in each of its
-# sentences, and each read the whole message's numbers again. Read only, never changed; dropped with the reading.
+# sentences, and each read the whole message again. Read only, never changed; dropped with the reading.
 _MESSAGE_FLIGHTS: ReadingMemo[str, list[str]] = ReadingMemo(_flight_numbers_in)
-reading_flights = _MESSAGE_FLIGHTS.reading
+_MESSAGE_EXTRAS: ReadingMemo[str, frozenset[float]] = ReadingMemo(_extra_fees)
+reading_flights = partial(_MESSAGE_FLIGHTS.reading, _MESSAGE_EXTRAS)
 
 
 def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
-    if _NOT_FARES.search(sentence):
+    low = ascii_lowered(sentence)  # the sentence's patterns gated and searched by their twins (``_lowered_search``)
+    if scans(_NOT_FARES, sentence, low):
         return None  # a total of something else than the fares (a balance, a refund, bags)
     try:
         quoted = float(m.group(1).replace(",", ""))
@@ -206,7 +217,7 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
     passengers = len(res.get("passengers") or []) if res else 0
     counts = {passengers} if passengers else set(range(1, (MAX_PASSENGERS if new_booking else 9) + 1))
     # a total for the reservation the message names, not said per passenger, is for all its passengers (#40)
-    whole = len(named) == 1 and passengers > 1 and not _PER_PASSENGER.search(sentence)
+    whole = len(named) == 1 and passengers > 1 and not scans(_PER_PASSENGER, sentence, low)
     sums: dict[str, float] = {}
     for cabin in ("basic_economy", "economy", "business"):
         prices = [leg["prices"].get(cabin) for leg in legs if leg is not None]
@@ -231,7 +242,7 @@ def _quoted_total(sentence: str, m: re.Match[str], text: str, state: _State) -> 
             return None  # a cabin's totals tested as they come: the others are not built
         possible |= fares
     # a total with the extras the message itself charges in it: its insurance and bag fees, as stated
-    extras = {float((m.group(1) or m.group(2)).replace(",", "")) for m in _EXTRA_FEE.finditer(text)} - {0.0}
+    extras = _MESSAGE_EXTRAS(text)
     for k in range(1, len(extras) + 1):
         for fees in combinations(sorted(extras), k):
             possible |= {x + sum(fees) for x in set(possible)}
