@@ -144,6 +144,8 @@ def _apply(
         # writes it in one call, and the origin kept
         new = pattern.sub(repl, text)
         return (text, origin) if new == text else (new, origin)
+    if repl == "" and isinstance(origin, range) and _RUNS_BY_DELETION:
+        return _deleted(text, origin, pattern, start)
     changes: list[tuple[int, int, str]] = []
     same_length = True
     if callable(repl):
@@ -183,6 +185,37 @@ def _apply(
         pos = b
     org.extend(origin, pos, len(origin))
     return "".join(out), org.build()
+
+
+_RUNS_BY_DELETION = True  # ``_deleted`` for a deletion from an unchanged text (the tests turn it off: the reference)
+
+
+def _deleted(text: str, origin: range, pattern: re.Pattern[str], start: int) -> tuple[str, Sequence[int]]:
+    """``_apply`` of a deletion (``repl`` "") to a text no step has changed (``origin`` a range): the kept pieces
+    joined, and the origin's runs written directly, one a piece (the emphasis step deletes a dozen marks from most
+    messages that hold any, where ``OriginBuilder`` cost a few calls a mark). A piece after a deletion never continues
+    the run before it (the deletion's characters lie between), so no run is joined to another."""
+    out: list[str] = []
+    at: list[int] = []
+    to: list[int] = []
+    length = pos = 0
+    for m in pattern.finditer(text, start):
+        a, b = m.span()
+        if a == b:
+            continue  # an empty match deletes nothing
+        if a > pos:
+            out.append(text[pos:a])
+            at.append(length)
+            to.append(origin[pos])
+            length += a - pos
+        pos = b
+    if not at and pos == 0:
+        return text, origin  # nothing deleted
+    out.append(text[pos:])
+    at.append(length)
+    to.append(origin[pos])
+    length += len(origin) - pos  # the rest, with the map's last entry (the original length)
+    return "".join(out), Origin(at, to, [origin.step] * len(at), length)
 
 
 _NON_ASCII_CHAR = re.compile(r"[^\x00-\x7f]")
