@@ -239,6 +239,8 @@ def cpu_budget(path: Path, tmp: Path, replay: str, main_per: float | None, chunk
     timed = 0
     for c in range(chunks + 1):
         group, lo = spans[c * chunk:(c + 1) * chunk], found.start + 1 if c == 0 else spans[c * chunk - 1][1]
+        if c >= 2:  # as a worker scores its chunks after the second (``harness._rescore_chunks._chunk``)
+            gc.disable()
         clock = {}
         t = time.process_time()
         raws = read_spans(big, lo, group, c == 0)
@@ -272,10 +274,13 @@ def cpu_budget(path: Path, tmp: Path, replay: str, main_per: float | None, chunk
             t = time.process_time()
             _row_of(run, c * chunk + k, item)
             clock["row"] += time.process_time() - t
+        n_items = len(items)
+        raws, items = [], []  # dropped before the collector resumes, as a worker's chunk drops them
+        gc.enable()
         if c == 1:
             gc.freeze()  # as a worker does from its second chunk on
         if c:
-            timed += len(items)
+            timed += n_items
             for step, seconds in clock.items():
                 steps[step] += seconds
     print(f"CPU budget ({replay} replay; ms of CPU per trajectory, {timed} trajectories in chunks of {chunk}; "

@@ -19,51 +19,12 @@ from tau2.data_model.tasks import Task
 import loophole_store as store
 from envs import CUSTOM, ReplayMode, engine_for, load_task_set
 from harness._fork_signals import HELD, exit_with_parent, forking
-from loophole_base import HarnessError, HarnessInputError
-from loophole_ingest import ImportedRun, ImportedSimulation, TaskIdentity, foreign_tools
+from harness._rescore_rows import _merge, _row_of
+from loophole_base import HarnessError, HarnessInputError, gc_paused
+from loophole_ingest import ImportedRun, ImportedSimulation, TaskIdentity
 from loophole_scoring import RECORDED, JudgeSpec, RecordedJudge, recorded_verdicts, score_simulation
 
 _PINNED = {r.value for r in TerminationReason}
-
-
-def _trial_row(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
-    raw = item.raw
-    info = raw.get("reward_info")
-    recorded = info.get("reward") if isinstance(info, dict) and run.recorded_version is None else None
-    messages = raw.get("messages")
-    return store.trial_row(
-        run_id=run.run_id,
-        trajectory_id=f"{run.run_id}:{index:05d}:{item.simulation_id}",
-        simulation_id=item.simulation_id,
-        source_file=str(run.path),
-        source_sha256=run.sha256,
-        domain=run.domain,
-        task_version=run.task_version,
-        task_id=str(raw.get("task_id")) if raw.get("task_id") is not None else None,
-        trial=store.int_or_null(raw.get("trial")),
-        seed=store.int_or_null(raw.get("seed")),
-        agent_name=run.agent_model,
-        agent_model=run.agent_model,
-        agent_implementation=run.agent_implementation,
-        user_model=run.user_model,
-        recorded_reward=store.float_or_null(recorded),
-        recorded_domain=run.recorded_domain,
-        policy_sha256=run.policy_sha256,
-        tasks_sha256=run.tasks_sha256,
-        judge="none",
-        judge_cost=0.0,
-        flags=list(item.flags) + ([store.AGAINST_VERSION_FLAG] if run.recorded_version is not None else []),
-        file_task_id=str(raw["_file_task_id"]) if raw.get("_file_task_id") is not None else None,
-        upstream_json=item.upstream.model_dump_json() if item.upstream is not None else None,
-        **store.trajectory_columns(
-            messages if isinstance(messages, list) else [],
-            termination_reason=raw.get("termination_reason"),
-            duration_s=raw.get("duration"),
-            agent_cost=raw.get("agent_cost"),
-            user_cost=raw.get("user_cost"),
-            from_strict_json=True,  # ingest's decoders refuse NaN and Infinity
-        ),
-    )
 
 
 def score_items(
@@ -110,34 +71,6 @@ def score_items(
                 s["reason"] = why
         out.append((trajectory_id, trial, scores))
     return out
-
-
-def _row_of(run: ImportedRun, index: int, item: ImportedSimulation) -> dict:
-    """A simulation's trials row before scoring (an unscorable one's is final)."""
-    row = _trial_row(run, index, item)
-    if item.sim is None:
-        row.update(reward=None, multi_gold_reward=None, multi_gold_upper=None, status=item.status, reason=item.error)
-    else:
-        row["_foreign_tools"] = foreign_tools(run.domain, item.raw.get("messages"))
-    return row
-
-
-def _merge(rows: list[dict], scored: list[tuple[str, dict, list[dict]]]) -> list[dict]:
-    """The scores folded into their trials rows; the scores rows."""
-    by_id = {r["trajectory_id"]: r for r in rows}
-    score_rows: list[dict] = []
-    for trajectory_id, trial, scores in scored:
-        row = by_id[trajectory_id]
-        row.update(trial)
-        if (tools := row.get("_foreign_tools")) and trial["status"] == "replay_divergence":
-            row["reason"] = (
-                f"custom tools: the agent called {', '.join(tools)}, not {row['domain']} "
-                f"tools (the run used its own tool set, so the pinned package cannot replay it; the default "
-                f"lenient replay treats them as no-ops, as tau2 1.0.1 does); {trial['reason']}"
-            )
-        row["_normalised"] = any(s["replay_normalised"] for s in scores)
-        score_rows += scores
-    return score_rows
 
 
 def score_spans(
@@ -272,6 +205,18 @@ def _settle(domain: str) -> None:
         gc.freeze()
 
 
+def _chunk(fn: Callable, args: tuple) -> object:
+    """``fn(*args)``, a chunk; once this process has settled (``_settle``), with the collector paused, resumed after
+    ``fn`` returns: what it leaves is its result and a few cycles (tau2's ``to_json_str`` makes one a call) that the
+    next pass frees; each pass in between walked the chunk's decoded simulations, models and rows again (~0.2 ms
+    of CPU a trajectory, #47). A worker's first chunk of another domain runs paused too: its cycles, if any, are freed
+    by the first pass after it, as the others' are."""
+    if not _SEEN or max(_SEEN.values()) < 2:
+        return fn(*args)
+    with gc_paused():
+        return fn(*args)
+
+
 def pool_size(workers: int) -> int:
     """Worker processes for ``workers``: scoring is CPU-bound, so never more than the machine's cores."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -293,7 +238,7 @@ def _in_process(calls: Iterator[Call]) -> Generator[Outcome, None, None]:
         gc.freeze()
     try:
         for fn, args, rows, identity in calls:
-            yield rows, identity, fn(*args) if fn is not None else None
+            yield rows, identity, _chunk(fn, args) if fn is not None else None
     finally:
         if ours:
             _SEEN = None
@@ -320,11 +265,15 @@ def _pool_ordered(calls: Iterator[Call], workers: int) -> Generator[Outcome, Non
 
     n = pool_size(workers)
     pool = ProcessPoolExecutor(n, mp_context=get_context("fork"), initializer=_quiet_worker)
-    done = False
+    # frozen before the fork as in one process (``_in_process``): neither this process nor a worker walks the modules
+    # in full passes (~0.3 CPU-s each at 4,000), nor does a worker's pass copy each page it shares with this process
+    done, frozen = False, gc.get_freeze_count() == 0
+    if frozen:
+        gc.freeze()
     try:
         def submit(fn: Callable, *args: object) -> object:
             with forking():  # the first submit forks every worker (the fork start method)
-                return pool.submit(fn, *args)
+                return pool.submit(_chunk, fn, args)
 
         yield from _ordered(calls, n, submit, lambda future: future.result())
         done = True
@@ -340,6 +289,8 @@ def _pool_ordered(calls: Iterator[Call], workers: int) -> Generator[Outcome, Non
         for pid in workers_left:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
+        if frozen:
+            gc.unfreeze()
 
 
 class WorkerDied(HarnessError):

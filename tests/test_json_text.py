@@ -125,7 +125,7 @@ def test_the_rescore_row_writes_its_messages_with_orjson(monkeypatch):
     """A rescored row's messages (decoded from strict JSON) take the orjson path, and its text is json's."""
     import orjson
 
-    from harness._rescore_chunks import _trial_row
+    from harness._rescore_rows import _trial_row
     from loophole_ingest import import_results_file
 
     run = import_results_file(SHARED / "real-runs" / "whissle_airline_tau3_1trial.json")

@@ -79,3 +79,41 @@ def test_the_first_chunks_cyclic_garbage_is_collected_not_frozen():
     finally:
         if was:
             gc.enable()
+
+
+def test_chunks_after_the_second_run_with_the_collector_paused_and_it_resumes_after_each():
+    """``_chunk``: a settled process scores a chunk without collector passes (each walked the chunk's models again);
+    the collector is back on between chunks and after them, so what a chunk left in a cycle is still collected."""
+    import weakref
+
+    enabled: list[bool] = []
+    refs: list[weakref.ref] = []
+
+    def chunk() -> None:
+        _rescore_chunks._settle("airline")
+        enabled.append(gc.isenabled())
+        refs.append(weakref.ref(_Node()))
+
+    assert gc.isenabled()
+    results = _rescore_chunks._in_process(iter([(chunk, (), None, None)] * 4))
+    for _ in range(4):
+        next(results)
+        assert gc.isenabled()
+    results.close()
+    assert enabled == [True, True, False, False]
+    gc.collect()
+    assert all(ref() is None for ref in refs)
+
+
+def _freeze_count(_: int) -> int:
+    return gc.get_freeze_count()
+
+
+def test_a_pool_forks_its_workers_with_this_process_frozen_and_unfreezes_after():
+    """``_pool_ordered``: the workers start with what this process held frozen (no full pass walks it, nor copies
+    its pages), and this process is unfrozen when the pool ends."""
+    assert gc.get_freeze_count() == 0
+    calls = iter([(_freeze_count, (k,), [], None) for k in range(4)])
+    counts = [result for _, _, result in _rescore_chunks._pool_ordered(calls, 2)]
+    assert len(counts) == 4 and all(n > 10_000 for n in counts), counts  # type: ignore[operator]
+    assert gc.get_freeze_count() == 0
