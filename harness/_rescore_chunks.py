@@ -139,15 +139,26 @@ def _span_calls(
         for span in spans:
             group.append(span)
             if len(group) >= chunk_size:
-                yield score_spans, (light, ids, lo, group, index, judge, replay), None, run.identity
+                yield score_spans, (_undecided(light), ids, lo, group, index, judge, replay), None, run.identity
                 lo, index, group = group[-1][1], index + len(group), []
         if group:
-            yield score_spans, (light, ids, lo, group, index, judge, replay), None, run.identity
+            yield score_spans, (_undecided(light), ids, lo, group, index, judge, replay), None, run.identity
             lo, index = group[-1][1], index + len(group)
         if index == 0:
             spans.stream.close()
             raise SpanError("no simulations")  # the stream names the empty file
         spans.finish(lo)
+
+
+def _undecided(run: ImportedRun) -> ImportedRun:
+    """``run`` for one span call: where its simulations' tasks are decided as they are read (``prints``), with a task
+    identity that has decided nothing yet; the call decides its own simulations and sends back only those decisions
+    (``decided``), which the caller merges into the run's. The run's own identity, shared, took every decision made so
+    far to each call and back (pickled both ways, a set of every index read: quadratic in the file's size)."""
+    identity = run.identity
+    if identity is None or identity.prints is None:  # decided up front (or not at all): each call reads them all
+        return run
+    return replace(run, identity=TaskIdentity(prints=identity.prints, known=identity.known))
 
 
 class UnreadableRun(HarnessInputError):
