@@ -27,7 +27,7 @@ from conversation_reading._invented_policy import invention
 from conversation_reading._lowered_search import ascii_lowered, says, scans, searched
 from conversation_reading._message_scan import gate_of
 from conversation_reading._record import Claim, ConsequentialSentence, Write
-from conversation_reading._replies import agrees, may_agree
+from conversation_reading._replies import agrees
 from conversation_reading._route_claims import route_claim
 from conversation_reading._sentence_facts import (
     _BAGS,
@@ -89,7 +89,7 @@ def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]]
         # the user's next message says yes to it: a false sentence there is one the user went on with
         agreed = not relied and _agreed(course.reply(t.index), replies)
         asked = relied or agreed or _asked_to_confirm(index.said_before(t.index))
-        if not (asked or _worth_reading(t.text, course.acted_after > t.index)):
+        if not (asked or _worth_reading(t.text, course.acted_after > t.index, *index.lowered(t.text))):
             continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
         declines = bool(index.scanned(t.text, scan) & decline_bits) and holds(gate, index.lowered(t.text)[0])
         for sentence in split_sentences(t.text):
@@ -181,11 +181,11 @@ class _Course:
 
 def _agreed(reply: Turn | None, replies: dict[int, bool]) -> bool:
     """The user's next message (``reply``) says yes (``replies``: the answer by the reply's index, one
-    conversation's)."""
+    conversation's). ``agrees`` tests its own gate first (``may_agree``), once a reply while the record is read."""
     if reply is None:
         return False
     if reply.index not in replies:
-        replies[reply.index] = may_agree(reply.text) and agrees(reply.text)  # the gate first: a third say no yes
+        replies[reply.index] = agrees(reply.text)
     return replies[reply.index]
 
 
@@ -214,10 +214,10 @@ _STANDS_ALONE = re.compile("|".join((*_STANDS_ALONE_WORDS, _STANDS_ALONE_IF)), r
 _IF_ACTS = re.compile(_STANDS_ALONE_IF, re.IGNORECASE)
 
 
-def _worth_reading(text: str, acts_follow: bool) -> bool:
+def _worth_reading(text: str, acts_follow: bool, lowered: str, gated: bool) -> bool:
     """A message no decision follows is read only for what stands on its own: invented policy or an insurance
-    waiver, a promise on a condition, or an offer a later write or transfer may take."""
-    lowered, gated = text.lower(), gateable(text)  # each scan gated (``_gate``), then over the lowercase
+    waiver, a promise on a condition, or an offer a later write or transfer may take. ``lowered``, ``gated``: the
+    record's ``TurnIndex.lowered`` of the text (once a message); each scan gated (``_gate``), then over it."""
     low = lowered if text.isascii() else None  # (``_lowered_search``)
     stands = (any(w in lowered for w in _STANDS_ALONE_WORDS) or (may_match(_IF_ACTS, lowered, gated)
                                                                 and says(_IF_ACTS, text, low))

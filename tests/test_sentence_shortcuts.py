@@ -3,7 +3,7 @@ at a time (``_itinerary_figures.Itineraries.holds``) as membership in every figu
 plain first (``_known_figures``) as membership in them all, a statement's one gate (``_sentence_kinds._STATEMENT_WORDS``),
 ``stated_free``'s bag gate, the hypothetical markers' gate, invented policy's gate and a reply's agreement gate as
 the scans behind them, and the flight numbers said, read on from an earlier message's, as a reading from the
-conversation's start."""
+conversation's start; a message's worth and a reply's yes read once as read afresh."""
 
 from __future__ import annotations
 
@@ -343,3 +343,35 @@ def test_the_decline_bits_of_the_agents_one_scan_rule_out_a_message_only_where_t
     monkeypatch.setattr(TurnIndex, "scanned", lambda self, text, scan: -1)
     assert [conversation_record(m, "airline", tools.__contains__).sentences for m in conversations] == sentences
     assert sum(s.kind == "decline" for found in sentences for s in found) > 3
+
+
+def test_a_messages_worth_and_a_replys_yes_read_once_answer_as_read_afresh():
+    """``_worth_reading`` over the record's lowercase of the message (``TurnIndex.lowered``) answers as over the
+    text lowered afresh, and ``_agreed`` (``agrees`` alone, its own gate inside) as the agreement gate then
+    ``agrees``, on real conversations and on texts the gate does not apply to."""
+    from tau2.data_model.simulation import Results
+
+    from conversation_reading._evidence import Turn, read_turns
+    from conversation_reading._gate import gateable
+    from conversation_reading._replies import agrees, may_agree
+    from conversation_reading._turn_index import TurnIndex
+
+    results = Results.model_validate_json(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text())
+    worth = agreed = 0
+    for sim in results.simulations[:40]:
+        turns = read_turns(list(sim.messages))
+        # the long s, which the case-insensitive scan folds to "s": a text the gate does not apply to
+        extra = [Turn(len(turns), "assistant", "Your travel in\u017furance covers it.", ()),
+                 Turn(len(turns) + 1, "user", "\u0130 agree, yes please.", ()), Turn(len(turns) + 2, "user", "No, yes.", ())]
+        index = TurnIndex([*turns, *extra], ())
+        for t in [*turns, *extra]:
+            if t.role == "assistant" and t.text:
+                for follows in (False, True):
+                    answer = _sentences._worth_reading(t.text, follows, *index.lowered(t.text))
+                    assert answer == _sentences._worth_reading(t.text, follows, t.text.lower(), gateable(t.text))
+                    worth += answer
+            elif t.role == "user":
+                answer = _sentences._agreed(t, {})
+                assert answer == (may_agree(t.text) and agrees(t.text)), t.text
+                agreed += answer
+    assert worth > 10 and agreed > 10  # both answers taken
