@@ -36,11 +36,11 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
         return "offer"
     lowered = sentence.lower()
     ascii_ = lowered if sentence.isascii() else None
-    if declines and holds(gate, lowered) and found(decline, sentence, ascii_):  # most say no decline
+    gated = gateable(sentence)  # the gates below rule a sentence out only where they apply
+    if declines and (not gated or holds(gate, lowered)) and found(decline, sentence, ascii_):  # most say no decline
         return "decline"
     if "$" in sentence and _MONEY.search(sentence):  # ``_MONEY`` matches a "$"
         return "figure"
-    gated = gateable(sentence)
 
     def says(pattern: re.Pattern[str]) -> bool:
         return (not gated or needs(pattern).check(lowered)) and found(pattern, sentence, ascii_)

@@ -66,13 +66,11 @@ def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]]
         return []
     from conversation_reading._domain import domain_db
 
-    turns = index.turns
-
-    flights_db = domain_db(domain)
+    turns, flights_db = index.turns, domain_db(domain)
     decisions = {i for i in (until, *(w.confirmation_index for w in writes)) if i is not None}
     decline = vocabulary().decline
     # the record's one scan of the agent's messages (``_message_scan``, its readers' already) holds a rarest word of
-    # the decline's gate wherever that gate holds: the gate (the largest) is tested once a message, and only there
+    # the decline's gate wherever that gate holds and applies (``gateable``): the gate is tested once a message, there
     gate, (scan, decline_bits) = needs(decline), gate_of(decline, "assistant")
     false_claims: dict[int, list[tuple[str, bool]]] = {}  # by message: each false claim's excerpt, and relied on
     for (i, e), on in {(c.message_index, c.excerpt[:60]): c.relied_on for c in claims if c.false}.items():
@@ -91,7 +89,8 @@ def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]]
         asked = relied or agreed or _asked_to_confirm(index.said_before(t.index))
         if not (asked or _worth_reading(t.text, course.acted_after > t.index, *index.lowered(t.text))):
             continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
-        declines = bool(index.scanned(t.text, scan) & decline_bits) and holds(gate, index.lowered(t.text)[0])
+        lowered, gated = index.lowered(t.text)
+        declines = not gated or bool(index.scanned(t.text, scan) & decline_bits) and holds(gate, lowered)
         for sentence in split_sentences(t.text):
             kind = sentence_kind(sentence, decline, gate, declines)
             if kind is None:

@@ -375,3 +375,33 @@ def test_a_messages_worth_and_a_replys_yes_read_once_answer_as_read_afresh():
                 assert answer == (may_agree(t.text) and agrees(t.text)), t.text
                 agreed += answer
     assert worth > 10 and agreed > 10  # both answers taken
+
+
+def test_a_decline_spelt_with_a_dotless_i_is_a_decline_as_its_pattern_reads_it():
+    """The decline's gate rules a message or a sentence out only where it applies (``gateable``): a dotless i
+    (which normalisation keeps) matches the pattern's "i" case-insensitively, but its lowercase is not "i", so the
+    gate's words ("ineligible", "is not possible") are not in it. Such a decline is a decline, in a sentence and in
+    a conversation's record, as the pattern alone reads it."""
+    from tau2.data_model.simulation import SimulationRun
+
+    from conversation_reading._reading import conversation_record
+    from gold_variants.readings._base import write_tools
+
+    decline = vocabulary().decline
+    gate = needs(decline)
+    declining = [s for s, on in _agent_sentences() if _sentence_kinds.kind(s, decline, gate, on) == "decline"]
+    assert len(declining) > 10
+    dotless = [s.replace("i", "\u0131") for s in declining]
+    assert all(decline.search(s) for s in dotless) and sum(not holds(gate, s.lower()) for s in dotless) > 3
+    assert [_sentence_kinds.kind(s, decline, gate, True) for s in dotless] == ["decline"] * len(dotless)
+    # a message the record reads (an exception named) whose one decline is spelt so (each gate word of it has an "i")
+    raw = json.loads(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text(encoding="utf-8"))
+    tools = write_tools("airline")
+    kinds = {}
+    for i in ("i", "\u0131"):
+        sim = SimulationRun.model_validate(raw["simulations"][4])
+        sim.messages[2].content = f"I'm sorry, but that {i}s not poss{i}ble for this reservation, even as an exception."
+        record = conversation_record(list(sim.messages), "airline", tools.__contains__)
+        kinds[i] = [(s.message_index, s.kind) for s in record.sentences]
+    assert not holds(gate, "that \u0131s not poss\u0131ble") and (2, "decline") in kinds["i"]
+    assert kinds["\u0131"] == kinds["i"]
