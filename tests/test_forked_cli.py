@@ -81,7 +81,8 @@ def test_the_interpreters_exit_runs_threads_atexit_and_flushes(zygote):
     prelude = """
 import atexit, sys, threading, time
 def late():
-    time.sleep(0.3)
+    while threading.main_thread().is_alive():  # until the main thread has ended: the interpreter's exit
+        time.sleep(0.01)
     print("thread done", flush=True)
 threading.Thread(target=late).start()
 atexit.register(lambda: sys.stdout.write("argv0 " + sys.argv[0] + " main " + sys.modules["__main__"].__file__))
