@@ -99,6 +99,11 @@ def _serve(sock: socket.socket, module: str, preload: Sequence[str]) -> None:
     os.environ.update(before)
     threads = threading.active_count()
     _send(sock, {"read_at_import": sorted(read), "cwd": os.getcwd(), "threads": threads})
+    # The caller stops reading its stderr now (it showed what an import printed, had one failed): a later
+    # line written there (a warning) must not fail on the closed pipe.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
     gc.freeze()  # the imported objects stay out of the children's collections (and their pages shared)
     while True:
         try:

@@ -206,14 +206,16 @@ def harness(
 
 
 def child_pids(pid: int) -> list[int]:
-    """The processes whose parent is ``pid``, read from /proc."""
+    """The processes whose parent is ``pid``, read from /proc; never this process's zygote (``harness``): it is
+    the tests' own process, not one the code under test started."""
+    ours = {z.process.pid for z in _zygote}
     found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[1]) == pid:
+        if int(fields[1]) == pid and int(stat.parent.name) not in ours:
             found.append(int(stat.parent.name))
     return found
 
