@@ -103,26 +103,76 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: (rank.get(file_of(item), len(rank)), -tests_in[file_of(item)]))
 
 
+# --- the CLI, as a user runs it ------------------------------------------------------------------------
+# Most calls fork from a zygote (tests/_forked_cli.py) that has imported what the verbs import: each CLI process
+# otherwise spends 1.3-1.9 CPU-s importing for milliseconds of work, hundreds of times a run.
+CLI = "harness.cli.main"
+PRELOAD = (
+    "harness.cli._app", "harness.rescoring", "harness.app._rescore", "harness.app._analyze", "harness.app._report",
+    "harness.app._leaderboard", "harness.app._explain", "envs", "gold_variants", "analysis",
+    "conversation_reading", "loophole_ingest", "loophole_scoring", "loophole_store", "loophole_report",
+    "policy_model", "pandas", "pyarrow.parquet", "jinja2", "matplotlib.pyplot", "scipy.stats",
+)
+FRESH_ENV = "HARNESS_TEST_FRESH_CLI"  # =1: every call a fresh process (to compare the two ways)
+# The environment and folder the zygote imports in: this process's as conftest set them up, before a test edits
+# them (a call that differs where it matters goes fresh, so they must be the common case).
+_ZYGOTE_ENV = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+_ZYGOTE_CWD = os.getcwd()
+_zygote: list[Any] = []  # the zygote of this process, once started
+
+
+def _zygote_for(argv: tuple[str, ...]) -> Any:
+    """This process's zygote (started on first use), or None where ``argv`` needs a fresh process anyway."""
+    from tests._forked_cli import Zygote
+
+    if os.environ.get(FRESH_ENV) == "1":
+        return None
+    if "-v" in argv or "--verbose" in argv:
+        return None  # -v shows what tau2 logs while it is imported, and in the zygote it was imported already
+    if _zygote and _zygote[0].process.poll() is not None:
+        _zygote.clear()  # ended (an interrupted call kills it): start another
+    if not _zygote:
+        _zygote.append(Zygote(CLI, PRELOAD, _ZYGOTE_ENV, _ZYGOTE_CWD))
+    return _zygote[0]
+
+
+def pytest_sessionfinish() -> None:
+    while _zygote:
+        _zygote.pop().close()
+
+
 @overload
 def harness(
     *args: str, timeout: float | None = 900, env: dict[str, str] | None = None, cwd: Path | str | None = None,
-    input: str | None = None, patch: str | None = None, background: Literal[False] = False,
+    input: str | None = None, patch: str | None = None, fresh: bool = False, background: Literal[False] = False,
 ) -> subprocess.CompletedProcess[str]: ...
 
 
 @overload
 def harness(
     *args: str, timeout: float | None = 900, env: dict[str, str] | None = None, cwd: Path | str | None = None,
-    input: str | None = None, patch: str | None = None, background: Literal[True], **popen: Any,
+    input: str | None = None, patch: str | None = None, fresh: bool = False, background: Literal[True],
+    **popen: Any,
 ) -> subprocess.Popen[str]: ...
 
 
 def harness(
     *args: str, timeout: float | None = 900, env: dict[str, str] | None = None, cwd: Path | str | None = None,
-    input: str | None = None, patch: str | None = None, background: bool = False, **popen: Any,
+    input: str | None = None, patch: str | None = None, fresh: bool = False, background: bool = False,
+    **popen: Any,
 ) -> subprocess.CompletedProcess[str] | subprocess.Popen[str]:
-    """``harness ARGS`` as a user runs it: a separate process (``python -m harness.cli.main``), text output
-    captured; the one way the tests drive the CLI.
+    """``harness ARGS`` as a user runs it, text output captured, exit status and ``subprocess.TimeoutExpired``
+    as ``subprocess.run`` gives them; the one way the tests drive the CLI.
+
+    A fresh process (``python -m harness.cli.main``) with ``fresh=True``, ``patch``, ``background=True``,
+    ``-v`` (tau2's import-time log lines), ``$HARNESS_TEST_FRESH_CLI=1``, or when the zygote cannot stand in
+    for one. Otherwise a fork of this process's zygote (tests/_forked_cli.py), which imported the CLI and what
+    its verbs import once: the child takes ``env`` whole, ``cwd``, stdin, and runs the module as ``python -m``
+    does, and ends as the interpreter does (atexit, flushes, the exit status or the signal). What it does not
+    redo is its imports: a call whose environment differs in a variable they (or the interpreter's start) read,
+    or whose folder would import other source, goes fresh by itself. Use ``fresh=True`` where the test is about
+    the start: what a command imports, start-up time, the README's commands from a clone. Children share the
+    zygote's string hash seed and have it, not this process, as their parent.
 
     ``env`` is the process's whole environment (default: this one's, without ``$COLUMNS``), ``cwd`` its folder,
     ``input`` its stdin.
@@ -134,7 +184,7 @@ def harness(
         # to every child, and the CLI honours it (tests/e2e/test_terminal.py sets it)
         env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     if patch is None:
-        command = [sys.executable, "-m", "harness.cli.main", *args]
+        command = [sys.executable, "-m", CLI, *args]
     else:
         driver = f"{patch}\nimport sys\nsys.argv = ['harness', *{list(args)!r}]\nfrom harness.cli.main import main\nmain()\n"
         command = [sys.executable, "-c", driver]
@@ -142,20 +192,30 @@ def harness(
         popen.setdefault("stdout", subprocess.PIPE)
         popen.setdefault("stderr", subprocess.PIPE)
         return subprocess.Popen(command, text=True, env=env, cwd=cwd, **popen)
+    folder = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    zygote = None if fresh or patch is not None else _zygote_for(args)
+    if zygote is not None and zygote.busy.acquire(blocking=False):  # busy: another thread's call is on
+        try:
+            if zygote.cannot_run(env, folder) is None:
+                return zygote.run(args, env, folder, input=input, timeout=timeout, args=command)
+        finally:
+            zygote.busy.release()
     return subprocess.run(
         command, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd, input=input
     )
 
 
 def child_pids(pid: int) -> list[int]:
-    """The processes whose parent is ``pid``, read from /proc."""
+    """The processes whose parent is ``pid``, read from /proc; never this process's zygote (``harness``): it is
+    the tests' own process, not one the code under test started."""
+    ours = {z.process.pid for z in _zygote}
     found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[1]) == pid:
+        if int(fields[1]) == pid and int(stat.parent.name) not in ours:
             found.append(int(stat.parent.name))
     return found
 

@@ -37,7 +37,7 @@ def _small_demo(tmp_path, **over) -> str:
 
 
 def test_the_cli_starts_a_private_local_ray_without_dashboard_logs_or_usage_stats(tmp_path):
-    proc = harness("sweep", _small_demo(tmp_path), patch=RECORD_INIT, timeout=300)
+    proc = harness("sweep", _small_demo(tmp_path), patch=RECORD_INIT, timeout=300, fresh=True)  # its imports
     line = next((x for x in proc.stdout.splitlines() if x.startswith("RAY_INIT ")), None)
     assert line is not None, (proc.returncode, proc.stdout[-500:], proc.stderr[-2000:])
     called = json.loads(line.removeprefix("RAY_INIT "))

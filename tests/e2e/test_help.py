@@ -33,5 +33,5 @@ def test_version_and_help_do_not_import_tau2():
     task (``--version``, ``--help``) never imports them, not even for the error classes the CLI catches."""
     told = "import atexit, sys\natexit.register(lambda: print('tau2 imported:', 'tau2' in sys.modules, file=sys.stderr))"
     for args in (["--version"], ["--help"]):
-        proc = harness(*args, patch=told)
+        proc = harness(*args, patch=told, fresh=True)  # what a new process imports
         assert proc.returncode == 0 and "tau2 imported: False" in proc.stderr, (args, proc.stderr[-2000:])

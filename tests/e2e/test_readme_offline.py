@@ -73,7 +73,8 @@ def test_the_readme_from_a_fresh_clone_offline(tmp_path_factory):
     commands = readme_commands()
     assert commands[0] == ("harness sweep configs/offline-demo.yaml", None)  # the set-up block's main job first
     for command, said in commands:
-        proc = harness(*command.split()[1:], cwd=clone, env=env)  # ``python -m``: the copy's source runs
+        # ``python -m``, fresh: the copy's source runs, imported there
+        proc = harness(*command.split()[1:], cwd=clone, env=env, fresh=True)
         shown = f"{command}: exit {proc.returncode}\n{proc.stderr[-3000:]}"
         if said is None:
             assert proc.returncode == 0, shown
