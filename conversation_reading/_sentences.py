@@ -87,9 +87,9 @@ def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]]
         # the user's next message says yes to it: a false sentence there is one the user went on with
         agreed = not relied and _agreed(course.reply(t.index), replies)
         asked = relied or agreed or _asked_to_confirm(index.said_before(t.index))
-        if not (asked or _worth_reading(t.text, course.acted_after > t.index, *index.lowered(t.text))):
-            continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
         lowered, gated = index.lowered(t.text)
+        if not (asked or _worth_reading(t.text, course.acted_after > t.index, lowered, gated)):
+            continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
         declines = not gated or bool(index.scanned(t.text, scan) & decline_bits) and holds(gate, lowered)
         for sentence in split_sentences(t.text):
             kind = sentence_kind(sentence, decline, gate, declines)
