@@ -405,3 +405,28 @@ def test_a_decline_spelt_with_a_dotless_i_is_a_decline_as_its_pattern_reads_it()
         kinds[i] = [(s.message_index, s.kind) for s in record.sentences]
     assert not holds(gate, "that \u0131s not poss\u0131ble") and (2, "decline") in kinds["i"]
     assert kinds["\u0131"] == kinds["i"]
+
+
+def test_a_messages_promise_on_a_condition_is_found_by_its_twin_opening_with_the_if_as_by_the_pattern():
+    """``_sentences._IF_ACTS_LOWERED`` (the "if" first, its boundary checked behind it) finds a match in an ASCII
+    text's lowercase exactly where ``_IF_ACTS`` finds one in the text: every agent and user message of four runs,
+    each also cut at random places (a match at the text's start or end, an "if" inside a word)."""
+    from conversation_reading._sentences import _IF_ACTS, _IF_ACTS_LOWERED
+
+    rng = random.Random(47)
+    texts = ["if you change", "If you cancel", "gif you change", "if, you modify", "life if cancel", "if\nchange",
+             *(f"if {'x' * n} cancel" for n in (56, 58, 59, 61)), "elif chang", "IF MODIFY", "ifchange"]  # 60 between
+    for run in ("aide_claude-sonnet-4-5_airline_tau2_1trial.json", "whissle_airline_tau3_1trial.json",
+                "toolorchestra_retail_tau2_1trial.json", "whissle_retail_tau3_5sims.json"):
+        raw = json.loads(real_run(run).read_text(encoding="utf-8"))
+        for sim in raw["simulations"]:
+            for m in sim["messages"]:
+                if m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str):
+                    text = normalise(m["content"]).text
+                    texts += [text, *(text[rng.randrange(len(text) + 1):] for _ in range(3) if text)]
+    found = 0
+    for text in (t for t in texts if t.isascii()):
+        answer = _IF_ACTS.search(text) is not None
+        assert (_IF_ACTS_LOWERED.search(text.lower()) is not None) == answer, text
+        found += answer
+    assert found > 50 and len(texts) > 5000
