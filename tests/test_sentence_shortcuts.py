@@ -7,6 +7,7 @@ conversation's start; a message's worth and a reply's yes read once as read afre
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -149,22 +150,35 @@ def test_a_known_figure_reckoned_plain_first_is_one_of_every_figure():
 
     results = Results.model_validate_json(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text())
     rng = random.Random(47)
-    answers = {"plain": 0, "model": 0, "none": 0}
+    answers = {"plain": 0, "left": 0, "model": 0, "none": 0}
     for sim in results.simulations[:25]:
         messages = list(sim.messages)
         states = _states(read_turns(messages), messages, "airline")
-        for state in {id(s.reservations): s for s in states}.values():  # one state of each set of records read
+        read = list({id(s.reservations): s for s in states}.values())  # one state of each set of records read
+        # and the first with balances off the cent grid (a gift card, a certificate): what is left to pay of a figure
+        # then rounds to a cent up to half a cent from the figure less the balance
+        user = {"payment_methods": {"gift_card_1": {"source": "gift_card", "amount": 0.1 + 0.2},
+                                    "gift_card_2": {"source": "gift_card", "amount": 40.0049},
+                                    "certificate_3": {"source": "certificate", "amount": 100.0051}}}
+        for state in [*read, dataclasses.replace(read[-1], user=user)]:
             policy = AirlinePolicy(domain_db("airline"), state.now)
             known = KnownFigures(state, policy, {})
             reference = KnownFigures(state, policy, {})
             reference._records = reference._plain_figures()
             plain, every = _cents(reference._records), _cents(reference._every_figure())
             assert plain <= every
+            # what is left to pay of a figure (``modelled`` finds it by the figure's place): not the model's own
+            _, model, top, applied = reference._parts()
+            left = every - plain - _cents(model) - _cents(reference._balance_sums())
             amounts = [*rng.sample(sorted(every), min(60, len(every))), *(rng.uniform(0, 3000) for _ in range(40))]
+            amounts += [a + d for a in rng.sample(sorted(left), min(20, len(left)))
+                        for d in (0, 0.004, -0.004, 0.005, -0.005, 0.006, -0.006, 0.01, -0.01)]
+            amounts += [t - a for t in top for a in applied if t - a <= 0][:20]  # none left to pay: no figure
             for amount in amounts:
                 answer = amount in known
                 assert answer == (round(amount, 2) in every), amount
-                answers["plain" if round(amount, 2) in plain else "model" if answer else "none"] += 1
+                answers["plain" if round(amount, 2) in plain else "left" if round(amount, 2) in left else
+                        "model" if answer else "none"] += 1
             known.derived.add(12345.67)  # a figure a true sentence gave
             assert 12345.67 in known and 12345.671 in known and 12345.68 not in known
     assert min(answers.values()) > 50, answers
