@@ -10,7 +10,7 @@ those few are found in the sorted sums and checked with ``_figures`` itself."""
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from math import isfinite
 from typing import Any
@@ -104,10 +104,12 @@ class Itineraries:
 
     def _find(self, amount: float) -> bool:
         target = round(amount, 2)
+        signed, plain = (amount, -amount), (amount,)
         # a figure rounding to the target's cent lies within a cent of the amount: its sum within a cent (over the
         # scale) of where the line meets the amount; the window is wider, for the rounding of the figure's terms
         for i in range(len(_CABINS)):
             sums, ordered, reservations = self._cabin(i)
+            size = len(sums)
             for r in reservations:
                 if not ordered:
                     if any(round(v, 2) == target for x in sums for v in _figures(x, r)):
@@ -115,10 +117,14 @@ class Itineraries:
                     continue
                 tried: set[float] = set()
                 for scale, offset, absolute in _lines(r):
-                    for wanted in (amount, -amount) if absolute else (amount,):
+                    for wanted in signed if absolute else plain:
                         at = (wanted - offset) / scale
                         slack = 0.05 + abs(at) * 1e-9
-                        for x in sums[bisect_left(sums, at - slack):bisect_right(sums, at + slack)]:
+                        # the sums in [at - slack, at + slack], in order (most lines have none: no slice is cut)
+                        k, top = bisect_left(sums, at - slack), at + slack
+                        while k < size and sums[k] <= top:
+                            x = sums[k]
+                            k += 1
                             if x not in tried:
                                 tried.add(x)
                                 if any(round(v, 2) == target for v in _figures(x, r)):

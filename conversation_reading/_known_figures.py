@@ -9,8 +9,10 @@ only for an amount the plain ones do not give: the same answer as one set of the
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from itertools import combinations
+from math import isfinite
 from typing import Any
 
 from conversation_reading._conversation_state import _State
@@ -46,7 +48,9 @@ class KnownFigures:
         self.derived: set[float] = set()
         self._records: set[float] | None = None  # the plain figures (no model's)
         self._plain: set[float] | None = None  # the same, and the sums of balances, to the cent
-        self._all: set[float] | None = None
+        # the model's figures to the cent, the hundred largest figures, the sums the payment methods may pay of
+        # them, and whether all of those are numbers (``modelled``)
+        self._model: tuple[set[float], list[float], list[float], bool] | None = None
 
     def __contains__(self, amount: float) -> bool:
         return self.plain(amount) or self.modelled(amount)
@@ -62,11 +66,33 @@ class KnownFigures:
         return at in self._plain
 
     def modelled(self, amount: float) -> bool:
-        """``amount`` is one of every figure, the model's included (``plain`` asked first: it holds the records)."""
-        if self._all is None:
+        """``amount`` is one of every figure, the model's included (``plain`` asked first: it holds the records):
+        ``round(amount, 2) in _cents(self._every_figure())``, without listing what is left to pay of the largest
+        figures (a thousand or more, of which a sentence asks about one): a figure ``t`` less a sum ``a`` the
+        payment methods pay rounds to the amount's cent only where ``t`` lies within a cent of ``amount + a``, so
+        only the largest figures there (by their order) are tried, for each such sum."""
+        if self._model is None:
             self.plain(0.0)  # the plain figures the model's start from
-            self._all = _cents(self._every_figure())
-        return round(amount, 2) in self._all
+            _, own, top, paying = self._parts()
+            finite = all(isfinite(x) for x in (*top, *paying))  # no NaN or infinity: the order places each
+            self._model = _cents(own), top, sorted(paying), finite
+        target = round(amount, 2)
+        assert self._plain is not None
+        model, top, applied, finite = self._model
+        if target in self._plain or target in model:
+            return True
+        if not finite:
+            return any(t - a > 0 and round(t - a, 2) == target for t in top for a in applied)
+        for a in applied:
+            at = target + a
+            slack = 0.01 + abs(at) * 1e-9  # wider than the rounding's half cent and the subtraction's error
+            k, end = bisect_left(top, at - slack), at + slack
+            while k < len(top) and top[k] <= end:
+                t = top[k]
+                k += 1
+                if t - a > 0 and round(t - a, 2) == target:
+                    return True
+        return False
 
     def _plain_figures(self) -> set[float]:
         """The fixed fees for up to five more passengers than a reservation holds, the balances, each reservation's
@@ -92,19 +118,28 @@ class KnownFigures:
 
     def _every_figure(self) -> set[float]:
         """The plain figures, each reservation's refund and fare differences (the model's), and what is left to pay
-        of the hundred largest after one certificate and up to three gift cards (the payment limits)."""
+        of the hundred largest after one certificate and up to three gift cards (the payment limits): the figures
+        ``modelled`` answers for (a test compares them)."""
+        found, _, top, applied = self._parts()
+        found |= {t - a for t in top for a in applied if t - a > 0}
+        return found | self._balance_sums()
+
+    def _parts(self) -> tuple[set[float], set[float], list[float], set[float]]:
+        """The plain figures and the model's of every reservation read, the model's alone, the hundred largest of
+        them in order, and what the payment methods may pay: nothing, a certificate, up to three gift cards."""
         s = self._state
         assert self._records is not None
-        found = set(self._records)
+        found, model = set(self._records), set()
         for r in (*s.reservations.values(), *s.earlier):
-            found |= self._model_figures(r)
+            figures = self._model_figures(r)
+            found |= figures
+            model |= figures
         top = sorted(found)[-100:]
         applied = {0.0, *_amounts_held(s, "certificate")}
         cards = _amounts_held(s, "gift_card")
         for k in range(1, min(len(cards), PAYMENT_LIMITS["gift_card"]) + 1):
             applied |= {a + sum(c) for a in list(applied) for c in combinations(cards, k)}
-        found |= {t - a for t in top for a in applied if t - a > 0}
-        return found | self._balance_sums()
+        return found, model, top, applied
 
     def _model_figures(self, r: dict[str, Any]) -> set[float]:
         """A reservation's refund and its fare differences to each cabin. They depend on the record alone (the

@@ -82,10 +82,10 @@ def _agrees(reply: str) -> bool:
     if _REFUSAL_OPENING.match(reply) or not may_match(v.agreement, reply.lower(), gateable(reply)):
         return False  # no sentence (a part of the reply) could state the yes (``_gate``): most replies lack its words
     # each sentence gated too: the agreement words' scan is slow (a branch of sixteen tried at every word), and of
-    # an ASCII sentence it is its twin's over the lowercase (``_lowered_search``); the withdrawal's, slower, only
-    # where a yes is stated
-    return any(not negated(s, m.start()) and not s.rstrip().endswith("?")
-               for s in split_sentences(reply) for m in _yeses(v.agreement, s)) and not mentions(v.withdrawal, reply)
+    # an ASCII sentence it is its twin's over the lowercase (``_lowered_search``); a question is not scanned (none of
+    # its yeses counts); the withdrawal's scan, slower, only where a yes is stated
+    return any(not negated(s, m.start()) for s in split_sentences(reply) if not s.rstrip().endswith("?")
+               for m in _yeses(v.agreement, s)) and not mentions(v.withdrawal, reply)
 
 
 def _yeses(agreement: re.Pattern[str], sentence: str) -> Iterator[re.Match[str]]:

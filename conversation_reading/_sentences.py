@@ -204,13 +204,14 @@ def _asked_to_confirm(before: Turn | None) -> bool:
     go on with."""
     return before is not None and "?" in before.text and scans(_CONFIRM_ASKED, before.text, ascii_lowered(before.text))
 
-
 # what counts without the user's decision following it: invented policy, a taken offer; its plain words apart
 # (a substring test of the lowercase where the gate applies: the same answer as the alternation's scan)
 _STANDS_ALONE_WORDS = ("exception", "team", "department", "desk", "insurance")
 _STANDS_ALONE_IF = r"\bif\b[^.!?\n]{0,60}\b(?:modif|chang|cancel)"
 _STANDS_ALONE = re.compile("|".join((*_STANDS_ALONE_WORDS, _STANDS_ALONE_IF)), re.IGNORECASE)
 _IF_ACTS = re.compile(_STANDS_ALONE_IF, re.IGNORECASE)
+# its twin over an ASCII text's lowercase, the boundary tested behind the "if": the engine skips from "if" to "if" (#47)
+_IF_ACTS_LOWERED = re.compile(r"if(?<=\bif)\b[^.!?\n]{0,60}\b(?:modif|chang|cancel)")
 
 
 def _worth_reading(text: str, acts_follow: bool, lowered: str, gated: bool) -> bool:
@@ -218,8 +219,8 @@ def _worth_reading(text: str, acts_follow: bool, lowered: str, gated: bool) -> b
     waiver, a promise on a condition, or an offer a later write or transfer may take. ``lowered``, ``gated``: the
     record's ``TurnIndex.lowered`` of the text (once a message); each scan gated (``_gate``), then over it."""
     low = lowered if text.isascii() else None  # (``_lowered_search``)
-    stands = (any(w in lowered for w in _STANDS_ALONE_WORDS) or (may_match(_IF_ACTS, lowered, gated)
-                                                                and says(_IF_ACTS, text, low))
+    stands = (any(w in lowered for w in _STANDS_ALONE_WORDS) or may_match(_IF_ACTS, lowered, gated) and (
+        _IF_ACTS.search(text) if low is None else _IF_ACTS_LOWERED.search(low)) is not None
               ) if gated else _STANDS_ALONE.search(text) is not None
     return stands or (acts_follow and bool(
         (may_match(_OPTION, lowered, gated) and says(_OPTION, text, low))

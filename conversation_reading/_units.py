@@ -80,13 +80,18 @@ class Units:
         # ``may_decline``'s answers by (kind, text): a clause's declines in words and its anaphoric declines ask it of
         # the same agent messages (an entry holds its kind, so a kind's id is not reused while it is held)
         self._declining: dict[tuple[int, str], tuple[EvidenceKind, bool]] = {}
+        self._lists: dict[str, bool] = {}  # whether a text joins a list to a sentence (``_LIST_OPENS``), by ``gate``
+        # each decline kind's bits in the scan's answer: its classes', and the catalog's decline's (by the kind's id;
+        # an entry holds its kind)
+        self._kind_bits: dict[int, tuple[EvidenceKind, int, int]] = {}
 
     def gate(self, text: str) -> str | None:
         """The lowercase of ``text``'s units, joined, that ``_gate`` reads (a unit is a sentence of it, or a list
         joined to its sentence, so the gate reads them all), or of ``text`` itself where no list is joined
         (``_LIST_OPENS``); None where the gate does not apply (``gateable``)."""
         if text not in self._gates:
-            if not _LIST_OPENS.search(text):  # no list joined: each unit is a part of the text, which the gate reads
+            self._lists[text] = lists = _LIST_OPENS.search(text) is not None
+            if not lists:  # no list joined: each unit is a part of the text, which the gate reads
                 self._gates[text] = self.lowered(text)
             else:
                 joined = "\n".join(self.of(text)).lower()
@@ -135,16 +140,19 @@ class Units:
         # where the gate reads the text's own lowercase (no list joined to a sentence), the scan's bits first: a class
         # none of whose rarest words the scan found fails its gate (a class's gate scans the whole text for a hundred
         # words, and most agent messages hold none of them)
-        scanned = -1 if self._scanned is None or _LIST_OPENS.search(text) else self._scanned(text)
+        scanned = -1 if self._scanned is None or self._lists[text] else self._scanned(text)
         decline = vocabulary().decline
-        may_class = bool(scanned & self._bits_of(kind.declined_by))
-        # the subject's words first, then the decline classes' (one compiled gate): most messages name no subject
-        # of the clause, and the classes' words are the most (the same answer in any order: each test is pure)
+        held = self._kind_bits.get(id(kind))
+        if held is None or held[0] is not kind:
+            held = self._kind_bits[id(kind)] = (kind, self._bits_of(kind.declined_by), self._bits_of((decline,)))
+        may_class, may_decline = bool(scanned & held[1]), bool(scanned & held[2])
+        # the scan's bits first (most messages hold no rarest word of a class, nor of the decline), then the subject's
+        # words, then the decline classes' (one compiled gate): the same answer in any order, each test is pure
         by_class = holds_any(kind.declined_by)
-        if all(needs(p).check(lowered) for p in kind.subject) and may_class and by_class(lowered):
+        if may_class and all(needs(p).check(lowered) for p in kind.subject) and by_class(lowered):
             return True
-        return bool(kind.indirect) and all(needs(p).check(lowered) for p in kind.indirect) and (
-            may_class and by_class(lowered) or bool(scanned & self._bits_of((decline,))) and needs(decline).check(lowered))
+        return bool(kind.indirect) and (may_class or may_decline) and all(needs(p).check(lowered) for p in kind.indirect) \
+            and (may_class and by_class(lowered) or may_decline and needs(decline).check(lowered))
 
     def _bits_of(self, patterns: Sequence[re.Pattern[str]]) -> int:
         """The bits of ``patterns`` in the scan's answer (every bit where the scan answers for one not, or none)."""

@@ -7,6 +7,7 @@ conversation's start; a message's worth and a reply's yes read once as read afre
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -149,22 +150,35 @@ def test_a_known_figure_reckoned_plain_first_is_one_of_every_figure():
 
     results = Results.model_validate_json(real_run("aide_claude-sonnet-4-5_airline_tau2_1trial.json").read_text())
     rng = random.Random(47)
-    answers = {"plain": 0, "model": 0, "none": 0}
+    answers = {"plain": 0, "left": 0, "model": 0, "none": 0}
     for sim in results.simulations[:25]:
         messages = list(sim.messages)
         states = _states(read_turns(messages), messages, "airline")
-        for state in {id(s.reservations): s for s in states}.values():  # one state of each set of records read
+        read = list({id(s.reservations): s for s in states}.values())  # one state of each set of records read
+        # and the first with balances off the cent grid (a gift card, a certificate): what is left to pay of a figure
+        # then rounds to a cent up to half a cent from the figure less the balance
+        user = {"payment_methods": {"gift_card_1": {"source": "gift_card", "amount": 0.1 + 0.2},
+                                    "gift_card_2": {"source": "gift_card", "amount": 40.0049},
+                                    "certificate_3": {"source": "certificate", "amount": 100.0051}}}
+        for state in [*read, dataclasses.replace(read[-1], user=user)]:
             policy = AirlinePolicy(domain_db("airline"), state.now)
             known = KnownFigures(state, policy, {})
             reference = KnownFigures(state, policy, {})
             reference._records = reference._plain_figures()
             plain, every = _cents(reference._records), _cents(reference._every_figure())
             assert plain <= every
+            # what is left to pay of a figure (``modelled`` finds it by the figure's place): not the model's own
+            _, model, top, applied = reference._parts()
+            left = every - plain - _cents(model) - _cents(reference._balance_sums())
             amounts = [*rng.sample(sorted(every), min(60, len(every))), *(rng.uniform(0, 3000) for _ in range(40))]
+            amounts += [a + d for a in rng.sample(sorted(left), min(20, len(left)))
+                        for d in (0, 0.004, -0.004, 0.005, -0.005, 0.006, -0.006, 0.01, -0.01)]
+            amounts += [t - a for t in top for a in applied if t - a <= 0][:20]  # none left to pay: no figure
             for amount in amounts:
                 answer = amount in known
                 assert answer == (round(amount, 2) in every), amount
-                answers["plain" if round(amount, 2) in plain else "model" if answer else "none"] += 1
+                answers["plain" if round(amount, 2) in plain else "left" if round(amount, 2) in left else
+                        "model" if answer else "none"] += 1
             known.derived.add(12345.67)  # a figure a true sentence gave
             assert 12345.67 in known and 12345.671 in known and 12345.68 not in known
     assert min(answers.values()) > 50, answers
@@ -405,3 +419,28 @@ def test_a_decline_spelt_with_a_dotless_i_is_a_decline_as_its_pattern_reads_it()
         kinds[i] = [(s.message_index, s.kind) for s in record.sentences]
     assert not holds(gate, "that \u0131s not poss\u0131ble") and (2, "decline") in kinds["i"]
     assert kinds["\u0131"] == kinds["i"]
+
+
+def test_a_messages_promise_on_a_condition_is_found_by_its_twin_opening_with_the_if_as_by_the_pattern():
+    """``_sentences._IF_ACTS_LOWERED`` (the "if" first, its boundary checked behind it) finds a match in an ASCII
+    text's lowercase exactly where ``_IF_ACTS`` finds one in the text: every agent and user message of four runs,
+    each also cut at random places (a match at the text's start or end, an "if" inside a word)."""
+    from conversation_reading._sentences import _IF_ACTS, _IF_ACTS_LOWERED
+
+    rng = random.Random(47)
+    texts = ["if you change", "If you cancel", "gif you change", "if, you modify", "life if cancel", "if\nchange",
+             *(f"if {'x' * n} cancel" for n in (56, 58, 59, 61)), "elif chang", "IF MODIFY", "ifchange"]  # 60 between
+    for run in ("aide_claude-sonnet-4-5_airline_tau2_1trial.json", "whissle_airline_tau3_1trial.json",
+                "toolorchestra_retail_tau2_1trial.json", "whissle_retail_tau3_5sims.json"):
+        raw = json.loads(real_run(run).read_text(encoding="utf-8"))
+        for sim in raw["simulations"]:
+            for m in sim["messages"]:
+                if m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str):
+                    text = normalise(m["content"]).text
+                    texts += [text, *(text[rng.randrange(len(text) + 1):] for _ in range(3) if text)]
+    found = 0
+    for text in (t for t in texts if t.isascii()):
+        answer = _IF_ACTS.search(text) is not None
+        assert (_IF_ACTS_LOWERED.search(text.lower()) is not None) == answer, text
+        found += answer
+    assert found > 50 and len(texts) > 5000
