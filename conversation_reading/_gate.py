@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import importlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from types import CodeType, FunctionType
 from typing import Any, cast
@@ -151,11 +151,25 @@ def _words_in(requirement: Requirement) -> frozenset[str]:
 _AT: dict[str, Any] = {"lineno": 1, "col_offset": 0, "end_lineno": 1, "end_col_offset": 0}
 
 
+# The characters of a lowered conversation, the most frequent first (a space, then English letters by frequency).
+# pyahocorasick finds a node's child for the next character by a linear search of its children, kept in the order
+# they were added: words added in this order (``_added``) put the children a text steps through most first. The
+# automaton matches the same words either way; only its steps cost less (#47: about 5% of a message scan).
+_FREQUENT = " etaoinsrhldcuymwfgpbvk.,'?!-xjqz0123456789"
+_RANK = {c: i for i, c in enumerate(_FREQUENT)}
+
+
+def _added(words: Iterable[str]) -> list[str]:
+    """``words`` in the order to add them to an automaton: by their characters' frequency ranks (``_FREQUENT``), a
+    character outside it after, by its code."""
+    return sorted(words, key=lambda w: [_RANK.get(c, len(_RANK) + ord(c)) for c in w])
+
+
 def _scan(words: frozenset[str], scans: dict[str, Any]) -> ast.expr:
     """A test over ``s`` that is true where one of ``words`` occurs in ``s``: one pass of an automaton over the
     words (in C; a substring test each costs a pass each), bound in ``scans`` under the name it reads."""
     automaton = ahocorasick.Automaton()
-    for word in sorted(words):
+    for word in _added(words):
         automaton.add_word(word, word)
     automaton.make_automaton()
     name = f"_a{len(scans)}"
@@ -299,7 +313,7 @@ def scanned_each(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], int]:
             always |= 1 << i
         for word in () if rarest is None else _words_in(rarest):
             bits[word] = bits.get(word, 0) | 1 << i
-    for word in sorted(bits):
+    for word in _added(bits):
         automaton.add_word(word, bits[word])
     if not bits:
         return lambda s: always
