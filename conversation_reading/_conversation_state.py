@@ -18,7 +18,7 @@ from conversation_reading._turn_index import UNPARSED
 from policy_model import RESERVATION_UPDATES, booking_age, domain_now
 
 
-@dataclass
+@dataclass(slots=True)  # one a message: slots build and read faster
 class _State:
     """The database as the conversation read it before one message: records by id, the user, searches."""
 
@@ -53,44 +53,54 @@ def _states(
     where it is none: the record's one parse of each tool result, shared with its other readers)."""
     now = domain_now(domain)
     calls: dict[str, Any] = {}
-    state = _State({}, None, None, {}, now, {}, domain)
+    # the state being read, in locals (a state's fields read and written as attributes cost most of the loop); the
+    # dicts are shared between messages until a tool result changes them (copied then): readers never write to one
+    reservations: dict[str, dict[str, Any]] = {}
+    last_reservation: dict[str, Any] | None = None
+    user: dict[str, Any] | None = None
+    flights: dict[str, dict[str, Any]] = {}
+    statuses: dict[tuple[str, str], str] = {}
+    said = ""
+    earlier: tuple[dict[str, Any], ...] = ()
     out = []
     for i, (t, m) in enumerate(zip(turns, messages, strict=True)):
-        # the dicts are shared between messages until a tool result changes them (copied then): readers never
-        # write to a state
-        out.append(_State(state.reservations, state.last_reservation, state.user, state.flights, now,
-                          state.statuses, domain, state.said, state.earlier))
-        if t.role in ("user", "assistant"):
-            state.said += "\n" + t.text
+        out.append(_State(reservations, last_reservation, user, flights, now, statuses, domain, said, earlier))
+        role = t.role
+        if role == "user" or role == "assistant":
+            said += "\n" + t.text
         for c in t.calls:
             calls[c.id] = c
-        if isinstance(m, ToolMessage) and m.id in calls and _read_by_state(name := calls[m.id].name):
-            # parsed only for a tool whose result the state reads
-            value = _json(m.content) if parsed is None else None if (got := parsed(i)) is UNPARSED else got
-            if name == "get_reservation_details" and isinstance(value, dict) and "reservation_id" in value:
-                state.reservations = {**state.reservations, str(value["reservation_id"]): value}
-                state.last_reservation = value
-            elif name in RESERVATION_UPDATES and isinstance(value, dict) and "reservation_id" in value:
-                # a change returns the reservation as it left it: read since; its figures before stay known
-                rid = str(value["reservation_id"])
-                state.earlier = (*state.earlier, *([state.reservations[rid]] if rid in state.reservations else []))
-                state.reservations = {**state.reservations, rid: value}
-                state.last_reservation = value
-            elif name == "get_user_details" and isinstance(value, dict):
-                state.user = value
-            elif name == "get_flight_status":
-                args = calls[m.id].arguments
-                status = value if isinstance(value, str) else (m.content or "").strip().strip('"')
-                state.statuses = {**state.statuses, (str(args.get("flight_number")), str(args.get("date"))): status.lower()}
-            elif name.startswith("search_") and isinstance(value, list):
-                state.flights, state.statuses = dict(state.flights), dict(state.statuses)
-                for item in value:
-                    legs = item if isinstance(item, list) else [item]
-                    for leg in legs:
-                        if isinstance(leg, dict) and leg.get("flight_number"):
-                            state.flights[str(leg["flight_number"])] = leg
-                            if leg.get("date") and leg.get("status"):
-                                state.statuses[(str(leg["flight_number"]), str(leg["date"]))] = str(leg["status"])
+        if not isinstance(m, ToolMessage) or m.id not in calls:
+            continue
+        name = calls[m.id].name
+        if not _read_by_state(name):
+            continue
+        # parsed only for a tool whose result the state reads
+        value = _json(m.content) if parsed is None else None if (got := parsed(i)) is UNPARSED else got
+        if name == "get_reservation_details" and isinstance(value, dict) and "reservation_id" in value:
+            reservations = {**reservations, str(value["reservation_id"]): value}
+            last_reservation = value
+        elif name in RESERVATION_UPDATES and isinstance(value, dict) and "reservation_id" in value:
+            # a change returns the reservation as it left it: read since; its figures before stay known
+            rid = str(value["reservation_id"])
+            earlier = (*earlier, *([reservations[rid]] if rid in reservations else []))
+            reservations = {**reservations, rid: value}
+            last_reservation = value
+        elif name == "get_user_details" and isinstance(value, dict):
+            user = value
+        elif name == "get_flight_status":
+            args = calls[m.id].arguments
+            status = value if isinstance(value, str) else (m.content or "").strip().strip('"')
+            statuses = {**statuses, (str(args.get("flight_number")), str(args.get("date"))): status.lower()}
+        elif name.startswith("search_") and isinstance(value, list):
+            flights, statuses = dict(flights), dict(statuses)
+            for item in value:
+                legs = item if isinstance(item, list) else [item]
+                for leg in legs:
+                    if isinstance(leg, dict) and leg.get("flight_number"):
+                        flights[str(leg["flight_number"])] = leg
+                        if leg.get("date") and leg.get("status"):
+                            statuses[(str(leg["flight_number"]), str(leg["date"]))] = str(leg["status"])
     return out
 
 

@@ -32,7 +32,7 @@ itself what the policy forbids.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from tau2.data_model.message import Message
@@ -165,17 +165,23 @@ def anaphoric_decline(kind_name: str, messages: Sequence[Message]) -> Settled | 
     return anaphoric_in(kind_name, read_turns(messages), Units())
 
 
-def anaphoric_in(kind_name: str, turns: list[Turn], units: Units, gated: bool = True) -> Settled | None:
+def anaphoric_in(
+    kind_name: str, turns: list[Turn], units: Units, gated: bool = True, declined: Collection[int] | None = None,
+) -> Settled | None:
     """``anaphoric_decline`` on a conversation already read, its units cut once (``units``). An agent message is
     read only where a unit of it may name the subject (``Units.may``) and may decline on the clause
     (``Units.may_decline``, which the clause's declines in words asked of it already): the declining sentence of
-    an anaphoric decline declines on it, directly or not (``_declines``). ``gated=False``: every message read (the
-    reference the gate is tested against)."""
+    an anaphoric decline declines on it, directly or not (``_declines``). ``declined``: the messages where the
+    clause's declines in words (``_evidence``'s, over the same ``units``) found one, directly or not: that unit is
+    one of them, so no other message's words are read (the generic refusal names no subject, so its gate lets
+    every message that may decline through). ``gated=False``: every message read (the reference the gates are
+    tested against)."""
     kind = vocabulary().kinds[kind_name]
     for t in turns:
         if t.role != "assistant":
             continue
-        may = not gated or bool(t.text and units.may(kind.subject, t.text) and units.may_decline(kind, t.text))
+        may = not gated or bool(t.text and (declined is None or t.index in declined) and units.may(
+            kind.subject, t.text) and units.may_decline(kind, t.text))
         found = _anaphoric(kind_name, units.of(t.text)) if may else None
         for call in (c for c in t.calls if c.name == TRANSFER_TOOL and found is None):
             found = _anaphoric(kind_name, units.of_summary(str(call.arguments.get("summary") or "")))

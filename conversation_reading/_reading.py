@@ -143,7 +143,9 @@ class _Reading:
                              message_index=e.message_index, excerpt=e.excerpt, certain=e.certain,
                              tool_call=e.tool_call, start=e.start, end=e.end)
                      for e in _declines_in(kind, self.turns, cut=self.units)]
-            said = anaphoric_in(name, self.turns, self.units)
+            # an anaphoric decline's sentence declines in words, read above: only those messages' words are read
+            said = anaphoric_in(name, self.turns, self.units,
+                                declined={d.message_index for d in found if d.form == "words"})
             if said is not None:
                 found.append(Decline(clause=name, form="anaphoric", what=said.what, message_index=said.message_index,
                                      excerpt=said.excerpt, certain=True))

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from conversation_reading._evidence import Turn, excerpt_of, mentions
 from conversation_reading._gate import holds, needs
-from conversation_reading._lowered_search import says
+from conversation_reading._lowered_search import matches, says
 from conversation_reading._message_scan import message_scan
 from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._record import UserRequest
@@ -25,7 +25,23 @@ from policy_model import COMPENSATION_TOOL
 
 
 def _without_payment(text: str) -> str:
-    return vocabulary().payment_use.sub(" ", text) if "certificate" in text.lower() else text
+    lowered = text.lower()
+    if "certificate" not in lowered:
+        return text
+    use = vocabulary().payment_use
+    if not text.isascii():
+        return use.sub(" ", text)
+    # ``sub``'s matches, found by the pattern's lowercase twin over the ASCII text's lowercase (``_lowered_search``:
+    # the same places, several times fewer instructions than the case-folding scan of every position)
+    out: list[str] = []
+    pos = 0
+    for m in matches(use, text, lowered):
+        out += (text[pos : m.start()], " ")
+        pos = m.end()
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
 
 
 # three readers ask it of the same user messages (the requests, the stated wants, compensation unasked), and its

@@ -123,6 +123,31 @@ def test_an_anaphoric_decline_read_only_where_the_clause_may_be_declined_is_the_
     assert found >= 10 and skipped > read / 2
 
 
+def test_an_anaphoric_decline_read_only_in_messages_declining_in_words_is_the_reading_of_every_message():
+    """``anaphoric_in(..., declined=...)`` reads only the agent messages where the clause's declines in words
+    (``_evidence._declines_in``, over the same units) found one, as the record passes them (#47): on the runs'
+    conversations and made anaphoric declines, every clause's anaphoric decline is the one read from every message,
+    and the generic refusal's gate (no subject) lets through messages the hint passes over, or it would save nothing."""
+    from conversation_reading._evidence import _declines_in
+
+    kinds = vocabulary().kinds
+    said = ["I can't help with that. It is not something I am able to do.",
+            "You asked to modify a basic economy ticket. This modification is not permitted.",
+            "You asked to change the destination of the trip. Such a change is against our policy."]
+    made = [[Turn(0, "user", "Hello", ()), Turn(1, "assistant", text, ())] for text in said]
+    found = passed_over = 0
+    for turns in [*made, *(turns for name in RUNS for turns in _conversations(name))]:
+        for kind in kinds:
+            cut = Units()
+            declined = {e.message_index for e in _declines_in(kinds[kind], turns, cut=cut) if e.tool_call is None}
+            hinted = anaphoric_in(kind, turns, cut, declined=declined)
+            assert hinted == anaphoric_in(kind, turns, Units(), gated=False), (kind, turns[1].text[:80])
+            found += hinted is not None
+            passed_over += sum(t.role == "assistant" and bool(t.text) and t.index not in declined
+                               and cut.may_decline(kinds[kind], t.text) for t in turns)
+    assert found >= 10 and passed_over > 50
+
+
 def test_offers_read_only_in_messages_where_one_offer_may_match_are_those_every_message_makes():
     """``_offer_reads.offers_in`` reads an agent message only where one offer's pattern could match it (one gate of
     them all, ``holds_any``): on the runs' conversations and on made offers of each loophole, the offers are those
