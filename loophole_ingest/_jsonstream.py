@@ -93,6 +93,19 @@ def _colons(text: bytes) -> int:
     return int(np.count_nonzero(np.frombuffer(text, np.uint8) == 58))
 
 
+class CompactList(list):
+    """A decoded simulation's messages, with orjson's compact text of them as decoded (``compact``), which
+    ``strict_value`` writes anyway to check the decoding: the messages column (``loophole_store.json_text``)
+    reuses it instead of writing the list again (~0.05 ms a trajectory). Nothing changes a decoded simulation's
+    messages in place (content parts are read into a copy, ``_content_parts``), so the text stays theirs."""
+
+    __slots__ = ("compact",)
+
+    def __init__(self, items: list[Any], compact: bytes) -> None:
+        super().__init__(items)
+        self.compact = compact
+
+
 def strict_value(data: bytes) -> Any:
     """One whole JSON value (a simulation's span), decoded strictly: what ``_DECODER`` makes of ``data`` as
     UTF-8, and its exceptions (``UnicodeDecodeError``, ``json.JSONDecodeError``, ``_Refused``,
@@ -107,11 +120,19 @@ def strict_value(data: bytes) -> Any:
     if data[:1] == b"{" and data[-1:] == b"}" and not _escaped_colon(data):
         try:
             value = orjson.loads(data)
-            written = orjson.dumps(value)
+            messages = value.get("messages")
+            if isinstance(messages, list):  # written apart: the messages column reuses their text (``CompactList``)
+                listed = orjson.dumps(messages)
+                written = orjson.dumps({k: v for k, v in value.items() if k != "messages"})
+                colons = _colons(listed) + 1  # the colon after the "messages" key
+            else:
+                listed, written, colons = b"", orjson.dumps(value), 0
         except (orjson.JSONDecodeError, orjson.JSONEncodeError):
             pass
         else:
-            if not _written_big(written) and _colons(written) == _colons(data):
+            if not _written_big(written) and not _written_big(listed) and colons + _colons(written) == _colons(data):
+                if isinstance(messages, list):
+                    value["messages"] = CompactList(messages, listed)
                 return value
     text = data.decode("utf-8")
     value, stop = _DECODER.raw_decode(text)

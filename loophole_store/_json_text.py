@@ -25,7 +25,11 @@ def json_text(value: object, finite: bool = False) -> str:
     if not isinstance(value, list | dict):  # a bare number has no ' ' or '[' before it for _small_number
         return json.dumps(value, ensure_ascii=False)
     try:
-        compact = orjson.dumps(value) if finite else pydantic_core.to_json(value, inf_nan_mode="constants")
+        if finite:  # a list decoded by ``strict_value`` carries orjson's text of itself: not written again
+            carried = getattr(value, "compact", None)
+            compact = carried if isinstance(carried, bytes) else orjson.dumps(value)
+        else:
+            compact = pydantic_core.to_json(value, inf_nan_mode="constants")
         spaced = msgspec.json.format(compact, indent=0)
     except (ValueError, TypeError, msgspec.DecodeError):  # orjson refuses with a TypeError, pydantic-core a ValueError
         return json.dumps(value, ensure_ascii=False)

@@ -50,7 +50,7 @@ def trajectory_columns(
         "agent_cost": float_or_null(agent_cost),
         "user_cost": float_or_null(user_cost),
         "n_messages": len(messages),
-        "messages_json": json_text(list(messages), finite=from_strict_json),
+        "messages_json": json_text(messages if isinstance(messages, list) else list(messages), finite=from_strict_json),
     }
 
 

@@ -121,6 +121,27 @@ def test_real_messages_are_written_as_json_writes_them_without_json(monkeypatch,
     assert [json_text(m, finite) for m in lists] == expected
 
 
+def test_messages_decoded_by_the_span_reader_are_written_from_the_text_they_carry(monkeypatch):
+    """A span's messages carry orjson's text of them (``strict_value``): the column is written from it, without
+    orjson writing the list again, and is json's text all the same."""
+    from loophole_ingest._jsonstream import CompactList, strict_value
+
+    lists = []
+    for pattern in ("real-runs/*.json", "dev-corpus/runs/*.json", "dev-corpus/other-families/runs/*.json"):
+        for name in sorted(glob.glob(str(SHARED / pattern)))[:6]:
+            with open(name, "rb") as fh:
+                sims = json.load(fh).get("simulations") or []
+            lists += [strict_value(json.dumps(s).encode())["messages"] for s in sims[:20] if s.get("messages")]
+    assert len(lists) > 50 and all(isinstance(m, CompactList) for m in lists)
+    expected = [_json(list(m)) for m in lists]
+
+    def refuse(*_: object, **__: object) -> bytes:
+        raise AssertionError("orjson wrote a list that carries its text")
+
+    monkeypatch.setattr(_json_text.orjson, "dumps", refuse)
+    assert [json_text(m, finite=True) for m in lists] == expected
+
+
 def test_the_rescore_row_writes_its_messages_with_orjson(monkeypatch):
     """A rescored row's messages (decoded from strict JSON) take the orjson path, and its text is json's."""
     import orjson

@@ -61,6 +61,12 @@ TRICKY = [
     b'{"deep": ' + b"[" * 300 + b"]" * 300 + b"}",  # beyond orjson's writer (255), within json's reach
     b'{"deep": ' + b"[" * 5000 + b"]" * 5000 + b"}",  # beyond both
     b"{}", b"[1, 2]", b'{"e": {}, "l": [], "u": "\\/", "q": "\\"", "c": ":,{}[]"}',
+    # the messages, written apart (``CompactList``): a duplicate, a big integer or an escape in or around them
+    b'{"messages": [{"a": 1}], "messages": [{"b": 2}]}', b'{"messages": [{"a": 1, "a": 2}], "x": 1}',
+    b'{"messages": [], "x": {"y": 1, "y": 2}}', b'{"messages": [18446744073709551616], "x": 1}',
+    b'{"messages": [{"n": 1}], "x": -99999999999999999999}', b'{"messages": [{"s": "\\u003a"}]}',
+    b'{"messages": [{"s": "\\ud800"}]}', b'{"messages": {"a": 1}, "m": 2}', b'{"messages": null, "x": [1e+16]}',
+    b'{"x": 1, "messages": [{"role": "user", "content": "a: b", "e": 1e-7}], "y": "messages"}',
 ]
 
 
@@ -83,7 +89,7 @@ _VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
 
 
 @settings(max_examples=300, deadline=None)
-@given(value=st.dictionaries(st.sampled_from(["id", "x", "y:"]), _VALUES, min_size=1, max_size=4),
+@given(value=st.dictionaries(st.sampled_from(["id", "x", "y:", "messages"]), _VALUES, min_size=1, max_size=4),
        dup=st.booleans(), ascii_=st.booleans())
 def test_generated_values_with_and_without_duplicates(value, dup, ascii_):
     text = json.dumps(value, ensure_ascii=ascii_)
@@ -116,3 +122,17 @@ def test_real_simulations_decode_as_the_stream_decodes_them_and_on_the_fast_path
 
     monkeypatch.setattr(_jsonstream, "_DECODER", Unused())
     assert [_ours(s) for s in spans] == expected
+
+
+def test_real_simulations_carry_their_messages_text_as_orjson_writes_the_list():
+    """The messages' compact text that ``strict_value`` keeps (``CompactList.compact``, which the messages column
+    reuses) is exactly what orjson writes of the decoded list: the column is written as before."""
+    import orjson
+
+    carried = 0
+    for data in _spans_of_shared_runs():
+        messages = strict_value(data).get("messages")
+        if isinstance(messages, _jsonstream.CompactList):
+            assert messages.compact == orjson.dumps(list(messages))
+            carried += 1
+    assert carried > 50
