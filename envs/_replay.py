@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from tau2.data_model.message import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from tau2.data_model.tasks import Action
 
+from envs._flight_index import index_flight_search
 from envs._replay_modes import ReplayFlag, ReplayMode, recorded_failure
 from envs._tasks import environment_constructor
 from envs._tracked import _MISSING, TrackedTable
@@ -170,6 +171,7 @@ class ReplayEngine:
         self.env = environment_constructor(domain)()
         self.db = self.env.tools.db
         self.tables = track_tables(self.db)
+        index_flight_search(self.env.tools, self.tables)  # airline: flight search by origin, not a full scan
         if self.env.user_tools is not None:
             raise TypeError(f"{domain} has user tools; the replay engine covers agent tools only")
         self._pristine: State = {}
