@@ -65,6 +65,9 @@ ODD = [
     {"origin": "JFK", "destination": "SFO", "date": "2024-13-99"},
     {"origin": "JFK", "destination": "SFO"},  # a missing argument
     {"origin": "JFK", "destination": None, "date": "2024-05-16"},
+    {"origin": "JFK", "destination": 5, "date": "2024-05-16"},  # a route no flight has
+    {"origin": "JFK", "destination": "ZZZ", "date": ["2024-05-16"]},  # no flight reaches the bad date
+    {"origin": "JFK", "destination": "SFO", "date": "2024-05-16", "leave_after": "12:00:00"},
 ]
 
 
