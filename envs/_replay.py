@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from tau2.data_model.message import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from tau2.data_model.tasks import Action
 
+from envs._flight_index import index_flight_search
 from envs._replay_modes import ReplayFlag, ReplayMode, recorded_failure
 from envs._tasks import environment_constructor
 from envs._tracked import _MISSING, TrackedTable
@@ -79,27 +80,29 @@ class ReplayResult:
         return self.mode is ReplayMode.STRICT and bool(self.mismatches)
 
 
+_CALLERS = (AssistantMessage, UserMessage)
+_END: Any = object()
+
+
 class TrajectoryStructureError(ValueError):
     """The message list does not pair each tool call with its tool message (tau2 refuses it too)."""
 
 
 def tool_call_pairs(messages: Sequence[Message]) -> list[tuple[ToolCall, ToolMessage]]:
-    """Pair tool calls with their tool messages, with the same checks as tau2's ``set_state``."""
+    """Pair tool calls with their tool messages, with the same checks as tau2's ``set_state`` (one pass of an
+    iterator, and tau2's ``is_tool_call``, ``tool_calls is not None``, read inline: a tenth of a replay was here)."""
     pairs: list[tuple[ToolCall, ToolMessage]] = []
-    i = 0
-    while i < len(messages):
-        message = messages[i]
-        i += 1
+    it = iter(messages)
+    for message in it:
         if isinstance(message, ToolMessage):
             raise TrajectoryStructureError(
                 "Tool message not expected. Tool messages should always follow a tool call."
             )
-        if isinstance(message, (AssistantMessage, UserMessage)) and message.is_tool_call():
+        if isinstance(message, _CALLERS) and message.tool_calls is not None:
             for tc in message.tool_calls:
-                if i >= len(messages):
+                tm = next(it, _END)
+                if tm is _END:
                     raise TrajectoryStructureError("Tool message expected. Got None.")
-                tm = messages[i]
-                i += 1
                 if not isinstance(tm, ToolMessage):
                     raise TrajectoryStructureError(f"Tool message expected. Got {type(tm)}")
                 if tc.id != tm.id:
@@ -170,6 +173,7 @@ class ReplayEngine:
         self.env = environment_constructor(domain)()
         self.db = self.env.tools.db
         self.tables = track_tables(self.db)
+        index_flight_search(self.env.tools, self.tables)  # airline: flight search by origin, not a full scan
         if self.env.user_tools is not None:
             raise TypeError(f"{domain} has user tools; the replay engine covers agent tools only")
         self._pristine: State = {}
