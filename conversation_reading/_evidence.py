@@ -347,9 +347,8 @@ def find_declines(kind_name: str, turns: list[Turn], before: int | None = None) 
     return [e for e in _declines_in(vocabulary().kinds[kind_name], turns, before) if e.certain]
 
 
-def _declines_in(
-    kind: EvidenceKind, turns: list[Turn], before: int | None = None, cut: Units | None = None
-) -> list[EvidenceItem]:
+def _declines_in(kind: EvidenceKind, turns: list[Turn], before: int | None = None,
+                 cut: Units | None = None) -> list[EvidenceItem]:
     cut = cut or Units()
     found: list[EvidenceItem] = []
     for t in turns:
@@ -358,11 +357,12 @@ def _declines_in(
         if t.role != "assistant":
             continue
         units = cut.of(t.text) if t.text and cut.may_decline(kind, t.text) else []  # no words: no unit
+        # (a kind with no indirect subject, the generic refusal, declines none indirectly: ``_declines``)
         hit = next((u for u in units if _declines(kind, u, direct=True)), None)
         if hit:
             text, start, end = t.excerpt(hit)
             found.append(EvidenceItem(t.index, "assistant", text, None, f"declines, naming {kind.what}", True, start, end))
-        elif weak := next((u for u in units if _declines(kind, u, direct=False)), None):
+        elif kind.indirect and (weak := next((u for u in units if _declines(kind, u, direct=False)), None)):
             text, start, end = t.excerpt(weak)
             found.append(EvidenceItem(
                 t.index, "assistant", text, None, f"declines, naming {kind.what} only indirectly", False, start, end
