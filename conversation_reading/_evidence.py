@@ -332,7 +332,7 @@ def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = Fa
         # a clause on what may pay declines the means of payment, not the change (#46 class 6)
         unit = vocabulary().payment_means.sub(" ", unit)
         low = ascii_lowered(unit)
-    if says(kind.not_the_clause, unit, low):
+    if kind.other_grounds and says(kind.not_the_clause, unit, low):
         return False  # declined on other grounds ("the flight was not delayed")
     by_class = any(_stated(p, unit, low) for p in kind.declined_by)
     if direct:
