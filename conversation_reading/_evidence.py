@@ -367,7 +367,7 @@ def _declines_in(kind: EvidenceKind, turns: list[Turn], before: int | None = Non
             found.append(EvidenceItem(
                 t.index, "assistant", text, None, f"declines, naming {kind.what} only indirectly", False, start, end
             ))
-        for call in (c for c in t.calls if c.name == TRANSFER_TOOL):
+        for call in (c for c in t.calls if c.name == TRANSFER_TOOL) if t.calls else ():  # most make no call
             summary = str(call.arguments.get("summary") or "")
             parts = cut.of_summary(summary)
             if kind.transfers_count or any(_declines(kind, u, direct=True, summary=True) for u in parts):
