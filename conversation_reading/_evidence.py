@@ -332,7 +332,7 @@ def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = Fa
         # a clause on what may pay declines the means of payment, not the change (#46 class 6)
         unit = vocabulary().payment_means.sub(" ", unit)
         low = ascii_lowered(unit)
-    if says(kind.not_the_clause, unit, low):
+    if kind.other_grounds and says(kind.not_the_clause, unit, low):
         return False  # declined on other grounds ("the flight was not delayed")
     by_class = any(_stated(p, unit, low) for p in kind.declined_by)
     if direct:
@@ -347,9 +347,8 @@ def find_declines(kind_name: str, turns: list[Turn], before: int | None = None) 
     return [e for e in _declines_in(vocabulary().kinds[kind_name], turns, before) if e.certain]
 
 
-def _declines_in(
-    kind: EvidenceKind, turns: list[Turn], before: int | None = None, cut: Units | None = None
-) -> list[EvidenceItem]:
+def _declines_in(kind: EvidenceKind, turns: list[Turn], before: int | None = None,
+                 cut: Units | None = None) -> list[EvidenceItem]:
     cut = cut or Units()
     found: list[EvidenceItem] = []
     for t in turns:
@@ -358,16 +357,17 @@ def _declines_in(
         if t.role != "assistant":
             continue
         units = cut.of(t.text) if t.text and cut.may_decline(kind, t.text) else []  # no words: no unit
+        # (a kind with no indirect subject, the generic refusal, declines none indirectly: ``_declines``)
         hit = next((u for u in units if _declines(kind, u, direct=True)), None)
         if hit:
             text, start, end = t.excerpt(hit)
             found.append(EvidenceItem(t.index, "assistant", text, None, f"declines, naming {kind.what}", True, start, end))
-        elif weak := next((u for u in units if _declines(kind, u, direct=False)), None):
+        elif kind.indirect and (weak := next((u for u in units if _declines(kind, u, direct=False)), None)):
             text, start, end = t.excerpt(weak)
             found.append(EvidenceItem(
                 t.index, "assistant", text, None, f"declines, naming {kind.what} only indirectly", False, start, end
             ))
-        for call in (c for c in t.calls if c.name == TRANSFER_TOOL):
+        for call in (c for c in t.calls if c.name == TRANSFER_TOOL) if t.calls else ():  # most make no call
             summary = str(call.arguments.get("summary") or "")
             parts = cut.of_summary(summary)
             if kind.transfers_count or any(_declines(kind, u, direct=True, summary=True) for u in parts):

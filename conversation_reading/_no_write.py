@@ -183,7 +183,7 @@ def anaphoric_in(
         may = not gated or bool(t.text and (declined is None or t.index in declined) and units.may(
             kind.subject, t.text) and units.may_decline(kind, t.text))
         found = _anaphoric(kind_name, units.of(t.text)) if may else None
-        for call in (c for c in t.calls if c.name == TRANSFER_TOOL and found is None):
+        for call in (c for c in t.calls if c.name == TRANSFER_TOOL and found is None) if t.calls else ():
             found = _anaphoric(kind_name, units.of_summary(str(call.arguments.get("summary") or "")))
         if found is not None:
             return Settled(f"declines on {kind.what}, naming it in the sentence before",

@@ -118,7 +118,7 @@ class _Reading:
         # the one scan of each agent message, for the declines' gates too (bound to the index, not to this reading: a
         # cycle through it would keep every record's reading alive until the collector finds it)
         scan, bits = message_scan("assistant")
-        self.units = Units(partial(self.index.scanned, scan=scan), bits)
+        self.units = Units(partial(self.index.scanned, scan=scan), bits, self.index.lowercase)
         self._states: list[_State] | None = None
         self._declines: dict[str, list[Decline]] = {}
 

@@ -81,6 +81,10 @@ class TurnIndex:
             found = self._lowered[text] = (text.lower(), gateable(text))
         return found
 
+    def lowercase(self, text: str) -> str:
+        """``text.lower()``, lowered once for every reader (``lowered``)."""
+        return self.lowered(text)[0]
+
     def scanned(self, text: str, scan: Callable[[str], int]) -> int:
         """``scan`` of ``text``'s lowercase: the one scan of a speaker's messages for the rarest words of every pattern
         the record's readers of them gate on (``_message_scan``), where a pattern none of whose bits it sets could

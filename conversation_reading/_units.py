@@ -68,10 +68,12 @@ class Units:
     """One conversation's units, cut once for every clause that reads them (a fresh one per reading: nothing is
     kept across conversations)."""
 
-    def __init__(self, scanned: Callable[[str], int] | None = None, bits: Mapping[int, int] | None = None) -> None:
+    def __init__(self, scanned: Callable[[str], int] | None = None, bits: Mapping[int, int] | None = None,
+                 lowercase: Callable[[str], str] = str.lower) -> None:
         # the one scan of an agent message's lowercase (``_message_scan``, the record's) and each pattern's bits in its
         # answer: ``may_decline`` tests a decline class's gate only where the scan found one of its rarest words
         self._scanned, self._bits = scanned, bits or {}
+        self._lowercase = lowercase  # ``str.lower``, or the record's, which lowers each text once for every reader
         self._text: dict[str, list[str]] = {}
         self._summary: dict[str, list[str]] = {}
         self._summary_text: dict[str, str] = {}
@@ -102,7 +104,7 @@ class Units:
         """The lowercase of ``text`` itself, for a reader of its sentences (each a part of it); None where the gate
         does not apply."""
         if text not in self._plain:
-            low = text.lower()
+            low = self._lowercase(text)
             self._plain[text] = low if gateable(low) else None
         return self._plain[text]
 

@@ -32,6 +32,9 @@ class EvidenceKind:
     contested: frozenset[str] | None  # None: any write contradicts the refusal
     transfers_count: bool
     requested_by: re.Pattern[str] | None = None  # grounded_by "request": the user asking for a contested write
+    # whether ``not_the_clause`` has terms: without, it is ``terms([])``, which matches nothing (a scan of every
+    # place of a sentence to find so, a sentence each clause reads)
+    other_grounds: bool = True
 
     def names(self, sentence: str, lowered: str | None = None) -> bool:
         """Every subject pattern matches ``sentence`` (``lowered``: its lowercase where ASCII, which each pattern's
@@ -112,6 +115,7 @@ def vocabulary() -> Vocabulary:
             transfers_count=ev.transfers_count,
             requested_by=terms([f for t in ev.contested_tools or [] for f in catalog.requests.get(t, [])])
             if ev.grounded_by == "request" else None,
+            other_grounds=bool(ev.not_the_clause),
         )
     return Vocabulary(
         decline=classes["decline"],

@@ -172,3 +172,27 @@ def test_offers_read_only_in_messages_where_one_offer_may_match_are_those_every_
         skipped += sum(not gate(text.lower()) for text in agent)
         read += len(agent)
     assert found >= 6 and skipped > read / 2
+
+
+def test_a_kind_without_other_grounds_declines_as_when_its_empty_pattern_is_scanned():
+    """``EvidenceKind.other_grounds`` False skips ``not_the_clause``, ``terms([])``: every kind's decline, direct or
+    not, on real agent units, as with the pattern scanned."""
+    from dataclasses import replace
+
+    from conversation_reading._evidence import _declines
+
+    kinds = list(vocabulary().kinds.values())
+    assert {k.name for k in kinds if not k.other_grounds} >= {"refusal"}
+    units = [u for name in RUNS for turns in _conversations(name) for t in turns if t.role == "assistant"
+             for u in Units().of(t.text)] + [
+        "I cannot offer compensation since your flight was not delayed, unless you change or cancel it.",
+        "I'm unable to issue a certificate if you keep the reservation; the flight was on time.",
+    ]
+    seen = 0
+    for kind in kinds:
+        scanned = replace(kind, other_grounds=True)
+        for direct in (True, False):
+            answers = [_declines(kind, u, direct=direct) for u in units]
+            assert answers == [_declines(scanned, u, direct=direct) for u in units], (kind.name, direct)
+            seen += answers.count(True)
+    assert seen >= 10  # declines among them, so the skip is tried where it could change one
