@@ -207,11 +207,11 @@ def _asked_to_confirm(before: Turn | None) -> bool:
 # what counts without the user's decision following it: invented policy, a taken offer; its plain words apart
 # (a substring test of the lowercase where the gate applies: the same answer as the alternation's scan)
 _STANDS_ALONE_WORDS = ("exception", "team", "department", "desk", "insurance")
-_STANDS_ALONE_IF = r"\bif\b[^.!?\n]{0,60}\b(?:modif|chang|cancel)"
-_STANDS_ALONE = re.compile("|".join((*_STANDS_ALONE_WORDS, _STANDS_ALONE_IF)), re.IGNORECASE)
-_IF_ACTS = re.compile(_STANDS_ALONE_IF, re.IGNORECASE)
+_IF_THEN_ACTS = r"\b[^.!?\n]{0,60}\b(?:modif|chang|cancel)"  # what follows the "if", in each scan below
+_STANDS_ALONE = re.compile("|".join((*_STANDS_ALONE_WORDS, r"\bif" + _IF_THEN_ACTS)), re.IGNORECASE)
+_IF_ACTS = re.compile(r"\bif" + _IF_THEN_ACTS, re.IGNORECASE)
 # its twin over an ASCII text's lowercase, the boundary tested behind the "if": the engine skips from "if" to "if" (#47)
-_IF_ACTS_LOWERED = re.compile(r"if(?<=\bif)\b[^.!?\n]{0,60}\b(?:modif|chang|cancel)")
+_IF_ACTS_LOWERED = re.compile(r"if(?<=\bif)" + _IF_THEN_ACTS)
 
 
 def _worth_reading(text: str, acts_follow: bool, lowered: str, gated: bool) -> bool:
