@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import msgspec
 from tau2.data_model.message import Message, ToolMessage
 
 from conversation_reading._evidence import Turn
@@ -22,6 +23,16 @@ from conversation_reading._units import split_sentences
 
 # A tool result that is not JSON (``parsed``): every reader of the parse passes over it.
 UNPARSED: Any = object()
+
+_DECODER = msgspec.json.Decoder()
+# What json's scanner opens a value with, after its blanks: a text opening with anything else ("available", an
+# "Error: ..."), or with nothing, json refuses at once (``JSONDecodeError``), after raising and formatting an error
+_OPENS = frozenset('{["-0123456789tfnNI')
+_BLANKS = " \t\n\r"
+# msgspec reads a few levels of nesting past where json runs out of stack (``RecursionError``): a text that may
+# nest this deep (as many brackets, so twice as many characters) is read by json alone. A shallower one runs out
+# of neither's stack unless its reader is called some 500 frames deep (the record's are a few dozen)
+_DEEP = 500
 
 
 class TurnIndex:
@@ -65,11 +76,26 @@ class TurnIndex:
 
     def parsed(self, index: int) -> Any:
         """Message ``index``'s content as JSON (``json.loads``), or ``UNPARSED`` where it is none (no text, or not
-        JSON): parsed once for every reader."""
+        JSON): parsed once for every reader.
+
+        msgspec reads it first (half the instructions, #47): every JSON text json reads, it reads to the same value
+        (a duplicate key's last value in its first place, integers of any size, floats correctly rounded), and it
+        refuses what json reads otherwise or alone (NaN, a lone surrogate, a number past a double's range), which
+        json then reads, raising as it raises (tests/test_tool_json.py). json is called here, not in a function of
+        its own: from the frame it always was, it runs out of stack at the same nesting."""
         if index not in self._parsed:
             content = self.messages[index].content
+            if not isinstance(content, str) or content.lstrip(_BLANKS)[:1] not in _OPENS:
+                self._parsed[index] = UNPARSED
+                return UNPARSED
+            if len(content) < 2 * _DEEP or content.count("[") + content.count("{") < _DEEP:
+                try:
+                    self._parsed[index] = _DECODER.decode(content)
+                    return self._parsed[index]
+                except (ValueError, TypeError, RecursionError):  # msgspec's are ValueErrors; a str subclass a TypeError
+                    pass
             try:
-                self._parsed[index] = json.loads(content) if isinstance(content, str) else UNPARSED
+                self._parsed[index] = json.loads(content)
             except json.JSONDecodeError:
                 self._parsed[index] = UNPARSED
         return self._parsed[index]
