@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from conversation_reading._conversation_state import _reservation_age, _State
 from conversation_reading._evidence import _CLAUSE_BREAK, asks, negated
+from conversation_reading._lowered_search import ascii_lowered, says
 from conversation_reading._vocabulary import vocabulary
 from policy_model import BAG_ALLOWANCE, INSURANCE_REASONS, PAYMENT_LIMITS, within_booking_window
 
@@ -65,7 +66,7 @@ _LIMITS = {source: PAYMENT_LIMITS[source] for source in ("gift_card", "credit_ca
 def _payment_limits(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
     if all(text.count(f"{source}_") <= limit for source, limit in _LIMITS.items()):
         return None  # no more ids of a kind than its limit (each id holds its prefix): most messages name none
-    if not _stated(sentence, m) or _ALTERNATIVES.search(text):
+    if not _stated(sentence, m) or says(_ALTERNATIVES, text, ascii_lowered(text)):  # by its twin (``_lowered_search``)
         return None  # methods offered as alternatives, not one plan
     for source, limit in _LIMITS.items():
         ids = set(re.findall(rf"\b{source}_\d+\b", text))
