@@ -1,7 +1,8 @@
 """The payment claims' checkers scan a message as they did (#47 round 11): certificate ids found by a pattern opening
 with its letter are those the boundary-first pattern finds, the payment alternatives searched by their lowercase twins
 answer as searched as they are, and the certificate checker, which scans for alternatives only where the plan would
-use too many certificates, answers as the checker that scanned first."""
+use too many certificates, answers as the checker that scanned first; a policy claim's marker words, gated, and a bag
+allowance's cabins, searched by their twins, answer as before."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from conversation_reading import _claims, _policy_claims
 from conversation_reading._conversation_state import _State, _states
 from conversation_reading._evidence import read_turns, split_sentences
 from conversation_reading._lowered_search import ascii_lowered, says, twin
+from conversation_reading._vocabulary import vocabulary
 from policy_model import PAYMENT_LIMITS
 from tests.conftest import SHARED, real_run
 
@@ -85,3 +87,44 @@ def test_the_certificate_checker_answers_as_the_checker_that_scanned_first():
     answers = [_claims._certificates(*c) for c in cases]
     assert answers == [_certificates_scanned_first(*c) for c in cases]
     assert sum(a is not None for a in answers) >= 3 and sum(a is None for a in answers) >= 3
+
+
+def test_a_policy_claims_marker_words_gated_answer_as_every_word_matched():
+    v = vocabulary()
+    parts = [s[:k] for x in _agent_texts() for s in split_sentences(x) for k in (len(s) // 2, len(s))]
+    parts += [x.upper() for x in parts[:500]] + EDGES + ["If it isn't", "CANNOT", "unless\u017f", "n\u2019t if"]
+    for markers in (v.hypothetical, v.negation):
+        assert markers.flags & re.IGNORECASE  # the gate reads a lowercase
+        expected = [any(markers.fullmatch(w.strip(".,!?\"'*()").lower()) for w in x.split()) for x in parts]
+        assert [_policy_claims._words(x, markers) for x in parts] == expected, markers.pattern
+        assert 50 < sum(expected) < len(parts) - 50
+
+
+def test_a_bag_allowances_cabins_searched_by_their_twins_answer_as_searched():
+    halves = [h for x in _agent_texts() for s in split_sentences(x) for h in (s[: len(s) // 2], s[len(s) // 2 :])]
+    halves += [x.upper() for x in halves[:300]] + ["basic-economy", "BASIC ECONOMY", "basic economy", "\u0130 economy"]
+    for _, pattern in _policy_claims._CABINS:
+        assert twin(pattern) is not None
+        expected = [pattern.search(x) is not None for x in halves]
+        assert [says(pattern, x, ascii_lowered(x)) for x in halves] == expected, pattern.pattern
+        assert 0 < sum(expected) < len(halves)
+
+
+def test_a_bag_allowance_checked_with_twin_searches_answers_as_with_the_patterns_searched(monkeypatch):
+    kind = next(k for k in _claims.claim_kinds()[0] if k.name == "bag_allowance")
+    cases: list[tuple[str, re.Match[str], str, _State]] = []
+    for messages in _conversations():
+        turns = read_turns(messages)
+        states = _states(turns, messages, "airline")
+        cases += [(s, m, t.text, states[t.index]) for t in turns if t.role == "assistant"
+                  for s in split_sentences(t.text) for p in kind.patterns for m in p.finditer(s)]
+    gold = _State({}, None, {"membership": "gold"}, {}, None)
+    for text in ("In business class you are entitled to 2 free checked bags per passenger.",
+                 "You are entitled to 2 free checked bags per passenger in BASIC ECONOMY.",
+                 "In basic economy, you get 4 free checked bags per passenger.",
+                 "As a Gold member in economy you receive 3 free checked bags per person."):
+        cases += [(text, m, text, gold) for p in kind.patterns for m in p.finditer(text)]
+    fast = [_policy_claims._bag_allowance(*c) for c in cases]
+    monkeypatch.setattr(_policy_claims, "says", lambda pattern, text, _low: pattern.search(text) is not None)
+    assert fast == [_policy_claims._bag_allowance(*c) for c in cases]
+    assert sum(a is not None for a in fast) >= 2 and sum(a is None for a in fast) >= 2
