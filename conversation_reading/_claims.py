@@ -35,7 +35,7 @@ from conversation_reading._evidence import (
 )
 from conversation_reading._fare_totals import CENT, _another_itinerary, _differs_by, _paid
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._lowered_search import ascii_lowered, scans
+from conversation_reading._lowered_search import ascii_lowered, says, scans
 from conversation_reading._policy_claims import POLICY_CHECKERS
 from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._replies import acted_on, took_offer, withdrew_offer
@@ -111,19 +111,20 @@ def _booking_window(sentence: str, m: re.Match[str], text: str, state: _State) -
 
 
 _ALTERNATIVES = re.compile(r"certificate_\d+[^.\n]{0,60}\b(?:or|either)\b[^.\n]{0,60}certificate_\d+", re.IGNORECASE)
+# ``\bcertificate_\d+\b`` opening with its letter, the boundary checked behind it: the engine skips "c" to "c" (#47)
+_CERTIFICATE_ID = re.compile(r"c(?<=\bc)ertificate_\d+\b")
 
 
 def _certificates(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
-    ids = set(re.findall(r"\bcertificate_\d+\b", text))
+    ids = set(_CERTIFICATE_ID.findall(text))
     if state.user is not None:
         methods = state.user.get("payment_methods") or {}
         certs = {k: v for k, v in methods.items() if isinstance(v, dict) and v.get("source") == "certificate"}
         ids |= {k for k in certs if k in text}
-    if _ALTERNATIVES.search(text):
-        return None  # certificates offered as alternatives ("certificate_1 or certificate_2"), not one plan
-    if len(ids) > PAYMENT_LIMITS["certificate"]:
-        return f"the plan uses {len(ids)} travel certificates ({', '.join(sorted(ids))}); the policy allows one per reservation"
-    return None
+    # alternatives ("certificate_1 or certificate_2") are no plan: scanned for (by the twin) where it would use too many
+    if len(ids) <= PAYMENT_LIMITS["certificate"] or says(_ALTERNATIVES, text, ascii_lowered(text)):
+        return None
+    return f"the plan uses {len(ids)} travel certificates ({', '.join(sorted(ids))}); the policy allows one per reservation"
 
 
 def _membership(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:

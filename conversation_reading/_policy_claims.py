@@ -16,6 +16,8 @@ from collections.abc import Callable
 
 from conversation_reading._conversation_state import _reservation_age, _State
 from conversation_reading._evidence import _CLAUSE_BREAK, asks, negated
+from conversation_reading._gate import may_match
+from conversation_reading._lowered_search import ascii_lowered, says
 from conversation_reading._vocabulary import vocabulary
 from policy_model import BAG_ALLOWANCE, INSURANCE_REASONS, PAYMENT_LIMITS, within_booking_window
 
@@ -26,6 +28,10 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022\u2713\u2717\u274c\u2705]|\d+[.)])")
 
 
 def _words(text: str, markers: re.Pattern[str]) -> bool:
+    # each word lowered is a part of an ASCII text's lowercase: where that lacks what the markers need (``_gate``),
+    # no word is one, and the words are not matched one by one (#47)
+    if text.isascii() and not may_match(markers, text.lower(), True):
+        return False
     return any(markers.fullmatch(w.strip(".,!?\"'*()").lower()) for w in text.split())
 
 
@@ -65,7 +71,7 @@ _LIMITS = {source: PAYMENT_LIMITS[source] for source in ("gift_card", "credit_ca
 def _payment_limits(sentence: str, m: re.Match[str], text: str, state: _State) -> str | None:
     if all(text.count(f"{source}_") <= limit for source, limit in _LIMITS.items()):
         return None  # no more ids of a kind than its limit (each id holds its prefix): most messages name none
-    if not _stated(sentence, m) or _ALTERNATIVES.search(text):
+    if not _stated(sentence, m) or says(_ALTERNATIVES, text, ascii_lowered(text)):  # by its twin (``_lowered_search``)
         return None  # methods offered as alternatives, not one plan
     for source, limit in _LIMITS.items():
         ids = set(re.findall(rf"\b{source}_\d+\b", text))
@@ -97,7 +103,8 @@ def _bag_allowance(sentence: str, m: re.Match[str], text: str, state: _State) ->
     # reservation the message names; a cabin nobody named (a new booking's, say) is undecidable
     after = sentence[m.end() : m.end() + 40]
     before = sentence[: m.start()]
-    near = [(p.search(after), p.search(before)) for _, p in _CABINS]
+    low_after, low_before = ascii_lowered(after), ascii_lowered(before)  # searched by their twins (``_lowered_search``)
+    near = [(says(p, after, low_after), says(p, before, low_before)) for _, p in _CABINS]
     cabin = next((c for (c, _), (a, _b) in zip(_CABINS, near, strict=True) if a), None)
     cabin = cabin or next((c for (c, _), (_a, b) in zip(_CABINS, near, strict=True) if b), None)
     res = next((r for rid, r in state.reservations.items() if rid in text), None)
