@@ -18,6 +18,8 @@ from loophole_store._json_text import json_text
 from loophole_store._schemas import TRIALS_SCHEMA
 
 if TYPE_CHECKING:  # the store imports no scorer (nor tau2) at import time
+    from pydantic import BaseModel
+
     from loophole_scoring import ScoredSimulation
 
 _TRIAL_NAMES = tuple(TRIALS_SCHEMA.names)  # ``Schema.names`` builds its list anew at each call
@@ -71,7 +73,9 @@ def reward_rows(scored: ScoredSimulation, *, run_id: str, trajectory_id: str) ->
         "judge_cost": scored.judge_cost,
         "replay_mode": str(result.replay_mode),
         "replay_flags": sorted(result.replay_flags),
-        "record_json": scored.record.model_dump_json() if scored.record is not None else None,
+        # pydantic's JSON as bytes (``model_dump_json`` decodes them to a str): Arrow takes the UTF-8 as it is,
+        # where a str the record's non-ASCII text made wide was decoded, pickled and encoded again (#47)
+        "record_json": _record_json(scored.record) if scored.record is not None else None,
     }
     sha = catalog_sha256()
     scores = []
@@ -101,6 +105,11 @@ def reward_rows(scored: ScoredSimulation, *, run_id: str, trajectory_id: str) ->
             }
         )
     return trial, scores
+
+
+def _record_json(record: BaseModel) -> bytes:
+    """``record.model_dump_json().encode()``, without the str between."""
+    return record.__pydantic_serializer__.to_json(record)
 
 
 def failure_scores(
