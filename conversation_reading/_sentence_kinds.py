@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from conversation_reading._bag_fees import _FREE, stated_free
-from conversation_reading._gate import gateable, holds, needs, scanned_each
+from conversation_reading._gate import gateable, holds, may_match, needs, scanned_each
 from conversation_reading._lowered_search import says as found
 from conversation_reading._route_claims import ROUTE as _ROUTE
 from conversation_reading._sentence_facts import (
@@ -26,17 +26,33 @@ from conversation_reading._sentence_facts import (
 # an option in a list ("1. **Cancel the reservation** — ..."): an offer of that act, whatever the line says of it
 _OPTION = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|option \w+:?)\s*\**\s*(?:you (?:can|could) )?"
                      r"(cancel\w*|chang\w*|modif\w*|upgrad\w*|rebook\w*|switch\w*|transfer\w*|keep\w*)\b", re.I)
+# what an option's line opens with past its blanks, as the engine reads ``_OPTION``'s first item: a digit
+# (``\d``: ``str.isdecimal``), a bullet, or the "o" of "option" (which folds to "O" alone); ``\s`` is ``str.isspace``
+_OPTION_OPENS = frozenset("-*\u2022oO")
+
+
+def option(sentence: str, lowered: str | None) -> re.Match[str] | None:
+    """``_OPTION.match(sentence)``; ``lowered``: the sentence's lowercase where its gate applies (``gateable``), else
+    None. Not tried where the first character past the blanks opens no option, nor where the gate (``_gate``) rules
+    the act out: a bulleted line naming no act ("*   Flight 1: HAT023") costs the engine thousands of instructions
+    of backtracking over its blanks (#47)."""
+    first = sentence[:1]
+    if first.isspace():
+        first = sentence.lstrip()[:1]
+    if not (first in _OPTION_OPENS or first.isdecimal()) or (lowered is not None and not may_match(_OPTION, lowered, True)):
+        return None
+    return _OPTION.match(sentence)
 
 
 def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], declines: bool = True) -> str | None:
     """The sentence's kind (None: not consequential). ``declines``: the decline's gate holds on the sentence's
     message (a sentence is a part of it). Each pattern's gate (``_gate``) first, a scan only where it may match;
     the scan of an ASCII sentence over its lowercase (``_lowered_search``)."""
-    if _OPTION.match(sentence):
-        return "offer"
     lowered = sentence.lower()
     ascii_ = lowered if sentence.isascii() else None
     gated = gateable(sentence)  # the gates below rule a sentence out only where they apply
+    if option(sentence, lowered if gated else None):
+        return "offer"
     if declines and (not gated or holds(gate, lowered)) and found(decline, sentence, ascii_):  # most say no decline
         return "decline"
     if "$" in sentence and _MONEY.search(sentence):  # ``_MONEY`` matches a "$"
@@ -81,4 +97,4 @@ _PROMISED = _COMPENSATIONS | _CANCELS | _REFUNDS  # what a promise is of: one of
 _OFFERED = _CANCELS | _CABINS | _FLIGHT_CHANGES | _COMPENSATIONS  # what an offer is of
 
 
-__all__ = ["kind"]
+__all__ = ["kind", "option"]

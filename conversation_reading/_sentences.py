@@ -43,7 +43,7 @@ from conversation_reading._sentence_facts import (
     _Checker,
     _sums_up,
 )
-from conversation_reading._sentence_kinds import _OPTION
+from conversation_reading._sentence_kinds import _OPTION, option
 from conversation_reading._sentence_kinds import kind as sentence_kind
 from conversation_reading._turn_index import TurnIndex
 from conversation_reading._units import split_sentences
@@ -127,7 +127,7 @@ def _main_clause(sentence: str, low: str | None) -> str:
 
 def _offered_act(sentence: str, low: str | None) -> re.Match[str] | None:
     """The act an offer or a promise names (group 1; ``low``: ``ascii_lowered(sentence)``)."""
-    return _OPTION.match(sentence) or searched(_ACT, sentence, low)
+    return option(sentence, low) or searched(_ACT, sentence, low)
 
 
 def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
