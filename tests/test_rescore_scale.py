@@ -222,38 +222,6 @@ def test_worker_processes_are_at_most_the_cores_this_process_may_use():
     assert pool_size(2) == min(2, cores)
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_quotes_counted_back_agree_with_the_runs_over_the_whole_block(seed):
-    import numpy as np
-
-    from loophole_ingest._spans import _brackets, _real_quotes, _real_quotes_by_runs
-
-    rng = np.random.default_rng(seed)
-    alphabet = np.frombuffer(b'\\\\\\\\"a{}[]', np.uint8)  # backslash-heavy: runs of every parity
-    b = rng.choice(alphabet, size=int(rng.integers(1, 4000)))
-    if seed % 4 == 0:
-        b[: int(rng.integers(1, 60))] = 92  # a run from the block's start, into ``carry``
-    if seed % 5 == 0:
-        at = int(rng.integers(0, len(b)))
-        b = np.concatenate([b[:at], np.full(int(rng.integers(33, 90)), 92, np.uint8), [34], b[at:]]).astype(np.uint8)
-    for carry in (0, 1, 2, 7):
-        assert _real_quotes(b, carry).tolist() == _real_quotes_by_runs(b, carry).tolist()
-    expected = np.isin(b, np.frombuffer(b"{}[]", np.uint8))
-    assert (_brackets(b) == expected).all()
-    assert (_brackets(np.arange(256, dtype=np.uint8)) == np.isin(np.arange(256), [91, 93, 123, 125])).all()
-
-
-@pytest.mark.parametrize("block", [b'\\"a', b'\\"\\"', b'a\\"', b'\\\\"x', b'\\"'])
-def test_a_quote_after_one_backslash_at_the_block_start_counts_the_run_carried_in(block):
-    import numpy as np
-
-    from loophole_ingest._spans import _real_quotes, _real_quotes_by_runs
-
-    b = np.frombuffer(block, np.uint8)
-    for carry in range(4):  # the backslash at 0 continues the carried run: an odd carry leaves the quote real
-        assert _real_quotes(b, carry).tolist() == _real_quotes_by_runs(b, carry).tolist()
-
-
 @pytest.mark.parametrize("enabled", [True, False])
 def test_reading_spans_leaves_the_garbage_collector_as_it_found_it(tmp_path, enabled):
     import gc
