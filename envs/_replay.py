@@ -4,8 +4,9 @@ tau2's ``EnvironmentEvaluator`` builds two fresh environments per trajectory (re
 ``db.json`` each time) and hashes the whole database twice. Here each worker loads a domain's database
 once. Its top-level tables (``users``, ``flights``, ``reservations`` / ``products``, ``users``, ``orders``)
 are wrapped so that a write tool's access to a record is tracked (``envs._tracked``: a pristine copy is kept
-the first time a record is ever touched). Tools reach records by key; after a replay the touched records
-are serialised, and each whose JSON is not its pristine JSON is put back as a fresh pristine copy.
+the first time a record is ever touched). Tools reach records by key; after a replay each touched record is
+compared with its pristine self (``envs._records``: its dump's bytes first, its JSON where they differ), and
+each whose JSON is not its pristine JSON is put back as a fresh pristine copy.
 
 Two replays are then equal in database terms exactly when the records touched by either serialise to
 the same JSON: tau2 hashes ``json.dumps(db.model_dump(), sort_keys=True, default=str)``, and records that
@@ -15,37 +16,20 @@ neither replay touched are the pristine ones on both sides.
 from __future__ import annotations
 
 import copy
-import json
-import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
 from tau2.data_model.message import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from tau2.data_model.tasks import Action
 
 from envs._flight_index import index_flight_search
+from envs._outputs import outputs_match
+from envs._records import dump_of, json_of, marshal_of, record_json
 from envs._replay_modes import ReplayFlag, ReplayMode, recorded_failure
 from envs._tasks import environment_constructor
 from envs._tracked import _MISSING, TrackedTable
-
-# Pydantic validation errors embed a docs URL with the pydantic minor version
-# (https://errors.pydantic.dev/2.12/v/missing). A run recorded under one version and replayed under
-# another then differs in that URL alone. This is the only normalisation applied, and only after
-# an exact comparison has failed.
-_PYDANTIC_URL = re.compile(r"https://errors\.pydantic\.dev/\d+(?:\.\d+)*/")
-_PYDANTIC_URL_NORMAL = "https://errors.pydantic.dev/<version>/"
-
-
-def _record_json(value: Any) -> str | None:
-    """The record's share of tau2's database hash input."""
-    if value is _MISSING:
-        return None
-    dumped = value.model_dump() if isinstance(value, BaseModel) else value
-    return json.dumps(dumped, sort_keys=True, default=str)
-
 
 State = dict[tuple[str, str], str | None]
 After = Callable[[bool], None]  # called after a replayed write, with whether the tool failed
@@ -111,35 +95,6 @@ def tool_call_pairs(messages: Sequence[Message]) -> list[tuple[ToolCall, ToolMes
     return pairs
 
 
-def _loads(text: Any) -> Any:
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, TypeError):
-        return text
-
-
-def _normalise(value: Any) -> Any:
-    if isinstance(value, str):
-        return _PYDANTIC_URL.sub(_PYDANTIC_URL_NORMAL, value)
-    if isinstance(value, list):
-        return [_normalise(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _normalise(v) for k, v in value.items()}
-    return value
-
-
-def outputs_match(actual: Any, expected: Any) -> tuple[bool, bool]:
-    """(equal, equal only after normalisation), comparing as tau2 does: parsed JSON, else raw text."""
-    if actual == expected and isinstance(actual, str):  # the same text parses to the same value
-        return True, False
-    a, e = _loads(actual), _loads(expected)
-    if a == e:
-        return True, False
-    if _normalise(a) == _normalise(e):
-        return True, True
-    return False, False
-
-
 # make_tool_call(self, tool_name, requestor, **kwargs) and use_tool(self, tool_name, **kwargs): an argument of
 # one of these names fails there with its own error
 _CHAIN_PARAMETERS = frozenset({"self", "tool_name", "requestor"})
@@ -177,6 +132,7 @@ class ReplayEngine:
         if self.env.user_tools is not None:
             raise TypeError(f"{domain} has user tools; the replay engine covers agent tools only")
         self._pristine: State = {}
+        self._pristine_bytes: dict[tuple[str, str], bytes | None] = {}  # ``_pristine_of``
         self._gold_cache: dict[tuple[str, ...], ReplayResult] = {}
         # The agent's tools by name, as tau2's ``ToolKitBase.use_tool`` finds them: it builds this dict of every
         # tool (twice) on each call; its tools are the toolkit class's, so built once here (``_respond``)
@@ -200,8 +156,20 @@ class ReplayEngine:
             for name, table in self.tables.items():
                 found[name] = set()
                 for key in table.touched():
-                    now = state[(name, key)] = _record_json(dict.get(table, key, _MISSING))
-                    if now != self._pristine_of(name, key, table):
+                    record = dict.get(table, key, _MISSING)
+                    pristine, pristine_bytes = self._pristine_of(name, key, table)
+                    if record is _MISSING:
+                        now = None
+                    else:
+                        dumped = dump_of(record)
+                        # a record the tools reached and left as it was (most of those a write touches): its
+                        # JSON is the pristine JSON, known without writing it (``envs._records.marshal_of``)
+                        if pristine_bytes is not None and marshal_of(dumped) == pristine_bytes:
+                            state[(name, key)] = pristine
+                            continue
+                        now = json_of(dumped)
+                    state[(name, key)] = now
+                    if now != pristine:
                         found[name].add(key)
             changed = found
         finally:
@@ -209,11 +177,17 @@ class ReplayEngine:
                 table.restore(None if changed is None else changed[name])
         return state
 
-    def _pristine_of(self, name: str, key: Any, table: TrackedTable) -> str | None:
-        """A touched record's pristine JSON, from its shadow (the table holds the touched record)."""
-        if (name, key) not in self._pristine:
-            self._pristine[(name, key)] = _record_json(table._undo[key])
-        return self._pristine[(name, key)]
+    def _pristine_of(self, name: str, key: Any, table: TrackedTable) -> tuple[str | None, bytes | None]:
+        """A touched record's pristine JSON and its dump's ``marshal`` bytes (``envs._records.marshal_of``), from its shadow (the
+        table holds the touched record)."""
+        found = self._pristine_bytes.get((name, key), _MISSING)
+        if found is _MISSING:
+            shadow = table._undo[key]
+            dumped = None if shadow is _MISSING else dump_of(shadow)
+            found = self._pristine_bytes[(name, key)] = None if shadow is _MISSING else marshal_of(dumped)
+            if (name, key) not in self._pristine:
+                self._pristine[(name, key)] = None if shadow is _MISSING else json_of(dumped)
+        return self._pristine[(name, key)], found
 
     def tool_kind(self, name: str) -> str:
         """tau2's ToolType value of a tool ("read", "write", "think", "generic"), or "unknown"."""
@@ -356,7 +330,7 @@ class ReplayEngine:
     def pristine(self, key: tuple[str, str]) -> str | None:
         if key not in self._pristine:
             name, record = key
-            self._pristine[key] = _record_json(dict.get(self.tables[name], record, _MISSING))
+            self._pristine[key] = record_json(dict.get(self.tables[name], record, _MISSING))
         return self._pristine[key]
 
     def states_equal(self, a: State, b: State) -> bool:

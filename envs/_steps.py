@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from tau2.data_model.tasks import Action
 
-from envs._replay import ReplayEngine, State, _record_json
+from envs._records import record_json
+from envs._replay import ReplayEngine, State
 from envs._tracked import _MISSING
 
 
@@ -46,7 +47,7 @@ def tool_kind(engine: ReplayEngine, name: str) -> str:
 
 def _snapshot(engine: ReplayEngine) -> State:
     return {
-        (table_name, key): _record_json(dict.get(table, key, _MISSING))
+        (table_name, key): record_json(dict.get(table, key, _MISSING))
         for table_name, table in engine.tables.items()
         for key in table.touched()
     }
@@ -58,7 +59,7 @@ def _before(engine: ReplayEngine, before: State, key: tuple[str, str]) -> str | 
     if key in before:
         return before[key]
     table_name, record = key
-    return _record_json(engine.tables[table_name]._undo[record])
+    return record_json(engine.tables[table_name]._undo[record])
 
 
 def replay_steps(engine: ReplayEngine, actions: Sequence[Action]) -> tuple[list[GoldStep], State]:
