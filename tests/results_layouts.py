@@ -135,3 +135,18 @@ def with_main_fields(data: dict, task_set_name: str | None, incomplete: dict[int
                              "num_deferred": 2, "num_errors": 0, "score_coverage": 0.667}
         s["nativeness_info"] = {"score": 1.0, "factor_checks": []}
     return out
+
+
+def streamed_simulations(path: Path) -> list:
+    """A results file's simulations as ``loophole_ingest``'s stream reader reads them, one member at a time: what
+    every span of the file must decode to."""
+    from loophole_ingest._jsonstream import ARRAY, elements, members, open_stream
+
+    stream = open_stream(path)
+    try:
+        for key, value in members(stream):
+            if key == "simulations" and value is ARRAY:
+                return list(elements(stream, "simulations"))
+    finally:
+        stream.close()
+    raise AssertionError("no simulations")

@@ -14,9 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from loophole_ingest import SimulationSpans, SpanError
-from loophole_ingest._jsonstream import ARRAY, elements, members, open_stream
 from loophole_ingest._spans import read_spans
 from tests.conftest import ROOT, budget_of, harness, real_run
+from tests.results_layouts import streamed_simulations
 
 BENCH = ROOT / "benchmarks" / "rescore_bench.py"
 RETAIL5 = "whissle_retail_tau3_5sims.json"
@@ -27,17 +27,6 @@ def _bench_module():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def _streamed(path):
-    stream = open_stream(path)
-    try:
-        for key, value in members(stream):
-            if key == "simulations" and value is ARRAY:
-                return list(elements(stream, "simulations"))
-    finally:
-        stream.close()
-    raise AssertionError("no simulations")
 
 
 def _spanned(path, block):
@@ -61,14 +50,14 @@ def test_spans_decode_to_what_the_stream_reads_across_any_block_boundary(tmp_pat
     # raw JSON text written by hand, with escapes the scanner must step over
     body = ",\n ".join(json.dumps(s, ensure_ascii=False).replace("\\\\u", "\\u") for s in TRICKY)
     path.write_text('{"info": {"a": "[{"}, "simulations": [ ' + body + ' ], "tasks": []}', encoding="utf-8")
-    expected = _streamed(path)
+    expected = streamed_simulations(path)
     assert len(expected) == 4
     assert _spanned(path, block) == expected
 
 
 def test_spans_of_a_real_run_equal_the_stream():
     path = real_run("whissle_airline_tau3_1trial.json")
-    assert _spanned(path, 1000) == _streamed(path)
+    assert _spanned(path, 1000) == streamed_simulations(path)
 
 
 @pytest.mark.parametrize("text", [

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from loophole_ingest import SimulationSpans
-from loophole_ingest._jsonstream import ARRAY, elements, members, open_stream
 from loophole_ingest._spans import _Scratch, _structural, read_spans
+from tests.results_layouts import streamed_simulations
 
 
 def _one_at_a_time(block: bytes, carry: int, in_string: int) -> tuple[list[int], int]:
@@ -52,17 +52,6 @@ def test_the_structure_of_a_block_is_what_a_byte_at_a_time_finds(seed):
                 assert (marks.tolist(), ends_in) == _one_at_a_time(block, carry, in_string), (block, carry, in_string)
 
 
-def _streamed(path):
-    stream = open_stream(path)
-    try:
-        for key, value in members(stream):
-            if key == "simulations" and value is ARRAY:
-                return list(elements(stream, "simulations"))
-    finally:
-        stream.close()
-    raise AssertionError("no simulations")
-
-
 @pytest.mark.parametrize("seed", range(8))
 def test_spans_of_backslash_heavy_files_decode_to_what_the_stream_reads(tmp_path, seed):
     rng = random.Random(seed)
@@ -72,7 +61,7 @@ def test_spans_of_backslash_heavy_files_decode_to_what_the_stream_reads(tmp_path
     path = tmp_path / "tricky.json"
     path.write_text(json.dumps({"info": {"a": '[{\\"}'}, "simulations": sims, "tasks": []},
                                ensure_ascii=seed % 2 == 0), encoding="utf-8")
-    expected = _streamed(path)
+    expected = streamed_simulations(path)
     assert expected == sims
     for block in (63, 64, 65, 200, 1 << 20):  # smaller blocks: test_rescore_scale.py, on a shorter file
         spans = SimulationSpans(path, block)
