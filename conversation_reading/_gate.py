@@ -4,10 +4,9 @@ Most of a conversation's text holds none of a claim kind's or a clause's words, 
 message for every pattern is most of the cost of reading it. ``may_match`` answers, with substring tests, whether
 ``pattern`` could match a text at all: every literal run the pattern must match (in sequence, in a mandatory group,
 or a repeat of at least one) must occur in the text, case folded, and of a branch, what one of its alternatives
-needs. It is a
-necessary condition only, so a reader that skips a text it rules out reads what a full scan reads; it rules out
-nothing in a text holding a character that a case-insensitive ASCII letter matches without being its lowercase
-(``gateable``).
+needs. It is a necessary condition only, so a reader that skips a text it rules out reads what a full scan
+reads; it rules out nothing in a text holding a character that a case-insensitive ASCII letter matches without
+being its lowercase (``gateable``).
 """
 
 from __future__ import annotations
@@ -22,13 +21,9 @@ from typing import Any, cast
 
 import ahocorasick
 
-# the standard library's own regex parser (``re._parser`` from Python 3.11, ``sre_parse`` before)
-try:
-    _p: Any = importlib.import_module("re._parser")
-    _c: Any = importlib.import_module("re._constants")
-except ImportError:  # pragma: no cover - Python < 3.11
-    _p = importlib.import_module("sre_parse")
-    _c = importlib.import_module("sre_constants")
+# the standard library's own regex parser (the project needs Python 3.11, which has it as ``re._parser``)
+_p: Any = importlib.import_module("re._parser")
+_c: Any = importlib.import_module("re._constants")
 
 # What a pattern needs: every requirement must hold. A requirement is a group of words (one of them occurs in
 # the text) or the alternatives of a branch (every requirement of one of them holds).
@@ -139,11 +134,15 @@ _SCANNED = 56  # a group of at least this many words is tested by one Aho-Corasi
 
 def _words_in(requirement: Requirement) -> frozenset[str]:
     """Words one of which occurs wherever ``requirement`` holds: a group's own, and of a branch, one requirement of
-    each alternative, the one whose words are the longest (the rarest, so the test rules out the most texts)."""
+    each alternative, the rarest (``rarity``)."""
     if isinstance(requirement, frozenset):
         return requirement
-    return frozenset(w for alternative in requirement
-                     for w in _words_in(max(alternative, key=lambda r: (min(map(len, _words_in(r))), -len(r)))))
+    return frozenset(w for alternative in requirement for w in _words_in(max(alternative, key=rarity)))
+
+
+def rarity(requirement: Requirement) -> tuple[int, int]:
+    """``max``'s key to the rarest requirement: its shortest word the longest, then the fewest words."""
+    return min(map(len, _words_in(requirement))), -len(requirement)
 
 
 # Every node's place in the source the compiler asks for, given as it is built: ``ast.fix_missing_locations``
@@ -300,7 +299,7 @@ def _holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
 
 def scanned_each(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], int]:
     """Which of ``patterns`` could match a lowered text, by a looser necessary condition than each one's gate, in one
-    pass: bit ``i`` of the answer is set where a word of pattern ``i``'s rarest requirement (``_words_in``) occurs
+    pass: bit ``i`` of the answer is set where a word of pattern ``i``'s rarest requirement (``rarity``) occurs
     (0: none could match), from one automaton scan of them all, where a gate each tests every word of every
     requirement in turn. For a reader that tests a pattern's own gate after its bit (a text it lets through still
     meets the gate or not), built once and held (a module's constant)."""
@@ -308,7 +307,7 @@ def scanned_each(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], int]:
     bits: dict[str, int] = {}
     always = 0  # the patterns that need nothing: every text may match them
     for i, p in enumerate(patterns):
-        rarest = max(needs(p), key=lambda r: (min(map(len, _words_in(r))), -len(r)), default=None)
+        rarest = max(needs(p), key=rarity, default=None)
         if rarest is None:
             always |= 1 << i
         for word in () if rarest is None else _words_in(rarest):
@@ -396,4 +395,4 @@ def may_match(pattern: re.Pattern[str], lowered: str, gated: bool) -> bool:
     return (held[1] if held is not None and held[0] is pattern else needs(pattern)).check(lowered)
 
 
-__all__ = ["gateable", "holds", "holds_any", "may_match", "needs", "scanned_each", "walked"]
+__all__ = ["gateable", "holds", "holds_any", "may_match", "needs", "rarity", "scanned_each", "walked"]

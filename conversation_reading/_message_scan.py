@@ -14,14 +14,14 @@ alone). A pattern with a second requirement of few long words has its bit only w
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import cache
 from typing import Any, Literal
 
 import ahocorasick
 
 from conversation_reading._claims import checkers, claim_kinds
-from conversation_reading._gate import Requirement, _added, _words_in, needs, scanned_each
+from conversation_reading._gate import Requirement, _added, _words_in, needs, rarity, scanned_each
 from conversation_reading._vocabulary import vocabulary
 
 
@@ -49,11 +49,6 @@ def gated_patterns(said_by: Speaker) -> tuple[re.Pattern[str], ...]:
             changes(v.requests["update_reservation_flights"].pattern, v.requests["cancel_reservation"].pattern))
 
 
-def _rarest(requirements: Sequence[Requirement]) -> Requirement | None:
-    """The requirement whose words are the longest (the rarest: ``_gate.scanned_each``'s choice)."""
-    return max(requirements, key=lambda r: (min(map(len, _words_in(r))), -len(r)), default=None)
-
-
 # A second requirement only of at most this many words, each at least this long: a short word ("to", "no ") or a
 # broad alternation ("booking", "flight", "reservation", "trip"; "you are", "as a", ...) occurs in most of the
 # agent's messages, so it rules little out, and each match is a step of the scan's loop in Python (#47)
@@ -74,26 +69,27 @@ def scanned_paired(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], int
     only where a word of each occurs: both are needed, so the condition is still necessary, and it rules out the
     messages holding a common word of one alone ("upgrade" without "only": #47, a claim kind's gate was tested on
     about 2.7 agent messages a trajectory where it held on 0.04). A second requirement's words set bit ``n + i``."""
-    automaton: Any = ahocorasick.Automaton()
     bits: dict[str, int] = {}
     always = second = 0  # the patterns that need nothing; those with a second requirement
     n = len(patterns)
     for i, p in enumerate(patterns):
         required = needs(p)
-        rarest = _rarest(required)
+        rarest = max(required, key=rarity, default=None)
         if rarest is None:
             always |= 1 << i
             continue
         for word in _words_in(rarest):
             bits[word] = bits.get(word, 0) | 1 << i
-        other = _rarest([r for r in required if len(_words_in(r)) <= _PAIRED_WORDS
-                         and min(map(len, _words_in(r))) >= _PAIRED_SHORTEST and not _implied(rarest, r)])
+        other = max((r for r in required if len(_words_in(r)) <= _PAIRED_WORDS
+                     and min(map(len, _words_in(r))) >= _PAIRED_SHORTEST and not _implied(rarest, r)),
+                    key=rarity, default=None)
         if other is not None:
             second |= 1 << i
             for word in _words_in(other):
                 bits[word] = bits.get(word, 0) | 1 << (n + i)
     if not second:
         return scanned_each(patterns)  # none paired (the user's patterns): the same answer without the masks
+    automaton: Any = ahocorasick.Automaton()
     for word in _added(bits):
         automaton.add_word(word, bits[word])
     automaton.make_automaton()

@@ -178,16 +178,17 @@ class ReplayEngine:
         return state
 
     def _pristine_of(self, name: str, key: Any, table: TrackedTable) -> tuple[str | None, bytes | None]:
-        """A touched record's pristine JSON and its dump's ``marshal`` bytes (``envs._records.marshal_of``), from its shadow (the
-        table holds the touched record)."""
-        found = self._pristine_bytes.get((name, key), _MISSING)
+        """A touched record's pristine JSON and its dump's ``marshal`` bytes (``envs._records.marshal_of``), from
+        its shadow (the table holds the touched record); each written once."""
+        at = (name, key)
+        found = self._pristine_bytes.get(at, _MISSING)
         if found is _MISSING:
             shadow = table._undo[key]
             dumped = None if shadow is _MISSING else dump_of(shadow)
-            found = self._pristine_bytes[(name, key)] = None if shadow is _MISSING else marshal_of(dumped)
-            if (name, key) not in self._pristine:
-                self._pristine[(name, key)] = None if shadow is _MISSING else json_of(dumped)
-        return self._pristine[(name, key)], found
+            found = self._pristine_bytes[at] = None if shadow is _MISSING else marshal_of(dumped)
+            if at not in self._pristine:
+                self._pristine[at] = None if shadow is _MISSING else json_of(dumped)
+        return self._pristine[at], found
 
     def tool_kind(self, name: str) -> str:
         """tau2's ToolType value of a tool ("read", "write", "think", "generic"), or "unknown"."""
