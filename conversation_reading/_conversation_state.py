@@ -18,7 +18,7 @@ from conversation_reading._turn_index import UNPARSED
 from policy_model import RESERVATION_UPDATES, booking_age, domain_now
 
 
-@dataclass(slots=True)  # one a message: slots build and read faster
+@dataclass(slots=True, eq=False, repr=False)  # one a message: slots build and read faster
 class _State:
     """The database as the conversation read it before one message: records by id, the user, searches."""
 
@@ -31,6 +31,57 @@ class _State:
     domain: str = ""
     said: str = ""  # what the user and the agent said before the message
     earlier: tuple[dict[str, Any], ...] = ()  # reservations as read before a write changed them (their figures hold)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.reservations, self.last_reservation, self.user, self.flights, self.now, self.statuses,
+                self.domain, self.said, self.earlier)
+
+    # equal and written as the dataclass's own, whichever class of state (``_Read``) each is
+    def __eq__(self, other: object) -> bool:
+        return self._fields() == other._fields() if isinstance(other, _State) else NotImplemented
+
+    def __repr__(self) -> str:
+        return ("_State(reservations={!r}, last_reservation={!r}, user={!r}, flights={!r}, now={!r}, statuses={!r}, "
+                "domain={!r}, said={!r}, earlier={!r})").format(*self._fields())
+
+
+class _Read(_State):
+    """A state as ``_states`` reads it. ``said`` is read by few checkers of few messages: the state holds the spoken
+    texts (one list, shared by every state, each seeing its first ``heard``) and joins them when first read, where
+    each message's state was built with the whole conversation so far copied into it (a third of the states' cost).
+    A state built with ``said`` given (``dataclasses.replace``) holds it as it is."""
+
+    __slots__ = ("_said", "_texts", "_heard")
+
+    def __init__(  # every argument given, in order, by ``_states``: a message's state built with no test of them
+        self, reservations: dict[str, dict[str, Any]], last_reservation: dict[str, Any] | None,
+        user: dict[str, Any] | None, flights: dict[str, dict[str, Any]], now: datetime | None,
+        statuses: dict[tuple[str, str], str], domain: str, said: str | None, earlier: tuple[dict[str, Any], ...],
+        texts: list[str] | None = None, heard: int = 0,
+    ) -> None:
+        self.reservations = reservations
+        self.last_reservation = last_reservation
+        self.user = user
+        self.flights = flights
+        self.now = now
+        self.statuses = statuses
+        self.domain = domain
+        self.earlier = earlier
+        self._said = said
+        self._texts = texts
+        self._heard = heard
+
+    @property  # the field, read as the dataclass's
+    def said(self) -> str:
+        """What the user and the agent said before the message, each text after a line break."""
+        if self._said is None:
+            assert self._texts is not None
+            self._said = "\n" + "\n".join(self._texts[: self._heard]) if self._heard else ""
+        return self._said
+
+    @said.setter
+    def said(self, value: str) -> None:
+        self._said = value
 
 
 def _json(text: str | None) -> Any:
@@ -60,16 +111,18 @@ def _states(
     user: dict[str, Any] | None = None
     flights: dict[str, dict[str, Any]] = {}
     statuses: dict[tuple[str, str], str] = {}
-    said = ""
+    texts: list[str] = []  # what was said so far (``_State.said``)
     earlier: tuple[dict[str, Any], ...] = ()
-    out = []
+    out: list[_State] = []
     for i, (t, m) in enumerate(zip(turns, messages, strict=True)):
-        out.append(_State(reservations, last_reservation, user, flights, now, statuses, domain, said, earlier))
+        out.append(_Read(reservations, last_reservation, user, flights, now, statuses, domain, None, earlier, texts,
+                         len(texts)))
         role = t.role
-        if role == "user" or role == "assistant":
-            said += "\n" + t.text
         for c in t.calls:
             calls[c.id] = c
+        if role == "user" or role == "assistant":
+            texts.append(t.text)
+            continue  # no tool's result: a ``ToolMessage``'s role is "tool" (pydantic holds it to that literal)
         if not isinstance(m, ToolMessage) or m.id not in calls:
             continue
         name = calls[m.id].name
