@@ -57,9 +57,10 @@ def unasked_compensation(
                                  f"any: {excerpt_of(s, 120)!r}")
     if sent is not None and sent == until:
         return Violation("compensation_asked", sent, "a certificate sent before the user asked for compensation")
-    # the condition the agent stated is unmet where nothing was changed or cancelled
-    met = any(c.name in CHANGE_OR_CANCEL for _, c in index.calls)
-    if sent is not None and not met and "declines_compensation" in v.kinds:
+    # the condition the agent stated is unmet where nothing was changed or cancelled (read only where a certificate
+    # was sent: most conversations send none)
+    if sent is not None and not any(c.name in CHANGE_OR_CANCEL for _, c in index.calls) \
+            and "declines_compensation" in v.kinds:
         said = declined_before("declines_compensation", sent)
         if said:
             return Violation("compensation_asked", sent, f"a certificate sent after the agent declined it at message "

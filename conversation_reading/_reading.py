@@ -52,6 +52,7 @@ from conversation_reading._evidence import (
     mentions,
     split_sentences,
 )
+from conversation_reading._gate import needs
 from conversation_reading._handling import declines_refund, taken_up
 from conversation_reading._message_scan import message_scan
 from conversation_reading._no_write import (
@@ -163,8 +164,10 @@ def _transfers(r: _Reading, names: list[str]) -> list[Transfer]:
 
     def first_ask() -> int:
         if not asks:
-            asks.append(next((u.index for u in r.turns if u.role == "user" and r.units.may_say(
-                (v.transfer_request,), u.text) and mentions(v.transfer_request, u.text)), len(r.turns)))
+            # ``Units.may_say`` of the one pattern, its gate's check taken once, not a call and a generator a message
+            may, lowered = needs(v.transfer_request).check, r.units.lowered
+            asks.append(next((u.index for u in r.turns if u.role == "user" and (
+                (low := lowered(u.text)) is None or may(low)) and mentions(v.transfer_request, u.text)), len(r.turns)))
         return asks[0]
 
     out = []

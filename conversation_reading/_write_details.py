@@ -190,19 +190,30 @@ _RESULT_FORMS: dict[str, Callable[[Any, _Read], Collection[str]]] = {
 }
 
 
-def _leaves(arguments: dict[str, Any]) -> Iterator[tuple[str, Any]]:
-    """Every (argument name, value) of a call, nested lists and entries opened (``flights`` -> each
-    ``flight_number``; ``payment_methods`` -> each ``payment_id`` and ``amount``)."""
+def _details(arguments: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Every (argument name, value) of a call that names a detail (``_DETAILS``), nested lists and entries opened
+    (``flights`` -> each ``flight_number``; ``payment_methods`` -> each ``payment_id`` and ``amount``), in order."""
+    found: list[tuple[str, Any]] = []
+    _collect(arguments, found)
+    return found
+
+
+def _collect(arguments: dict[str, Any], found: list[tuple[str, Any]]) -> None:
+    """``_details``' walk: a call per entry opened and a list it appends to (a generator per level, each value
+    yielded up through every level above it, cost about twice as much)."""
     for name, value in arguments.items():
         if name in _NOT_DETAILS:
             continue
         if isinstance(value, list):
             for v in value:
-                yield from (_leaves(v) if isinstance(v, dict) else [(name, v)])
+                if isinstance(v, dict):
+                    _collect(v, found)
+                elif name in _DETAILS:
+                    found.append((name, v))
         elif isinstance(value, dict):
-            yield from _leaves(value)
-        else:
-            yield name, value
+            _collect(value, found)
+        elif name in _DETAILS:
+            found.append((name, value))
 
 
 def _named(form: str, text: str) -> bool:
@@ -218,7 +229,7 @@ def _failed(messages: Sequence[Message]) -> set[str]:
 def _windows(
     turns: list[Turn], messages: Sequence[Message], is_write: Callable[[str], bool], index: TurnIndex | None = None
 ) -> Iterator[tuple[Turn, Any, tuple[int, int]]]:
-    failed = _failed(messages)
+    failed: set[str] | None = None  # read where a write first needs it: most conversations make none
     opened = 0  # where the current request opens: after the confirmation of the last write made
     before = 0  # where the request before it opened
     last_confirmation: int | None = None  # the confirmation of the last write that changed the database
@@ -235,8 +246,10 @@ def _windows(
             yield t, call, (before, end)
         # a write a tool error stopped changed nothing: its retry answers the same listing (a payment the user
         # changed after the error, say)
-        if said is not None and any(c.id not in failed for c in calls):
-            last_confirmation = end
+        if said is not None:
+            failed = _failed(messages) if failed is None else failed
+            if any(c.id not in failed for c in calls):
+                last_confirmation = end
 
 
 class _Results:
@@ -259,8 +272,10 @@ def _names(name: str, value: Any, said: str, results: _Results | None) -> bool:
     one the tool results gave it (``_RESULT_FORMS``)."""
     if any(_named(f, said) for f in _DETAILS[name](value)):
         return True
+    if results is None:
+        return False
     forms = _RESULT_FORMS.get(name)
-    return results is not None and forms is not None and any(_named(f, said) for f in forms(value, results()))
+    return forms is not None and any(_named(f, said) for f in forms(value, results()))
 
 
 def _confirmed(
@@ -272,7 +287,7 @@ def _confirmed(
     text once)."""
     turns = read_turns(messages) if turns is None else turns
     for t, call, (start, end) in _windows(turns, messages, is_write, index):
-        details = [(name, value) for name, value in _leaves(dict(call.arguments or {})) if name in _DETAILS]
+        details = _details(dict(call.arguments or {}))
         said = "\n".join(u.text.lower() if index is None else index.lowered(u.text)[0]
                          for u in turns[start:end] if u.role == "assistant" and u.text.strip())
         yield t, call, (start, end), details, said, partial(_answer, turns, t, end)
