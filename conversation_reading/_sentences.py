@@ -55,6 +55,8 @@ _DENIES = re.compile(r"\b(?:not|no|never|none|neither|nothing|isn't|aren't|canno
 _REASON = re.compile(r"^\W*(?:since|because|as|given that|now that)\b[^,;:]*[,;:]\s*", re.IGNORECASE)
 _PROVISO = re.compile(r"\b(?:as long as|so long as|provided that)\b.*$", re.IGNORECASE)
 _POSSIBLE = re.compile(r"\b(?:can|could|may|eligible|allowed|permitted|possible|able to|qualif\w+|entitled)\b", re.I)
+# the model's validator over a dict of its fields: the model ``ConsequentialSentence(**...)`` builds, less __init__'s frame (#47)
+_validated = ConsequentialSentence.__pydantic_validator__.validate_python
 def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]], domain: str, claims: list[Claim],
                             until: int | None, writes: list[Write],
                             is_write: Callable[[str], bool]) -> list[ConsequentialSentence]:
@@ -106,11 +108,10 @@ def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]]
             claim = next((on for e, on in false_claims.get(t.index, ()) if e in excerpt), None)
             if verdict != "false" and claim is not None:  # the claim kind's reading says whether the user acted on it
                 verdict, clause, why, relied_here = "false", "claim", "a claim kind's checker finds it false", claim
-            out.append(ConsequentialSentence(kind=kind, verdict=verdict, clause=clause, why=why,
-                                             message_index=t.index, excerpt=excerpt,
-                                             relied_on=relied_here if relied_here is not None else
-                                             relied or (asked and kind == "rule_claim" and not agreed)
-                                             or (agreed and verdict == "false")))
+            on = relied_here if relied_here is not None else relied or (asked and kind == "rule_claim" and not agreed) \
+                or (agreed and verdict == "false")
+            out.append(_validated({"kind": kind, "verdict": verdict, "clause": clause, "why": why,
+                                   "message_index": t.index, "excerpt": excerpt, "relied_on": on}))
     return out
 
 
@@ -181,11 +182,9 @@ class _Course:
 def _agreed(reply: Turn | None, replies: dict[int, bool]) -> bool:
     """The user's next message (``reply``) says yes (``replies``: the answer by the reply's index, one
     conversation's). ``agrees`` tests its own gate first (``may_agree``), once a reply while the record is read."""
-    if reply is None:
-        return False
-    if reply.index not in replies:
+    if reply is not None and reply.index not in replies:
         replies[reply.index] = agrees(reply.text)
-    return replies[reply.index]
+    return reply is not None and replies[reply.index]
 
 
 _CONFIRM_ASKED = re.compile(r"\b(?:confirm|is (?:that|this|it) (?:right|correct|true)|be honou?red|am I right)\b[^?]*\?",
