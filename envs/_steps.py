@@ -12,10 +12,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tau2.data_model.tasks import Action
 
-from envs._records import record_json
+from envs._records import dump_of, json_of, marshal_of
 from envs._replay import ReplayEngine, State
 from envs._tracked import _MISSING
 
@@ -45,21 +46,40 @@ def tool_kind(engine: ReplayEngine, name: str) -> str:
     return engine.tool_kind(name)
 
 
-def _snapshot(engine: ReplayEngine) -> State:
-    return {
-        (table_name, key): record_json(dict.get(table, key, _MISSING))
-        for table_name, table in engine.tables.items()
-        for key in table.touched()
-    }
+# a touched record at a snapshot: its dump's ``marshal`` bytes (None: missing, or refused) and its JSON (``record_json``)
+Shot = tuple[bytes | None, str | None]
 
 
-def _before(engine: ReplayEngine, before: State, key: tuple[str, str]) -> str | None:
-    """A record's state before the step: as last snapshot, or its original (first touched by this step).
-    Never ``engine.pristine``: mid-replay it would read (and cache) the touched copy."""
+def _snapshot(engine: ReplayEngine, last: dict[tuple[str, Any], Shot]) -> dict[tuple[str, Any], Shot]:
+    """Every touched record's JSON. A record whose dump has the bytes it had at the ``last`` snapshot (first touched:
+    its pristine bytes) has that JSON (``envs._records.marshal_of``), not written again: each step wrote every record
+    reached so far (a flight's JSON ~0.9M instructions), most of them unchanged since the step before."""
+    shots: dict[tuple[str, Any], Shot] = {}
+    for table_name, table in engine.tables.items():
+        for key in table.touched():
+            at = (table_name, key)
+            value = dict.get(table, key, _MISSING)
+            if value is _MISSING:
+                shots[at] = (None, None)
+                continue
+            dumped = dump_of(value)
+            data = marshal_of(dumped)
+            seen = last.get(at)
+            if seen is None:
+                pristine, pristine_bytes = engine._pristine_of(table_name, key, table)
+                seen = (pristine_bytes, pristine)
+            shots[at] = seen if data is not None and data == seen[0] else (data, json_of(dumped))
+    return shots
+
+
+def _before(engine: ReplayEngine, before: dict[tuple[str, Any], Shot], key: tuple[str, Any]) -> str | None:
+    """A record's JSON before the step: as last snapshot, or its original (first touched by this step), from its
+    shadow (``ReplayEngine._pristine_of``). Never ``engine.pristine``: mid-replay it would read (and cache) the
+    touched copy."""
     if key in before:
-        return before[key]
+        return before[key][1]
     table_name, record = key
-    return record_json(engine.tables[table_name]._undo[record])
+    return engine._pristine_of(table_name, record, engine.tables[table_name])[0]
 
 
 def replay_steps(engine: ReplayEngine, actions: Sequence[Action]) -> tuple[list[GoldStep], State]:
@@ -67,7 +87,7 @@ def replay_steps(engine: ReplayEngine, actions: Sequence[Action]) -> tuple[list[
     return every step and the final state (as ``ReplayEngine.replay_actions`` gives it)."""
     steps: list[GoldStep] = []
     try:
-        before = _snapshot(engine)
+        before = _snapshot(engine, {})
         for index, action in enumerate(actions):
             error = None
             try:
@@ -76,8 +96,8 @@ def replay_steps(engine: ReplayEngine, actions: Sequence[Action]) -> tuple[list[
                 )
             except Exception as exc:  # noqa: BLE001 - tau2 swallows gold errors; we keep them
                 error = f"{type(exc).__name__}: {exc}"
-            after = _snapshot(engine)
-            changed = any(value != _before(engine, before, key) for key, value in after.items())
+            after = _snapshot(engine, before)
+            changed = any(shot[1] != _before(engine, before, key) for key, shot in after.items())
             steps.append(GoldStep(index, action.action_id, action.name, tool_kind(engine, action.name), error, changed))
             before = after
     finally:

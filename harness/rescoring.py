@@ -165,7 +165,7 @@ def _rescore(
     # closing: an interrupt that lands here, between two chunks, still stops the worker processes (the
     # generators' own ``finally``) before the CLI prints its line and exits
     chunks = rescore_chunks(runs, workers, judge, chunk_size, spans, replay)
-    with store.StagedTables() as staged, contextlib.closing(chunks):
+    with store.malloc_pool(), store.StagedTables() as staged, contextlib.closing(chunks):
         for rows, score_rows, n_scored in chunks:
             staged.add(rows, score_rows)
             for row in rows:

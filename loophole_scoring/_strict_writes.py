@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel
 from tau2.data_model.message import AssistantMessage, Message, ToolCall, UserMessage
 from tau2.data_model.tasks import Action
+from tau2.environment.tool import as_tool
 
 from envs import ReplayEngine, actions_key, replay_steps
 
@@ -74,8 +75,8 @@ def _annotations(engine: ReplayEngine, tool: str) -> dict[str, Any] | None:
         tools = engine.env.tools
         if not tools.has_tool(tool):
             _PARAMS[key] = None
-        else:
-            params = tools.get_tools()[tool].params
+        else:  # the one tool as ``get_tools`` makes each (``as_tool``): it builds every tool's parameter model
+            params = as_tool(tools.tools[tool]).params
             _PARAMS[key] = {name: f.annotation for name, f in params.model_fields.items()}
     return _PARAMS[key]
 

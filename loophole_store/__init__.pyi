@@ -1,6 +1,7 @@
 """The run directory: its Parquet schemas, tables, parts and compaction, run-directory checks, provenance
 (``run.json``) and atomic files. The only code that knows a run's files; analysis reads runs through it."""
 
+from ._parquet import malloc_pool
 from ._provenance import (
     RUN_JSON,
     SECRET_FIELDS,
@@ -69,6 +70,7 @@ __all__ = [
     "float_or_null",
     "git_revision",
     "int_or_null",
+    "malloc_pool",
     "open_run",
     "read_run_info",
     "read_table",

@@ -117,3 +117,36 @@ def test_a_pool_forks_its_workers_with_this_process_frozen_and_unfreezes_after()
     counts = [result for _, _, result in _rescore_chunks._pool_ordered(calls, 2)]
     assert len(counts) == 4 and all(n > 10_000 for n in counts), counts  # type: ignore[operator]
     assert gc.get_freeze_count() == 0
+
+
+def test_the_engine_built_in_a_domains_first_chunk_is_frozen_with_no_pass_over_its_database(monkeypatch):
+    """``_engine``: the database an engine loads lives as long as the process; the collector neither walks it while
+    the engine is built nor after (it is frozen at once), where a young pass and the one after it walked ~10^5
+    records (#47). The chunk's own objects, made after, are not frozen."""
+    from envs import ReplayEngine
+
+    built: dict[str, ReplayEngine] = {}
+    monkeypatch.setattr(_rescore_chunks, "engine_for", lambda domain: built.setdefault(domain, ReplayEngine(domain)))
+    passes: list[int] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    found: list[tuple[int, bool, bool]] = []
+
+    def chunk() -> None:
+        _rescore_chunks._settle("airline")
+        gc.callbacks.append(count)
+        try:
+            engine = _rescore_chunks._engine("airline")
+        finally:
+            gc.callbacks.remove(count)
+        after = _Node()
+        live = {id(o) for o in gc.get_objects()}  # the generations the collector walks, not the frozen
+        flight = next(iter(dict.values(engine.tables["flights"])))
+        found.append((len(passes), id(flight) in live, id(after) in live))
+
+    list(_rescore_chunks._in_process(iter([(chunk, (), None, None)])))
+    assert found == [(0, False, True)]
+    assert gc.get_freeze_count() == 0

@@ -344,3 +344,20 @@ def test_a_gold_action_keeps_its_compare_args():
     call = AssistantMessage(role="assistant", content=None, tool_calls=[
         ToolCall(id="c", name=ret.name, arguments=other, requestor="assistant")])
     assert unmatched_writes(engine, gold, writes, [call]) == []
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail"])
+def test_a_tools_annotations_are_those_of_the_tool_taus_get_tools_makes(domain):
+    """``_annotations`` makes only the asked tool (``as_tool``), where ``get_tools`` makes every tool's parameter
+    model: the same parameters, the same annotations, for every tool of the domain; a tool it lacks has none."""
+    from loophole_scoring import _strict_writes
+
+    engine = engine_for(domain)
+    made = engine.env.tools.get_tools()
+    assert len(made) > 10
+    for name, tool in made.items():
+        _strict_writes._PARAMS.pop((domain, name), None)
+        want = {k: f.annotation for k, f in tool.params.model_fields.items()}
+        assert _strict_writes._annotations(engine, name) == want, name
+        assert list(_strict_writes._annotations(engine, name) or {}) == list(want), name
+    assert _strict_writes._annotations(engine, "no_such_tool") is None
