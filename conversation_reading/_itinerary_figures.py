@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from math import isfinite
 from typing import Any
 
+from conversation_reading._known_figures import cent
 from policy_model import INSURANCE_PER_PASSENGER
 
 _CABINS = ("basic_economy", "economy", "business")
@@ -103,7 +104,7 @@ class Itineraries:
         return answer
 
     def _find(self, amount: float) -> bool:
-        target = round(amount, 2)
+        target = cent(amount)
         signed, plain = (amount, -amount), (amount,)
         # a figure rounding to the target's cent lies within a cent of the amount: its sum within a cent (over the
         # scale) of where the line meets the amount; the window is wider, for the rounding of the figure's terms
@@ -112,7 +113,7 @@ class Itineraries:
             size = len(sums)
             for r in reservations:
                 if not ordered:
-                    if any(round(v, 2) == target for x in sums for v in _figures(x, r)):
+                    if any(cent(v) == target for x in sums for v in _figures(x, r)):
                         return True
                     continue
                 tried: set[float] = set()
@@ -127,7 +128,7 @@ class Itineraries:
                             k += 1
                             if x not in tried:
                                 tried.add(x)
-                                if any(round(v, 2) == target for v in _figures(x, r)):
+                                if any(cent(v) == target for v in _figures(x, r)):
                                     return True
         return False
 
