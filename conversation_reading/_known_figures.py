@@ -25,8 +25,14 @@ from policy_model import (
 )
 
 
+def cent(x: float) -> float:
+    """``round(x, 2)``, the same value and type: a float with no fraction is its own cent (round reckons a float's
+    cent through its decimal digits, a string each call, and most figures are whole dollars)."""
+    return x if x.__class__ is float and x.is_integer() else round(x, 2)
+
+
 def _cents(values: Iterable[float]) -> set[float]:
-    return {round(v, 2) for v in values}
+    return {v if v.__class__ is float and v.is_integer() else round(v, 2) for v in values}  # ``cent`` of each
 
 
 def _amounts_held(s: _State, source: str | None = None) -> list[float]:
@@ -57,7 +63,7 @@ class KnownFigures:
 
     def plain(self, amount: float) -> bool:
         """``amount`` is a figure true sentences gave or a plain one (no model's): the cheap part of ``in``."""
-        at = round(amount, 2)
+        at = cent(amount)
         if at in self.derived:
             return True
         if self._plain is None:
@@ -76,13 +82,13 @@ class KnownFigures:
             _, own, top, paying = self._parts()
             finite = all(isfinite(x) for x in (*top, *paying))  # no NaN or infinity: the order places each
             self._model = _cents(own), top, sorted(paying), finite
-        target = round(amount, 2)
+        target = cent(amount)
         assert self._plain is not None
         model, top, applied, finite = self._model
         if target in self._plain or target in model:
             return True
         if not finite:
-            return any(t - a > 0 and round(t - a, 2) == target for t in top for a in applied)
+            return any(t - a > 0 and cent(t - a) == target for t in top for a in applied)
         for a in applied:
             at = target + a
             slack = 0.01 + abs(at) * 1e-9  # wider than the rounding's half cent and the subtraction's error
@@ -90,7 +96,7 @@ class KnownFigures:
             while k < len(top) and top[k] <= end:
                 t = top[k]
                 k += 1
-                if t - a > 0 and round(t - a, 2) == target:
+                if t - a > 0 and cent(t - a) == target:
                     return True
         return False
 
@@ -162,4 +168,4 @@ class KnownFigures:
         return found
 
 
-__all__ = ["KnownFigures"]
+__all__ = ["KnownFigures", "cent"]

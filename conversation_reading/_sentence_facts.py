@@ -16,7 +16,7 @@ from conversation_reading._bag_fees import bag_fee
 from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered, _status
 from conversation_reading._conversation_state import _State
 from conversation_reading._itinerary_figures import Itineraries
-from conversation_reading._known_figures import KnownFigures, _amounts_held, _cents
+from conversation_reading._known_figures import KnownFigures, _amounts_held, _cents, cent
 from conversation_reading._lowered_search import ascii_lowered, scans
 from policy_model import (
     COMPENSATION_PER_PASSENGER,
@@ -108,7 +108,7 @@ def _amounts(sentence: str) -> list[float]:
 def _near(x: float, values: Iterable[float]) -> bool:
     """``x`` is one of ``values`` to the cent (a set of figures is held rounded to cents: a lookup)."""
     if isinstance(values, set | frozenset):
-        return round(x, 2) in values
+        return cent(x) in values
     return any(abs(x - v) < 0.01 for v in values)
 
 
