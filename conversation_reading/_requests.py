@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from conversation_reading._evidence import Turn, excerpt_of, mentions
-from conversation_reading._gate import holds, needs
+from conversation_reading._gate import _c, _p, holds, needs
 from conversation_reading._lowered_search import matches, says
 from conversation_reading._message_scan import message_scan
 from conversation_reading._reading_memo import ReadingMemo
@@ -61,6 +62,42 @@ def asks_compensation(pattern: re.Pattern[str], text: str) -> bool:
     return mentions(pattern, without_payment(text))
 
 
+# Whether a pattern reads nothing outside its match but the word boundaries at its ends, by the pattern's identity
+# (an entry keeps its pattern, so its id is not reused while it is held)
+_IN_CONTEXT: dict[int, tuple[re.Pattern[str], bool]] = {}
+_BOUNDARIES = (_c.AT_BOUNDARY, _c.AT_NON_BOUNDARY)
+
+
+def _reads_only_boundaries(items: Any) -> bool:
+    """No lookaround, anchor or back reference in a parsed pattern: only ``\\b`` and ``\\B`` look past a character."""
+    for op, av in items:
+        if op in (_c.ASSERT, _c.ASSERT_NOT, _c.GROUPREF, _c.GROUPREF_EXISTS) or op is _c.AT and av not in _BOUNDARIES:
+            return False
+        if isinstance(av, _p.SubPattern) and not _reads_only_boundaries(av):
+            return False
+        if isinstance(av, tuple | list) and not all(
+                _reads_only_boundaries(x) for x in av if isinstance(x, _p.SubPattern)):
+            return False
+        if op is _c.BRANCH and not all(_reads_only_boundaries(x) for x in av[1]):
+            return False
+    return True
+
+
+def in_context(pattern: re.Pattern[str]) -> bool:
+    """Whether each match of ``pattern`` in a sentence of a text (``split_sentences``) is one in the text: a sentence is
+    a part of the text whose neighbours there are blanks or sentence marks (no word character), and a pattern that
+    looks past its match only by word boundaries (``\\b``, ``\\B``) sees the same there as at the sentence's ends.
+    So ``mentions`` (a match in a sentence) implies ``says`` (one in the text)."""
+    held = _IN_CONTEXT.get(id(pattern))
+    if held is None or held[0] is not pattern:
+        try:
+            free = _reads_only_boundaries(_p.parse(pattern.pattern, pattern.flags))
+        except Exception:  # noqa: BLE001 - a pattern the parser cannot take apart: searched first
+            free = False
+        held = _IN_CONTEXT[id(pattern)] = (pattern, free)
+    return held[1]
+
+
 def user_requests(
     turns: list[Turn], units: Units, is_write: Callable[[str], bool], index: TurnIndex | None = None,
 ) -> list[UserRequest]:
@@ -84,12 +121,15 @@ def user_requests(
         for tool, pattern, needed, bit in words:  # the gate and a search first: most words are in no message at all
             if tool in found or (lowered is not None and not (may & bit and holds(needed, lowered))):
                 continue
-            if says(pattern, t.text, plain) and (
-                    asks_compensation(pattern, t.text) if tool == COMPENSATION_TOOL else mentions(pattern, t.text)):
+            if tool == COMPENSATION_TOOL:  # its words read in the text less its payment clauses: searched first
+                said = says(pattern, t.text, plain) and asks_compensation(pattern, t.text)
+            else:  # a match ``mentions`` finds in a sentence is one in the text (``in_context``): no search first
+                said = (in_context(pattern) or says(pattern, t.text, plain)) and mentions(pattern, t.text)
+            if said:
                 found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=excerpt_of(t.raw))
         if len(found) == len(words):
             break  # each write asked for: a later message adds none (each tool keeps its first)
     return sorted(found.values(), key=lambda q: q.message_index)
 
 
-__all__ = ["asks_compensation", "reading_payments", "user_requests", "without_payment"]
+__all__ = ["asks_compensation", "in_context", "reading_payments", "user_requests", "without_payment"]
