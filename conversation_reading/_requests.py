@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
-from conversation_reading._evidence import Turn, excerpt_of, mentions
-from conversation_reading._gate import holds, needs
-from conversation_reading._lowered_search import matches, says
+from conversation_reading._evidence import Turn, excerpt_of, mentions, negated
+from conversation_reading._gate import _c, _p, holds, may_match, needs
+from conversation_reading._lowered_search import matches, says, twin
 from conversation_reading._message_scan import message_scan
 from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._record import UserRequest
 from conversation_reading._turn_index import TurnIndex
-from conversation_reading._units import Units
+from conversation_reading._units import Units, split_sentences
 from conversation_reading._vocabulary import vocabulary
 from policy_model import COMPENSATION_TOOL
 
@@ -61,6 +62,84 @@ def asks_compensation(pattern: re.Pattern[str], text: str) -> bool:
     return mentions(pattern, without_payment(text))
 
 
+# Whether a pattern reads nothing outside its match but the word boundaries at its ends, by the pattern's identity
+# (an entry keeps its pattern, so its id is not reused while it is held)
+_IN_CONTEXT: dict[int, tuple[re.Pattern[str], bool]] = {}
+_BOUNDARIES = (_c.AT_BOUNDARY, _c.AT_NON_BOUNDARY)
+
+
+def _reads_only_boundaries(items: Any) -> bool:
+    """No lookaround, anchor or back reference in a parsed pattern: only ``\\b`` and ``\\B`` look past a character."""
+    for op, av in items:
+        if op in (_c.ASSERT, _c.ASSERT_NOT, _c.GROUPREF, _c.GROUPREF_EXISTS) or op is _c.AT and av not in _BOUNDARIES:
+            return False
+        if isinstance(av, _p.SubPattern) and not _reads_only_boundaries(av):
+            return False
+        if isinstance(av, tuple | list) and not all(
+                _reads_only_boundaries(x) for x in av if isinstance(x, _p.SubPattern)):
+            return False
+        if op is _c.BRANCH and not all(_reads_only_boundaries(x) for x in av[1]):
+            return False
+    return True
+
+
+def in_context(pattern: re.Pattern[str]) -> bool:
+    """Whether each match of ``pattern`` in a sentence of a text (``split_sentences``) is one in the text: a sentence is
+    a part of the text whose neighbours there are blanks or sentence marks (no word character), and a pattern that
+    looks past its match only by word boundaries (``\\b``, ``\\B``) sees the same there as at the sentence's ends.
+    So ``mentions`` (a match in a sentence) implies ``says`` (one in the text)."""
+    held = _IN_CONTEXT.get(id(pattern))
+    if held is None or held[0] is not pattern:
+        try:
+            free = _reads_only_boundaries(_p.parse(pattern.pattern, pattern.flags))
+        except Exception:  # noqa: BLE001 - a pattern the parser cannot take apart: searched first
+            free = False
+        held = _IN_CONTEXT[id(pattern)] = (pattern, free)
+    return held[1]
+
+
+# each pattern's ASCII twin (``ascii_twin``) by its identity, as ``_IN_CONTEXT``
+_ASCII_TWINS: dict[int, tuple[re.Pattern[str], re.Pattern[str] | None]] = {}
+_SPACES = (_c.CATEGORY_SPACE, _c.CATEGORY_NOT_SPACE)
+
+
+def _no_space_class(items: Any) -> bool:
+    """No ``\\s`` or ``\\S`` in a parsed pattern (the one class that differs over ASCII text under ``re.ASCII``:
+    Unicode's spaces include the separators 0x1c-0x1f)."""
+    if isinstance(items, _p.SubPattern):
+        items = items.data
+    if isinstance(items, tuple | list):
+        return all(_no_space_class(x) for x in items)
+    return all(items is not c for c in _SPACES)  # by identity: the parser's codes are ints that equal others
+
+
+def ascii_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
+    """``pattern``'s lowercase twin (``_lowered_search.twin``), compiled under ``re.ASCII`` where it has no space
+    class: over an ASCII text ``\\w``, ``\\d`` and ``\\b`` then mean what they mean under Unicode, and the engine
+    tests a word character by a table, not Unicode's four lookups (about half the instructions of a search, #47)."""
+    held = _ASCII_TWINS.get(id(pattern))
+    if held is None or held[0] is not pattern:
+        found = twin(pattern)
+        if found is not None and _no_space_class(_p.parse(found.pattern, found.flags)):
+            found = re.compile(found.pattern, found.flags & ~re.UNICODE | re.ASCII)
+        held = _ASCII_TWINS[id(pattern)] = (pattern, found)
+    return held[1]
+
+
+def _mentioned(pattern: re.Pattern[str], text: str, index: TurnIndex) -> bool:
+    """``mentions(pattern, text)``: a match in a sentence of ``text`` outside a negator's scope, each sentence's lowercase
+    the record's (``index``) and an ASCII sentence searched by ``ascii_twin``."""
+    gated = index.lowered(text)[1]
+    fast = ascii_twin(pattern)
+    for s, low in zip(split_sentences(text), index.sentences_lowered(text), strict=True):
+        if gated and not may_match(pattern, low, True):
+            continue  # the sentence lacks the pattern's words (``_gate``)
+        found = fast.finditer(low) if fast is not None and s.isascii() else pattern.finditer(s)
+        if any(not negated(s, m.start()) for m in found):
+            return True
+    return False
+
+
 def user_requests(
     turns: list[Turn], units: Units, is_write: Callable[[str], bool], index: TurnIndex | None = None,
 ) -> list[UserRequest]:
@@ -84,12 +163,15 @@ def user_requests(
         for tool, pattern, needed, bit in words:  # the gate and a search first: most words are in no message at all
             if tool in found or (lowered is not None and not (may & bit and holds(needed, lowered))):
                 continue
-            if says(pattern, t.text, plain) and (
-                    asks_compensation(pattern, t.text) if tool == COMPENSATION_TOOL else mentions(pattern, t.text)):
+            if tool == COMPENSATION_TOOL:  # its words read in the text less its payment clauses: searched first
+                said = says(pattern, t.text, plain) and asks_compensation(pattern, t.text)
+            else:  # a match ``mentions`` finds in a sentence is one in the text (``in_context``): no search first
+                said = (in_context(pattern) or says(pattern, t.text, plain)) and _mentioned(pattern, t.text, index)
+            if said:
                 found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=excerpt_of(t.raw))
         if len(found) == len(words):
             break  # each write asked for: a later message adds none (each tool keeps its first)
     return sorted(found.values(), key=lambda q: q.message_index)
 
 
-__all__ = ["asks_compensation", "reading_payments", "user_requests", "without_payment"]
+__all__ = ["ascii_twin", "asks_compensation", "in_context", "reading_payments", "user_requests", "without_payment"]
