@@ -98,39 +98,11 @@ def in_context(pattern: re.Pattern[str]) -> bool:
     return held[1]
 
 
-# each pattern's ASCII twin (``ascii_twin``) by its identity, as ``_IN_CONTEXT``
-_ASCII_TWINS: dict[int, tuple[re.Pattern[str], re.Pattern[str] | None]] = {}
-_SPACES = (_c.CATEGORY_SPACE, _c.CATEGORY_NOT_SPACE)
-
-
-def _no_space_class(items: Any) -> bool:
-    """No ``\\s`` or ``\\S`` in a parsed pattern (the one class that differs over ASCII text under ``re.ASCII``:
-    Unicode's spaces include the separators 0x1c-0x1f)."""
-    if isinstance(items, _p.SubPattern):
-        items = items.data
-    if isinstance(items, tuple | list):
-        return all(_no_space_class(x) for x in items)
-    return all(items is not c for c in _SPACES)  # by identity: the parser's codes are ints that equal others
-
-
-def ascii_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
-    """``pattern``'s lowercase twin (``_lowered_search.twin``), compiled under ``re.ASCII`` where it has no space
-    class: over an ASCII text ``\\w``, ``\\d`` and ``\\b`` then mean what they mean under Unicode, and the engine
-    tests a word character by a table, not Unicode's four lookups (about half the instructions of a search, #47)."""
-    held = _ASCII_TWINS.get(id(pattern))
-    if held is None or held[0] is not pattern:
-        found = twin(pattern)
-        if found is not None and _no_space_class(_p.parse(found.pattern, found.flags)):
-            found = re.compile(found.pattern, found.flags & ~re.UNICODE | re.ASCII)
-        held = _ASCII_TWINS[id(pattern)] = (pattern, found)
-    return held[1]
-
-
 def _mentioned(pattern: re.Pattern[str], text: str, index: TurnIndex) -> bool:
     """``mentions(pattern, text)``: a match in a sentence of ``text`` outside a negator's scope, each sentence's lowercase
-    the record's (``index``) and an ASCII sentence searched by ``ascii_twin``."""
+    the record's (``index``) and an ASCII sentence searched by the pattern's twin (``_lowered_search.twin``)."""
     gated = index.lowered(text)[1]
-    fast = ascii_twin(pattern)
+    fast = twin(pattern)
     for s, low in zip(split_sentences(text), index.sentences_lowered(text), strict=True):
         if gated and not may_match(pattern, low, True):
             continue  # the sentence lacks the pattern's words (``_gate``)
@@ -174,4 +146,4 @@ def user_requests(
     return sorted(found.values(), key=lambda q: q.message_index)
 
 
-__all__ = ["ascii_twin", "asks_compensation", "in_context", "reading_payments", "user_requests", "without_payment"]
+__all__ = ["asks_compensation", "in_context", "reading_payments", "user_requests", "without_payment"]

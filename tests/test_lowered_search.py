@@ -86,6 +86,21 @@ def test_a_pattern_whose_lowercase_means_another_has_no_twin(source, flags):
         assert says(pattern, text, ascii_lowered(text)) == (pattern.search(text) is not None)
 
 
+def test_a_twin_without_a_space_class_reads_ascii_by_table_and_one_with_it_keeps_unicode():
+    """Over ASCII text ``\\w``, ``\\d`` and ``\\b`` mean the same under ``re.ASCII``; ``\\s`` does not (Unicode's
+    spaces include 0x1c-0x1f), so a twin holding a space class stays a Unicode pattern."""
+    assert re.search(r"a\sb", "a\x1cb") and not re.search(r"a\sb", "a\x1cb", re.ASCII)  # why
+    for source in (r"a\sb", r"a[\s,]b", r"(?:x|y\s)z", r"a\s+?(?=b)"):
+        spaced = twin(re.compile(source, re.IGNORECASE))
+        assert spaced is not None and not spaced.flags & re.ASCII, source
+        for text in ("a\x1cb", "A\x1fB z", "y\x1dz", "a\x1eb"):
+            assert says(re.compile(source, re.IGNORECASE), text, ascii_lowered(text)) == \
+                (re.search(source, text, re.IGNORECASE) is not None), (source, text)
+    plain = twin(re.compile(r"\bcan(?:not|'t)?\b \w+ \d", re.IGNORECASE))
+    assert plain is not None and plain.flags & re.ASCII and not plain.flags & re.UNICODE
+    assert sum(bool(t.flags & re.ASCII) for t in map(twin, _SCANNED) if t is not None) >= len(_SCANNED) // 2
+
+
 def test_a_negative_lookaround_of_a_typographic_apostrophe_is_dropped_from_the_twin_of_the_agreement():
     """The catalog's agreement guards "sure" with lookbehinds spelt with a typographic apostrophe ("(?<!i’m )"):
     no ASCII text holds one, so its twin (which reads ASCII text only) drops them, and matches over the lowercase
@@ -149,8 +164,10 @@ def test_mentions_over_the_lowercase_answers_as_the_scan_of_the_text(monkeypatch
             if item.sim is not None:
                 score_in(run.domain, run.task_version, item.sim)
                 texts += [normalise(m.content).text for m in item.sim.messages if isinstance(m.content, str)]
-    patterns = list({id(p): p for p, _ in asked}.values())
-    assert len(asked) > 2000 and len(patterns) > 10
+    # and the requests' words, which ``user_requests`` reads by ``_requests._mentioned`` (itself tested against
+    # ``mentions``), not through ``_mentions``
+    patterns = list(({id(p): p for p, _ in asked} | {id(p): p for p in vocabulary().requests.values()}).values())
+    assert len(asked) > 1500 and len(patterns) > 10
     assert sum(twin(p) is not None for p in patterns) >= len(patterns) - 2  # scanned over the lowercase
     pairs = asked + [(p, t) for p in patterns for t in texts]
     mentioned = 0
