@@ -14,12 +14,11 @@ from __future__ import annotations
 import ast
 import importlib
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from types import CodeType, FunctionType
 from typing import Any, cast
 
-import ahocorasick
 import ahocorasick_rs
 
 # the standard library's own regex parser (the project needs Python 3.11, which has it as ``re._parser``)
@@ -151,32 +150,16 @@ def rarity(requirement: Requirement) -> tuple[int, int]:
 _AT: dict[str, Any] = {"lineno": 1, "col_offset": 0, "end_lineno": 1, "end_col_offset": 0}
 
 
-# The characters of a lowered conversation, the most frequent first. pyahocorasick (the gates' scans) finds a node's
-# child by a linear search of its children, in the order added: words added in this order (``_added``) put the
-# children a text steps through most first; the same words match (#47).
-_FREQUENT = " etaoinsrhldcuymwfgpbvk.,'?!-xjqz0123456789"
-_RANK = {c: i for i, c in enumerate(_FREQUENT)}
-
-
-def _added(words: Iterable[str]) -> list[str]:
-    """``words`` in the order to add them to an automaton: by their characters' frequency ranks (``_FREQUENT``), a
-    character outside it after, by its code."""
-    return sorted(words, key=lambda w: [_RANK.get(c, len(_RANK) + ord(c)) for c in w])
-
-
 def _scan(words: frozenset[str], scans: dict[str, Any]) -> ast.expr:
-    """A test over ``s`` that is true where one of ``words`` occurs in ``s``: one pass of an automaton over the
-    words (in C; a substring test each costs a pass each), bound in ``scans`` under the name it reads."""
-    automaton = ahocorasick.Automaton()
-    for word in _added(words):
-        automaton.add_word(word, word)
-    automaton.make_automaton()
+    """A test over ``s`` that is true where one of ``words`` occurs in ``s``: one DFA pass over its UTF-8 bytes
+    (``word_bits``; a substring test each costs a pass each), bound in ``scans`` under the name it reads."""
     name = f"_a{len(scans)}"
-    scans[name] = automaton
-    scanner = ast.Attribute(ast.Name(name, ast.Load(), **_AT), "iter", ast.Load(), **_AT)
-    first = ast.Call(ast.Name("next", ast.Load(), **_AT), [ast.Call(scanner, [_S()], [], **_AT),
-                                                           ast.Constant(None, **_AT)], [], **_AT)
-    return ast.Compare(first, [ast.IsNot()], [ast.Constant(None, **_AT)], **_AT)
+    scans[name] = ahocorasick_rs.BytesAhoCorasick([w.encode("utf-8", "surrogatepass") for w in words],
+                                                  implementation=ahocorasick_rs.Implementation.DFA).find_matches_as_indexes
+    encoded = ast.Call(ast.Attribute(_S(), "encode", ast.Load(), **_AT),
+                       [ast.Constant("utf-8", **_AT), ast.Constant("surrogatepass", **_AT)], [], **_AT)
+    found = ast.Call(ast.Name(name, ast.Load(), **_AT), [encoded], [], **_AT)
+    return ast.Compare(found, [ast.NotEq()], [ast.List([], ast.Load(), **_AT)], **_AT)
 
 
 def _S() -> ast.Name:  # noqa: N802 - the text, as the test's one argument reads it

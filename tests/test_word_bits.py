@@ -66,3 +66,28 @@ def test_the_scan_answers_as_substring_tests_on_edge_texts(text: str) -> None:
 
 def test_no_words_answer_always() -> None:
     assert word_bits({}, 5)("anything at all") == 5
+
+
+def test_a_gate_scanning_a_large_word_group_answers_as_its_walk_on_real_messages() -> None:
+    """A gate's large word groups (``_gate._scan``: one DFA pass, true where the found list is not empty) answer as the
+    walk's substring tests, on every message and sentence of real runs."""
+    from conversation_reading._gate import walked
+    from conversation_reading._vocabulary import vocabulary
+
+    v = vocabulary()
+    patterns = [*gated_patterns("assistant"), *gated_patterns("user"), v.decline,
+                *(p for kind in v.kinds.values() for p in (*kind.declined_by, *kind.subject))]
+    scanning = [p for p in patterns if any(k.startswith("_a") for k in needs(p).check.__globals__)]
+    assert scanning  # the catalog's decline, at least, is one large group
+    held = texts = 0
+    for name in RUNS:
+        for raw in _raw_run(name)["simulations"]:
+            for t in read_turns(list(SimulationRun.model_validate(raw).messages)):
+                for text in (t.text, *split_sentences(t.text)):
+                    lowered = text.lower()
+                    for p in scanning:
+                        answer = needs(p).check(lowered)
+                        assert answer == walked(needs(p), lowered), (p.pattern[:60], text)
+                        held += answer
+                    texts += 1
+    assert texts > 5000 and held > 100
