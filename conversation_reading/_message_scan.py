@@ -16,12 +16,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
-from typing import Any, Literal
-
-import ahocorasick
+from typing import Literal
 
 from conversation_reading._claims import checkers, claim_kinds
-from conversation_reading._gate import Requirement, _added, _words_in, needs, rarity, scanned_each
+from conversation_reading._gate import (
+    Requirement,
+    _words_in,
+    needs,
+    rarity,
+    scanned_each,
+    word_bits,
+)
 from conversation_reading._vocabulary import vocabulary
 
 
@@ -89,16 +94,11 @@ def scanned_paired(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], int
                 bits[word] = bits.get(word, 0) | 1 << (n + i)
     if not second:
         return scanned_each(patterns)  # none paired (the user's patterns): the same answer without the masks
-    automaton: Any = ahocorasick.Automaton()
-    for word in _added(bits):
-        automaton.add_word(word, bits[word])
-    automaton.make_automaton()
+    found_in = word_bits(bits, always)
     low = (1 << n) - 1
 
     def scanned(s: str) -> int:
-        found = always
-        for _end, bit in automaton.iter(s):
-            found |= bit
+        found = found_in(s)
         # a paired pattern's bit stands only where its second requirement's (``n`` above it) is set too
         return found & ~(second & ~(found >> n)) & low
 
