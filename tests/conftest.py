@@ -414,6 +414,19 @@ def _raw_run(name: str) -> dict:
     return json.loads(real_run(name).read_text())
 
 
+def read_conversations(name: str) -> list[tuple[list[Any], list[Any]]]:
+    """Each simulation of the real run ``name``: its turns as the record reads them (``read_turns``) and its messages."""
+    from tau2.data_model.simulation import SimulationRun
+
+    from conversation_reading._evidence import read_turns
+
+    out = []
+    for raw in _raw_run(name)["simulations"]:
+        messages = list(SimulationRun.model_validate(raw).messages)
+        out.append((read_turns(messages), messages))
+    return out
+
+
 def real_simulation(name: str, task_id: str) -> Any:
     """A fresh (deep-copied, editable) ``SimulationRun`` of ``task_id`` from the real run ``name``."""
     from tau2.data_model.simulation import SimulationRun

@@ -8,31 +8,20 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from tau2.data_model.message import Message
-from tau2.data_model.simulation import SimulationRun
 
 from conversation_reading._conversation_state import _State, _states
-from conversation_reading._evidence import Turn, read_turns
 from conversation_reading._turn_index import TurnIndex
-from tests.conftest import _raw_run
+from tests.conftest import read_conversations
 
 RUNS = ["aide_claude-sonnet-4-5_airline_tau2_1trial.json", "toolorchestra_retail_tau2_1trial.json",
         "whissle_airline_tau3_1trial.json"]
-
-
-def _conversations(name: str) -> list[tuple[list[Turn], list[Message]]]:
-    out = []
-    for raw in _raw_run(name)["simulations"]:
-        messages = list(SimulationRun.model_validate(raw).messages)
-        out.append((read_turns(messages), messages))
-    return out
 
 
 @pytest.mark.parametrize("name", RUNS)
 def test_each_state_holds_what_was_said_and_read_before_its_message(name):
     domain = "retail" if "retail" in name else "airline"
     spoken = 0
-    for turns, messages in _conversations(name):
+    for turns, messages in read_conversations(name):
         states = _states(turns, messages, domain, TurnIndex(turns, messages).parsed)
         assert len(states) == len(messages)
         said = ""  # as the states accumulated it, one message at a time

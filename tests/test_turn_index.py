@@ -9,10 +9,9 @@ import json
 
 import pytest
 from tau2.data_model.message import Message, ToolMessage
-from tau2.data_model.simulation import SimulationRun
 
 from conversation_reading._conversation_state import _states
-from conversation_reading._evidence import Turn, read_turns
+from conversation_reading._evidence import read_turns
 from conversation_reading._gate import gateable, may_match
 from conversation_reading._precondition_facts import compensation_raised_at, tier_reads
 from conversation_reading._turn_index import UNPARSED, TurnIndex
@@ -20,18 +19,10 @@ from conversation_reading._units import split_sentences
 from conversation_reading._vocabulary import vocabulary
 from conversation_reading._write_details import _read_results, listed_by_call, listed_details
 from gold_variants.readings._base import write_tools
-from tests.conftest import _raw_run
+from tests.conftest import read_conversations
 
 RUNS = ["aide_claude-sonnet-4-5_airline_tau2_1trial.json", "toolorchestra_retail_tau2_1trial.json",
         "whissle_airline_tau3_1trial.json"]
-
-
-def _conversations(name: str) -> list[tuple[list[Turn], list[Message]]]:
-    out = []
-    for raw in _raw_run(name)["simulations"]:
-        messages = list(SimulationRun.model_validate(raw).messages)
-        out.append((read_turns(messages), messages))
-    return out
 
 
 def _json(m: Message) -> object:
@@ -44,7 +35,7 @@ def _json(m: Message) -> object:
 @pytest.mark.parametrize("name", RUNS)
 def test_the_index_answers_as_the_loops_it_replaces(name):
     replies = parsed = 0
-    for turns, messages in _conversations(name):
+    for turns, messages in read_conversations(name):
         index = TurnIndex(turns, messages)
         assert index.calls == [(t, c) for t in turns for c in t.calls]
         for tool in {c.name for t in turns for c in t.calls} | {"send_certificate"}:
@@ -71,7 +62,7 @@ def test_the_shared_parse_reads_what_each_reader_parsed_itself(name):
     tools = write_tools(domain)
     is_write = lambda tool: tool in tools  # noqa: E731
     tiers = 0
-    for turns, messages in _conversations(name):
+    for turns, messages in read_conversations(name):
         index = TurnIndex(turns, messages)
         assert _states(turns, messages, domain, index.parsed) == _states(turns, messages, domain)
         assert _read_results(messages, index) == _read_results(messages)
@@ -97,7 +88,7 @@ def test_the_calls_by_tool_read_as_every_turn_read(name):
     v = vocabulary()
     words = v.requests["send_certificate"]
     raised = 0
-    for turns, messages in _conversations(name):
+    for turns, messages in read_conversations(name):
         index = TurnIndex(turns, messages)
         slow = next((t.index for t in turns if t.role == "assistant"
                      and (words.search(t.text) or any(c.name == "send_certificate" for c in t.calls))), None)
@@ -114,7 +105,7 @@ def test_a_sentence_gated_on_its_lowercase_from_the_index_holds_no_match(name):
     patterns = [v.tier_claim, v.false_cabin_rule, v.compensation_offer, v.requests["send_certificate"],
                 *(o.pattern for offers in v.offers.values() for o in offers)]
     skipped = 0
-    for turns, messages in _conversations(name):
+    for turns, messages in read_conversations(name):
         index = TurnIndex(turns, messages)
         for t in turns:
             if t.role not in ("user", "assistant") or not t.text:
@@ -136,10 +127,10 @@ def test_a_messages_calls_read_by_its_kind_are_the_attribute_or_none():
     is a new conversation to ``read_turns``."""
     from conversation_reading._evidence import _calls_of
 
-    messages = [m for name in RUNS for _, sim in _conversations(name) for m in sim]
+    messages = [m for name in RUNS for _, sim in read_conversations(name) for m in sim]
     assert {type(m).__name__ for m in messages} >= {"AssistantMessage", "UserMessage", "ToolMessage"}
     assert all(_calls_of(m) is getattr(m, "tool_calls", None) for m in messages)
-    conversation = next(sim for _, sim in _conversations(RUNS[0]) if any(getattr(m, "tool_calls", None) for m in sim))
+    conversation = next(sim for _, sim in read_conversations(RUNS[0]) if any(getattr(m, "tool_calls", None) for m in sim))
     first = read_turns(conversation)
     called = next(m for m in conversation if getattr(m, "tool_calls", None))
     called.tool_calls = called.tool_calls[:0]

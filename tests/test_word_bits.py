@@ -7,13 +7,11 @@ whose UTF-8 bytes are long, a word next to them), overlapping words, and a word 
 from __future__ import annotations
 
 import pytest
-from tau2.data_model.simulation import SimulationRun
 
-from conversation_reading._evidence import read_turns
 from conversation_reading._gate import _words_in, needs, word_bits
 from conversation_reading._message_scan import gated_patterns
 from conversation_reading._units import split_sentences
-from tests.conftest import _raw_run
+from tests.conftest import read_conversations
 
 RUNS = ["aide_claude-sonnet-4-5_airline_tau2_1trial.json", "toolorchestra_retail_tau2_1trial.json",
         "whissle_airline_tau3_1trial.json"]
@@ -42,8 +40,8 @@ def test_the_scan_finds_every_word_a_text_holds_on_real_messages() -> None:
     scan = word_bits(bits, 0)
     found = texts = 0
     for name in RUNS:
-        for raw in _raw_run(name)["simulations"]:
-            for t in read_turns(list(SimulationRun.model_validate(raw).messages)):
+        for turns, _ in read_conversations(name):
+            for t in turns:
                 for text in (t.text, *split_sentences(t.text)):
                     lowered = text.lower()
                     answer = scan(lowered)
@@ -81,8 +79,8 @@ def test_a_gate_scanning_a_large_word_group_answers_as_its_walk_on_real_messages
     assert scanning  # the catalog's decline, at least, is one large group
     held = texts = 0
     for name in RUNS:
-        for raw in _raw_run(name)["simulations"]:
-            for t in read_turns(list(SimulationRun.model_validate(raw).messages)):
+        for turns, _ in read_conversations(name):
+            for t in turns:
                 for text in (t.text, *split_sentences(t.text)):
                     lowered = text.lower()
                     for p in scanning:
