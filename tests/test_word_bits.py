@@ -6,6 +6,8 @@ whose UTF-8 bytes are long, a word next to them), overlapping words, and a word 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from conversation_reading._gate import _words_in, needs, word_bits
@@ -35,19 +37,24 @@ def _scan_words() -> dict[str, int]:
     return {w: 1 << i for i, w in enumerate(sorted(words))}
 
 
-def test_the_scan_finds_every_word_a_text_holds_on_real_messages() -> None:
-    bits = _scan_words()
-    scan = word_bits(bits, 0)
-    found = texts = 0
+def _lowered_texts() -> Iterator[str]:
+    """Every message and sentence of the real runs, lowered (as the scans read them)."""
     for name in RUNS:
         for turns, _ in read_conversations(name):
             for t in turns:
                 for text in (t.text, *split_sentences(t.text)):
-                    lowered = text.lower()
-                    answer = scan(lowered)
-                    assert answer == _defined(bits, 0, lowered), text
-                    found += bin(answer).count("1")
-                    texts += 1
+                    yield text.lower()
+
+
+def test_the_scan_finds_every_word_a_text_holds_on_real_messages() -> None:
+    bits = _scan_words()
+    scan = word_bits(bits, 0)
+    found = texts = 0
+    for lowered in _lowered_texts():
+        answer = scan(lowered)
+        assert answer == _defined(bits, 0, lowered), lowered
+        found += bin(answer).count("1")
+        texts += 1
     assert len(bits) > 200 and texts > 5000 and found > 10000  # words of both speakers' scans, found often
 
 
@@ -78,14 +85,10 @@ def test_a_gate_scanning_a_large_word_group_answers_as_its_walk_on_real_messages
     scanning = [p for p in patterns if any(k.startswith("_a") for k in needs(p).check.__globals__)]
     assert scanning  # the catalog's decline, at least, is one large group
     held = texts = 0
-    for name in RUNS:
-        for turns, _ in read_conversations(name):
-            for t in turns:
-                for text in (t.text, *split_sentences(t.text)):
-                    lowered = text.lower()
-                    for p in scanning:
-                        answer = needs(p).check(lowered)
-                        assert answer == walked(needs(p), lowered), (p.pattern[:60], text)
-                        held += answer
-                    texts += 1
+    for lowered in _lowered_texts():
+        for p in scanning:
+            answer = needs(p).check(lowered)
+            assert answer == walked(needs(p), lowered), (p.pattern[:60], lowered)
+            held += answer
+        texts += 1
     assert texts > 5000 and held > 100
