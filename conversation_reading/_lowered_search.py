@@ -89,26 +89,16 @@ def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     found = None
     if pattern.flags & re.IGNORECASE and isinstance(source, str) and source.isascii() and not _UNSAFE.search(source):
         lowered, flags = source.lower(), pattern.flags & ~re.IGNORECASE
-        if _no_space_class(_parser.parse(lowered, flags)):
+        # under re.ASCII where it holds no \s (\S is refused above): over an ASCII text, all a twin reads, \w, \d
+        # and \b mean what they mean under Unicode, and the engine tests a word character by a table, not by
+        # Unicode's lookups (about 1% of the record, #47); \s does not (Unicode's spaces include 0x1c-0x1f). Read
+        # from the source's text, not its parse (a parse a twin costs more than the flag saves in a short rescore):
+        # the two characters anywhere, an escaped backslash's "s" too, keep Unicode.
+        if "\\s" not in lowered:
             flags = flags & ~re.UNICODE | re.ASCII
         found = re.compile(lowered, flags)
     _TWINS[id(pattern)] = (pattern, found)
     return found
-
-
-_SPACES = (_constants.CATEGORY_SPACE, _constants.CATEGORY_NOT_SPACE)
-
-
-def _no_space_class(items: Any) -> bool:
-    """No ``\\s`` or ``\\S`` in a parsed pattern: the one class that differs over ASCII text under ``re.ASCII``
-    (Unicode's spaces include the separators 0x1c-0x1f). Without one, the twin is compiled under ``re.ASCII``: over
-    an ASCII text ``\\w``, ``\\d`` and ``\\b`` mean what they mean under Unicode, and the engine tests a word
-    character by a table, not by Unicode's lookups (about 1% of the record, #47)."""
-    if isinstance(items, _parser.SubPattern):
-        items = items.data
-    if isinstance(items, tuple | list):
-        return all(_no_space_class(x) for x in items)
-    return all(items is not c for c in _SPACES)  # by identity: the parser's codes are ints equal to others
 
 
 def says(pattern: re.Pattern[str], text: str, lowered: str | None) -> bool:
