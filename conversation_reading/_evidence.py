@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -263,10 +263,13 @@ def _mentions(pattern: re.Pattern[str], text: str) -> bool:
     gated = gateable(text)
     if not may_match(pattern, text.lower(), gated):
         return False  # no sentence (a part of the text) could hold a match (``_gate``): most texts lack its words
-    # and each sentence gated on its own (a part of a gateable text is gateable): a scan only where its words are,
-    # of an ASCII sentence's lowercase by the pattern's twin (``_lowered_search``: the same places)
-    for s in split_sentences(text):
-        low = s.lower()
+    return mentioned_in(pattern, ((s, s.lower()) for s in split_sentences(text)), gated)
+
+
+def mentioned_in(pattern: re.Pattern[str], sentences: Iterable[tuple[str, str]], gated: bool) -> bool:
+    """``pattern`` outside a negator's scope in one of a text's ``sentences`` (each with its lowercase; ``gated``: the
+    text's), each gated on its own; an ASCII one scanned by the pattern's twin (``_lowered_search``: the same places)."""
+    for s, low in sentences:
         if gated and not may_match(pattern, low, True):
             continue
         if any(not negated(s, m.start()) for m in matches(pattern, s, low if s.isascii() else None)):
@@ -394,7 +397,4 @@ def _offers(offer: Offer, sentence: str) -> bool:
     return m is not None and not negated(sentence, m.start()) and not vocabulary().decline.search(sentence)
 
 
-__all__ = [
-    "EvidenceItem", "PreconditionResult", "asserted", "find_declines", "mentions",
-    "price_bound",
-]
+__all__ = ["EvidenceItem", "PreconditionResult", "asserted", "find_declines", "mentioned_in", "mentions", "price_bound"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import importlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from types import CodeType, FunctionType
 from typing import Any, cast
@@ -154,8 +154,7 @@ def _scan(words: frozenset[str], scans: dict[str, Any]) -> ast.expr:
     """A test over ``s`` that is true where one of ``words`` occurs in ``s``: one DFA pass over its UTF-8 bytes
     (``word_bits``; a substring test each costs a pass each), bound in ``scans`` under the name it reads."""
     name = f"_a{len(scans)}"
-    scans[name] = ahocorasick_rs.BytesAhoCorasick([w.encode("utf-8", "surrogatepass") for w in words],
-                                                  implementation=ahocorasick_rs.Implementation.DFA).find_matches_as_indexes
+    scans[name] = _finder(words)
     encoded = ast.Call(ast.Attribute(_S(), "encode", ast.Load(), **_AT),
                        [ast.Constant("utf-8", **_AT), ast.Constant("surrogatepass", **_AT)], [], **_AT)
     found = ast.Call(ast.Name(name, ast.Load(), **_AT), [encoded], [], **_AT)
@@ -280,14 +279,20 @@ def _holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
         return lambda s: any(holds(r, s) for r in required)
 
 
+def _finder(words: Iterable[str]) -> Callable[..., list[tuple[int, int, int]]]:
+    """The matches (word's index, start, end) of ``words`` in a text's UTF-8 bytes (``encode("utf-8", "surrogatepass")``),
+    by one DFA pass: a word occurs where its bytes do (UTF-8 is self-synchronising)."""
+    return ahocorasick_rs.BytesAhoCorasick([w.encode("utf-8", "surrogatepass") for w in words],
+                                           implementation=ahocorasick_rs.Implementation.DFA).find_matches_as_indexes
+
+
 def word_bits(bits: dict[str, int], always: int) -> Callable[[str], int]:
     """``always`` with the bits of each word of ``bits`` in a text: one DFA pass over its UTF-8 bytes (#47: a third of
     pyahocorasick's instructions). A word occurs where its bytes do (UTF-8 is self-synchronising; ``surrogatepass``)."""
     if not bits:
         return lambda s: always
-    words, values = list(bits), list(bits.values())
-    find = ahocorasick_rs.BytesAhoCorasick([w.encode("utf-8", "surrogatepass") for w in words],
-                                           implementation=ahocorasick_rs.Implementation.DFA).find_matches_as_indexes
+    values = list(bits.values())
+    find = _finder(bits)
 
     def scanned(s: str) -> int:
         found = always

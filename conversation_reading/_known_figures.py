@@ -32,7 +32,7 @@ def cent(x: float) -> float:
 
 
 def _cents(values: Iterable[float]) -> set[float]:
-    return {v if v.__class__ is float and v.is_integer() else round(v, 2) for v in values}  # ``cent`` of each
+    return {cent(v) for v in values}
 
 
 def _amounts_held(s: _State, source: str | None = None) -> list[float]:

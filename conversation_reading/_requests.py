@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from conversation_reading._evidence import Turn, excerpt_of, mentions, negated
-from conversation_reading._gate import _c, _p, holds, may_match, needs
-from conversation_reading._lowered_search import matches, says, twin
+from conversation_reading._evidence import Turn, excerpt_of, mentioned_in, mentions
+from conversation_reading._gate import _c, _p, holds, needs
+from conversation_reading._lowered_search import matches, says
 from conversation_reading._message_scan import message_scan
 from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._record import UserRequest
@@ -101,15 +101,8 @@ def in_context(pattern: re.Pattern[str]) -> bool:
 def _mentioned(pattern: re.Pattern[str], text: str, index: TurnIndex) -> bool:
     """``mentions(pattern, text)``: a match in a sentence of ``text`` outside a negator's scope, each sentence's lowercase
     the record's (``index``) and an ASCII sentence searched by the pattern's twin (``_lowered_search.twin``)."""
-    gated = index.lowered(text)[1]
-    fast = twin(pattern)
-    for s, low in zip(split_sentences(text), index.sentences_lowered(text), strict=True):
-        if gated and not may_match(pattern, low, True):
-            continue  # the sentence lacks the pattern's words (``_gate``)
-        found = fast.finditer(low) if fast is not None and s.isascii() else pattern.finditer(s)
-        if any(not negated(s, m.start()) for m in found):
-            return True
-    return False
+    return mentioned_in(pattern, zip(split_sentences(text), index.sentences_lowered(text), strict=True),
+                        index.lowered(text)[1])
 
 
 def user_requests(
