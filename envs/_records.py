@@ -41,3 +41,15 @@ def marshal_of(dumped: Any) -> bytes | None:
         return marshal.dumps(dumped)
     except ValueError:
         return None
+
+
+Shot = tuple[bytes | None, str | None]  # a record's dump in marshal's bytes (``marshal_of``) and its JSON (``json_of``)
+
+
+def shot_of(dumped: Any, reference: Shot) -> Shot:
+    """A dumped record's bytes and JSON; the ``reference`` itself where the bytes are its bytes: the same JSON, known
+    without writing it (``marshal_of``). Most records a write reaches are left as they were."""
+    data = marshal_of(dumped)
+    if data is not None and data == reference[0]:
+        return reference
+    return data, json_of(dumped)

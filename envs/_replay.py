@@ -26,7 +26,7 @@ from tau2.data_model.tasks import Action
 
 from envs._flight_index import index_flight_search
 from envs._outputs import outputs_match
-from envs._records import dump_of, json_of, marshal_of, record_json
+from envs._records import dump_of, json_of, marshal_of, record_json, shot_of
 from envs._replay_modes import ReplayFlag, ReplayMode, recorded_failure
 from envs._tasks import environment_constructor
 from envs._tracked import _MISSING, TrackedTable
@@ -158,16 +158,8 @@ class ReplayEngine:
                 for key in table.touched():
                     record = dict.get(table, key, _MISSING)
                     pristine, pristine_bytes = self._pristine_of(name, key, table)
-                    if record is _MISSING:
-                        now = None
-                    else:
-                        dumped = dump_of(record)
-                        # a record the tools reached and left as it was (most of those a write touches): its
-                        # JSON is the pristine JSON, known without writing it (``envs._records.marshal_of``)
-                        if pristine_bytes is not None and marshal_of(dumped) == pristine_bytes:
-                            state[(name, key)] = pristine
-                            continue
-                        now = json_of(dumped)
+                    # a record the tools reached and left as it was has the pristine JSON (``shot_of``)
+                    now = None if record is _MISSING else shot_of(dump_of(record), (pristine_bytes, pristine))[1]
                     state[(name, key)] = now
                     if now != pristine:
                         found[name].add(key)

@@ -16,7 +16,7 @@ from typing import Any
 
 from tau2.data_model.tasks import Action
 
-from envs._records import dump_of, json_of, marshal_of
+from envs._records import Shot, dump_of, shot_of
 from envs._replay import ReplayEngine, State
 from envs._tracked import _MISSING
 
@@ -46,8 +46,6 @@ def tool_kind(engine: ReplayEngine, name: str) -> str:
     return engine.tool_kind(name)
 
 
-# a touched record at a snapshot: its dump's ``marshal`` bytes (None: missing, or refused) and its JSON (``record_json``)
-Shot = tuple[bytes | None, str | None]
 
 
 def _snapshot(engine: ReplayEngine, last: dict[tuple[str, Any], Shot]) -> dict[tuple[str, Any], Shot]:
@@ -62,13 +60,11 @@ def _snapshot(engine: ReplayEngine, last: dict[tuple[str, Any], Shot]) -> dict[t
             if value is _MISSING:
                 shots[at] = (None, None)
                 continue
-            dumped = dump_of(value)
-            data = marshal_of(dumped)
             seen = last.get(at)
             if seen is None:
                 pristine, pristine_bytes = engine._pristine_of(table_name, key, table)
                 seen = (pristine_bytes, pristine)
-            shots[at] = seen if data is not None and data == seen[0] else (data, json_of(dumped))
+            shots[at] = shot_of(dump_of(value), seen)
     return shots
 
 

@@ -9,7 +9,7 @@ import copy
 import pytest
 
 from envs import TASK_VERSIONS, engine_for, load_task_set, replay_steps
-from envs import _steps as steps_module
+from envs import _records as records_module
 from envs._records import record_json
 from envs._steps import GoldStep
 from envs._tracked import _MISSING
@@ -56,8 +56,8 @@ def _golds(domain: str) -> list[list]:
 @pytest.mark.parametrize("refused", [False, True], ids=["bytes", "marshal refuses"])
 @pytest.mark.parametrize("domain", ["airline", "retail"])
 def test_gold_steps_answer_as_writing_every_records_json_after_every_step(domain, refused, monkeypatch):
-    if refused:  # every dump refused by marshal: every JSON written, as before
-        monkeypatch.setattr(steps_module, "marshal_of", lambda dumped: None)
+    if refused:  # every dump refused by marshal (``shot_of``): every JSON written, as before
+        monkeypatch.setattr(records_module, "marshal_of", lambda dumped: None)
     engine = engine_for(domain)
     golds = _golds(domain)
     assert len(golds) > 100
