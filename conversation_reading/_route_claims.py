@@ -10,7 +10,13 @@ from typing import Any
 
 from conversation_reading._evidence import negated
 
-_RESERVATION_ID = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6}\b")
+_RESERVATION_ID = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6}\b")  # the reference ``_ids`` answers as
+# its candidates, six capitals or digits whole: the boundary tested behind the first character, so the engine skips to
+# the next capital or digit by it, not trying the boundary and two lookaheads at every position (#47); a candidate
+# holding a digit and a capital (neither all capitals nor all digits) is an id
+_SIX = re.compile(r"[A-Z0-9](?<=\b[A-Z0-9])[A-Z0-9]{5}\b")
+# a route set aside before it is said ("not", "you mentioned ..."), up to its start
+_SET_ASIDE = re.compile(r"\b(?:not|you mentioned|you said|you asked)\b[^.!?\n]{0,30}$", re.I)
 # a route said of a reservation: "origin JFK and destination LAX", "from JFK to LAX"
 ROUTE = re.compile(r"\b(?:origin|from)\s+(?:airport\s+)?\(?([A-Z]{3})\)?\b[^.!?\n]{0,25}?\b(?:destination|to)\s+"
                     r"(?:airport\s+)?\(?([A-Z]{3})\)?\b")
@@ -25,7 +31,7 @@ def route_claim(reservation_of: Callable[[str], Any], sentence: str) -> tuple[st
     m = ROUTE.search(sentence)
     if m is None:  # no route said: the ids need no reading
         return None
-    ids = set(_RESERVATION_ID.findall(sentence))
+    ids = _ids(sentence)
     if len(ids) != 1:
         return None
     res = reservation_of(next(iter(ids)))
@@ -37,14 +43,18 @@ def route_claim(reservation_of: Callable[[str], Any], sentence: str) -> tuple[st
 
     said = {m.group(1), m.group(2)}
     ends = {str(get(res, "origin")), str(get(res, "destination"))}
-    if all(code in sentence for code in ends) or negated(sentence, m.start()) or re.search(
-            r"\b(?:not|you mentioned|you said|you asked)\b[^.!?\n]{0,30}$", sentence[: m.start()], re.I):
+    if all(code in sentence for code in ends) or negated(sentence, m.start()) or _SET_ASIDE.search(sentence[: m.start()]):
         return None  # the sentence also states the true route, or sets the one it names aside
     legs = {(str(get(f, "origin")), str(get(f, "destination"))) for f in get(res, "flights") or []}
     if said == ends or (m.group(1), m.group(2)) in legs or (m.group(2), m.group(1)) in legs:
         return None
     return ("reservation.route", f"{get(res, 'reservation_id')} is {get(res, 'origin')} to {get(res, 'destination')}"
             f" ({get(res, 'flight_type')}), not {m.group(1)} to {m.group(2)}")
+
+
+def _ids(sentence: str) -> set[str]:
+    """``set(_RESERVATION_ID.findall(sentence))``: the reservation ids the sentence names."""
+    return {w for w in _SIX.findall(sentence) if not (w.isalpha() or w.isdigit())}
 
 
 __all__ = ["ROUTE", "route_claim"]

@@ -155,14 +155,19 @@ class _Course:
         for at in range(n - 1, -1, -1):
             t = turns[at]
             if t.calls:
-                writes = any(is_write(c.name) for c in t.calls)
+                writes = acts = False  # a write among the calls; a write or a transfer (a loop: no generator, #47)
+                for c in t.calls:
+                    if is_write(c.name):
+                        writes = acts = True
+                        break
+                    acts = acts or c.name == "transfer_to_human_agents"
                 if writes:
                     self.first_write = t.index
                     if t.role == "assistant":
                         written = at
-                if self.acted_after < 0 and (writes or any(c.name == "transfer_to_human_agents" for c in t.calls)):
+                if self.acted_after < 0 and acts:
                     self.acted_after = t.index
-            if t.role == "user" and t.text.strip():
+            if t.role == "user" and t.text and not t.text.isspace():  # words: ``strip()`` not empty, with no copy
                 said = t
             self._said_from[at], self._writes_from[at] = said, written
 
@@ -186,10 +191,8 @@ def _agreed(reply: Turn | None, replies: dict[int, bool]) -> bool:
         replies[reply.index] = agrees(reply.text)
     return reply is not None and replies[reply.index]
 
-
 _CONFIRM_ASKED = re.compile(r"\b(?:confirm|is (?:that|this|it) (?:right|correct|true)|be honou?red|am I right)\b[^?]*\?",
                             re.IGNORECASE)
-
 
 def _bag_write(index: int, reply: int, writes: list[Write]) -> tuple[str, dict[str, Any]] | None:
     """The write of bags message ``index`` lists: the first booking or bag change after it that the user's next
@@ -319,7 +322,6 @@ def _declines(text: str) -> bool:
 
 _CHANGES = re.compile(r"\b(?:chang\w*|modif\w*|rebook\w*|switch\w*)", re.I)
 
-
 def _topic(text: str) -> str | None:
     low = ascii_lowered(text)
     if scans(_CANCEL, text, low):
@@ -341,7 +343,6 @@ def _words(text: str, markers: re.Pattern[str]) -> bool:
 # the conditions an act needs, listed ("to be eligible, one of the following would need to apply:"): the rule
 _CONDITIONS = re.compile(r"\b(?:would|will) (?:need|have) to\b|\bto (?:be|become) eligible\b|"
                          r"\b(?:one|any|all|each) of the following\b", re.IGNORECASE)
-
 
 _RESTRICTS = re.compile(r"\b(?:only|cannot|can't|unless|not able|unable)\b", re.IGNORECASE)
 _IF_ACT = re.compile(r"\b(?:if|once|when|should)\b[^.!?\n]{0,60}?\b(modif\w*|chang\w*|cancel\w*)\b"

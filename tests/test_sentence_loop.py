@@ -54,3 +54,44 @@ def test_the_validator_refuses_what_the_constructor_refuses():
             _sentences._validated(bad)
 
 
+
+
+def _course_as_read_before(turns: list, is_write) -> tuple[list, list, int, int]:
+    """``_sentences._Course``'s walk as written before its loop (two generators a turn, ``strip()`` for words): the
+    reference its answers are tested against."""
+    n = len(turns)
+    said_from, writes_from, first_write, acted_after = [None] * (n + 1), [n] * (n + 1), n, -1
+    said, written = None, n
+    for at in range(n - 1, -1, -1):
+        t = turns[at]
+        if t.calls:
+            writes = any(is_write(c.name) for c in t.calls)
+            if writes:
+                first_write = t.index
+                if t.role == "assistant":
+                    written = at
+            if acted_after < 0 and (writes or any(c.name == "transfer_to_human_agents" for c in t.calls)):
+                acted_after = t.index
+        if t.role == "user" and t.text.strip():
+            said = t
+        said_from[at], writes_from[at] = said, written
+    return said_from, writes_from, first_write, acted_after
+
+
+def test_the_course_of_a_conversation_is_walked_as_before():
+    from conversation_reading._evidence import Turn
+    from tests.conftest import read_conversations
+
+    tools = write_tools("airline")
+    checked = acted = 0
+    for name in ("whissle_airline_tau3_1trial.json", "aide_claude-sonnet-4-5_airline_tau2_1trial.json"):
+        for turns, _messages in read_conversations(name):
+            # blank user texts too (" ", "\n\t", "\u2003": no words), which the real runs rarely hold
+            edited = [*turns, *(Turn(len(turns) + i, "user", text, ()) for i, text in enumerate((" ", "\n\t", "\u2003")))]
+            for ts in (turns, edited):
+                course = _sentences._Course(ts, tools.__contains__)
+                assert (course._said_from, course._writes_from, course.first_write, course.acted_after) == \
+                    _course_as_read_before(ts, tools.__contains__)
+                checked += 1
+                acted += course.acted_after >= 0
+    assert checked >= 100 and acted >= 20  # conversations that write or transfer, and ones that do not
