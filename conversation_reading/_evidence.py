@@ -182,8 +182,12 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
         # each field read once: a message's attributes are read through pydantic's ``__getattr__``
         role, content = m.role, m.content
         raw = content if isinstance(content, str) else ""
+        calls = tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else ()
         if role != "user" and role != "assistant":  # no reader's speech: normalised when read (``UnreadTurn``)
-            out.append(UnreadTurn(i, role, tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else (), raw))
+            out.append(UnreadTurn(i, role, calls, raw))
+            continue
+        if not raw and role == "assistant":  # calls, no words (half of the agent's): "" is its own speech, untouched
+            out.append(Turn(i, role, raw, calls, raw, range(1)))
             continue
         text, origin = normalised(raw)
         if role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
@@ -193,13 +197,9 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
         elif users and ('"' in text or "\u201c" in text):  # ``_QUOTED`` opens with one
             heard += "".join(" " + _norm(u) for u in users[heard_of:])
             heard_of = len(users)
-            said = heard
-
-            def unquote(q: re.Match[str], said: str = said) -> str:
+            def unquote(q: re.Match[str], said: str = heard) -> str:  # what the user said so far, bound as it is now
                 return "\u2026" if _norm(q.group(1)) in said else q.group(0)
-
             text, origin = _apply(text, origin, _QUOTED, unquote)
-        calls = tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else ()
         out.append(Turn(i, role, text, calls, raw, origin if isinstance(origin, _ORIGIN_MAPS) else tuple(origin)))
     return out
 

@@ -66,8 +66,9 @@ def _inline_item_at(text: str) -> int | None:
     later one's blanks and digits hold no mark), so the answer is the earlier of each mark's first."""
     found = None
     for blank, tab, hints in _ITEM_MARKS:
-        # what the mark's pattern matches "[.)][ \t]" in (tested in place: every message asks)
-        if blank not in text and tab not in text:
+        # what the mark's pattern matches "[.)][ \t]" in (tested in place: every message asks); the mark alone first:
+        # a one-character test is a ``memchr``, a two-character one walks the text (several times the instructions)
+        if blank[0] not in text or blank not in text and tab not in text:
             continue  # a substring test: the scan tries every digit of a tool's JSON
         for hint in hints.finditer(text):
             if found is not None and hint.start() > found:
@@ -303,9 +304,10 @@ def normalised(text: str, guarded: bool = True) -> tuple[str, Sequence[int]]:
     # A text holding none of these marks (tested in place, not by ``any``: every message passes here), outside
     # ASCII only dashes and apostrophes, and (those made "-" and "'") no match of ``_INLINE_ITEM``
     # (``_inline_item_at``) passes every other guard of ``_steps`` (they need another character outside ASCII),
-    # NFKC included.
+    # NFKC included. "*" before "**" (and "_" before "__"): a one-character test is a ``memchr``, a two-character one
+    # walks the text, and most texts hold neither character.
     if guarded and '"' not in text and "\\" not in text and "<" not in text and "|" not in text and (
-            "**" not in text and "__" not in text):
+            "*" not in text or "**" not in text) and ("_" not in text or "__" not in text):
         # outside ASCII only dashes and curly apostrophes (a user's "it’s"), which NFKC keeps or turns into
         # another of them: the text each becomes "-" or "'" in, one for one; no other step's guard lets it run
         # unless the list-item step's does on that text

@@ -133,6 +133,32 @@ def test_a_tool_result_is_normalised_when_its_text_is_first_read():
     assert type(turns[0]) is Turn and not hasattr(Turn, "__getattr__") and hasattr(type(turns[1]), "__getattr__")
 
 
+def test_an_agent_message_with_no_words_is_read_as_its_empty_text_normalised():
+    """An agent's message with no words (a call alone: nearly half of the agent's messages) is built without
+    normalising its empty text or reading its speech (a speed-up, #47): on every conversation of the shared runs, each
+    such turn holds what normalising "" and reading its speech give, with its message's calls (and both kinds occur)."""
+    from conversation_reading._evidence import _read_turns
+    from conversation_reading._normalise import normalised, speech
+    from conversation_reading._vocabulary import vocabulary
+    from tests.conftest import REAL_RUNS, read_conversations
+
+    v = vocabulary()
+    text, origin = speech(*normalised(""), v.reasoning, v.aside, v.second_person)
+    silent = spoken = 0
+    for path in sorted(REAL_RUNS.glob("*.json")):
+        for _, messages in read_conversations(path.name):
+            for t in _read_turns(messages):
+                if t.role != "assistant":
+                    continue
+                if t.raw:
+                    spoken += 1
+                    continue
+                assert (t.text, t.origin, type(t.origin)) == (text, origin, type(origin))
+                assert t.calls == tuple(messages[t.index].tool_calls or [])
+                silent += 1
+    assert silent > 200 and spoken > 200
+
+
 def test_skipping_a_step_that_cannot_match_changes_nothing():
     """``normalise`` skips a step whose pattern needs a character the text lacks (a speed-up): on every
     message of the shared runs, and on texts made to reach each step (full-width tags that NFKC turns into
