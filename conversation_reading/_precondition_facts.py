@@ -21,12 +21,13 @@ from conversation_reading._evidence import (
     excerpt_of,
     is_read_tool,
     mentions,
+    negated,
     price_bound,
     split_sentences,
 )
 from conversation_reading._gate import may_match
 from conversation_reading._lowered_search import matches, says
-from conversation_reading._message_scan import changes, gate_of
+from conversation_reading._message_scan import changes, gate_of, message_scan
 from conversation_reading._record import (
     Act,
     Misstatement,
@@ -116,31 +117,42 @@ def _sentences_said(pattern: re.Pattern[str], text: str, index: TurnIndex) -> li
 def _negated_only(pattern: re.Pattern[str], sentence: str, low: str, gated: bool) -> bool:
     """``pattern`` occurs in ``sentence`` (``low``: its lowercase) only under a negation. A negated occurrence needs a
     negator among its words (``_evidence.negated``), so a sentence the negation's gate rules out (``_gate``) has
-    every occurrence un-negated: its scan is skipped."""
-    return may_match(vocabulary().negation, low, gated) and says(pattern, sentence, _ascii(sentence, low)) and not mentions(
-        pattern, sentence)
+    every occurrence un-negated: its scan is skipped. The occurrences are read once: ``says`` (one occurs) and not
+    ``mentions`` (none is un-negated) over a sentence, which ``split_sentences`` cuts no further, read the same
+    matches (the twin's where the sentence is ASCII) and ``negated`` of each."""
+    if not may_match(vocabulary().negation, low, gated):
+        return False
+    found = False
+    for m in matches(pattern, sentence, _ascii(sentence, low)):
+        if not negated(sentence, m.start()):
+            return False  # an occurrence outside a negation: ``mentions``
+        found = True
+    return found
 
 
 def stated_wants(turns: list[Turn], index: TurnIndex | None = None) -> list[StatedWant]:
     v = vocabulary()
     index = _index(turns, index)
-    compensation = v.requests["send_certificate"]
+    compensation, keeping, negation = v.requests["send_certificate"], v.keeps_reservation, v.negation
     named = changes(v.requests["update_reservation_flights"].pattern, v.requests["cancel_reservation"].pattern)
-    wants, keeping, changing = (gate_of(p, "user") for p in (compensation, v.keeps_reservation, named))
-    # the user's messages each gate lets through (its bits of the message's one scan, ``_message_scan``, then the
-    # gate): a message none lets through states no want
-    asking = {t.index: t for t in index.saying(compensation, wants, "user")}
-    kept = {t.index: t for t in index.saying(v.keeps_reservation, keeping, "user")}
-    changed = {t.index: t for t in index.saying(named, changing, "user")}
+    scan, bits = message_scan("user")
+    wants, kept, changed = (bits.get(id(p), -1) for p in (compensation, keeping, named))
     out = []
-    for i, t in sorted({**asking, **kept, **changed}.items()):
-        if i in asking and asks_compensation(compensation, t.text):
+    # the user's messages in one pass, each pattern's gate (``TurnIndex.saying``: its bits of the message's one scan,
+    # ``_message_scan``, then the gate) tested only where the message is read for it: a message no gate lets through
+    # states no want
+    for t, lowered, gated, scanned in index.spoken("user", scan):
+        if (not gated or scanned & wants and may_match(compensation, lowered, True)) \
+                and asks_compensation(compensation, t.text):
             out.append(StatedWant(want="compensation", message_index=t.index, excerpt=excerpt_of(t.text)))
             continue
-        # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel")
-        gated = index.lowered(t.text)[1]
-        keeps = (i in kept and mentions(v.keeps_reservation, t.text)) or (i in changed and any(
-            _negated_only(named, s, low, gated) for s, low in _sentences_said(named, t.text, index)))
+        # keeping it in words, or a change or cancellation named only under a negation ("I don't want to cancel"):
+        # a negated occurrence needs a negator in its sentence, a part of the message, so a message the negation's
+        # gate rules out has none (``_negated_only`` of each sentence is False)
+        keeps = ((not gated or scanned & kept and may_match(keeping, lowered, True)) and mentions(keeping, t.text)) \
+            or ((not gated or scanned & changed and may_match(named, lowered, True))
+                and may_match(negation, lowered, gated)
+                and any(_negated_only(named, s, low, gated) for s, low in _sentences_said(named, t.text, index)))
         if keeps:
             out.append(StatedWant(want="keep_reservation", message_index=t.index, excerpt=excerpt_of(t.text)))
     return out

@@ -105,6 +105,10 @@ def _mentioned(pattern: re.Pattern[str], text: str, index: TurnIndex) -> bool:
                         index.lowered(text)[1])
 
 
+# the model's validator over a dict of its fields: the ``UserRequest`` its ``__init__`` builds, less that frame (#47)
+_request = UserRequest.__pydantic_validator__.validate_python
+
+
 def user_requests(
     turns: list[Turn], units: Units, is_write: Callable[[str], bool], index: TurnIndex | None = None,
 ) -> list[UserRequest]:
@@ -125,6 +129,7 @@ def user_requests(
         # the requests whose rarest words occur (``scanned_each``), a looser necessary condition than each gate
         may = -1 if lowered is None else scanned
         plain = lowered if lowered is not None and t.text.isascii() else None  # ``says``' lowercase: of ASCII only
+        excerpt: str | None = None  # the message's, written once for each write it asks for
         for tool, pattern, needed, bit in words:  # the gate and a search first: most words are in no message at all
             if tool in found or (lowered is not None and not (may & bit and holds(needed, lowered))):
                 continue
@@ -133,7 +138,8 @@ def user_requests(
             else:  # a match ``mentions`` finds in a sentence is one in the text (``in_context``): no search first
                 said = (in_context(pattern) or says(pattern, t.text, plain)) and _mentioned(pattern, t.text, index)
             if said:
-                found[tool] = UserRequest(tool=tool, message_index=t.index, excerpt=excerpt_of(t.raw))
+                excerpt = excerpt_of(t.raw) if excerpt is None else excerpt
+                found[tool] = _request({"tool": tool, "message_index": t.index, "excerpt": excerpt})
         if len(found) == len(words):
             break  # each write asked for: a later message adds none (each tool keeps its first)
     return sorted(found.values(), key=lambda q: q.message_index)
