@@ -21,6 +21,8 @@ from typing import Any, cast
 
 import ahocorasick_rs
 
+from conversation_reading._gate_needs import NEEDS
+
 # the standard library's own regex parser (the project needs Python 3.11, which has it as ``re._parser``)
 _p: Any = importlib.import_module("re._parser")
 _c: Any = importlib.import_module("re._constants")
@@ -232,10 +234,17 @@ def needs(pattern: re.Pattern[str]) -> Needs:
 
 @cache
 def _needs(pattern: re.Pattern[str]) -> Needs:
-    try:
-        found = Needs(_requirements(list(_p.parse(pattern.pattern, pattern.flags))))
-    except Exception:  # noqa: BLE001 - a pattern the parser cannot take apart: no gate, always scan
-        found = Needs()
+    tabulated = NEEDS.get((pattern.pattern, pattern.flags))  # the program's own patterns: read ahead (``_gate_tabulate``)
+    if tabulated is not None:
+        found = Needs(tabulated[0])
+        if tabulated[1] is not None:
+            found.check = tabulated[1]
+            return found
+    else:
+        try:
+            found = Needs(_requirements(list(_p.parse(pattern.pattern, pattern.flags))))
+        except Exception:  # noqa: BLE001 - a pattern the parser cannot take apart: no gate, always scan
+            found = Needs()
     try:  # the tree holds only string constants, ``in``, ``and``, ``or`` and the scans
         scans: dict[str, Any] = {}
         found.check = _compiled(_expression(found, scans), scans)

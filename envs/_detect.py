@@ -35,14 +35,16 @@ def _gold_comparable(task: Task) -> str:
 _SHOWN = {"tau2": "τ²", "tau3": "τ³", "verified": "Verified"}
 
 
-def _match_counts(embedded: list[Task | None], ids: list[str]) -> dict[tuple[str, str], int | None]:
-    """How many embedded tasks equal the pinned task of the same id, per (domain, version); None where that
-    version's data is not available here (offline, not in $HARNESS_TAU_DATA): never a false 0."""
+def _match_counts(
+    embedded: list[Task | None], ids: list[str], domains: tuple[str, ...] = DOMAINS
+) -> dict[tuple[str, str], int | None]:
+    """How many embedded tasks equal the pinned task of the same id, per (domain, version) of ``domains``; None
+    where that version's data is not available here (offline, not in $HARNESS_TAU_DATA): never a false 0."""
     theirs = [
         (tid, _comparable(t) if t is not None else "") for tid, t in zip(ids, embedded, strict=True)
     ]
     counts: dict[tuple[str, str], int | None] = {}
-    for domain in DOMAINS:
+    for domain in domains:
         for version in TASK_VERSIONS:
             try:
                 pinned = _pinned_comparables(domain, version)
@@ -149,7 +151,11 @@ def detect_task_version(
 def _detect(
     path: Path, domain: str, embedded: list[Task | None], ids: list[str], given: str | None, named: str | None
 ) -> tuple[str, str]:
-    available = _match_counts(embedded, ids) if embedded else {}
+    available = _match_counts(embedded, ids, (domain,)) if embedded else {}
+    if available and not any(available.values()):  # none of the file's own domain: which domain are they?
+        available |= _match_counts(embedded, ids, tuple(d for d in DOMAINS if d != domain))
+    # (the other domain's task sets are read only here: a file of its own domain's tasks never needs them, and
+    # reading them was most of a rescore's detection, #47)
     counts = {k: c or 0 for k, c in available.items()}
     n = len(embedded)
     summary = ", ".join(

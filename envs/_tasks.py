@@ -13,6 +13,7 @@ from tau2.data_model.tasks import Task
 from tau2.environment.environment import Environment
 
 from envs._data import TauDataError, UnknownTaskError, resolve_file
+from envs._db import load_db
 from envs._pinned import DOMAINS, TASK_VERSIONS, DataFile, Domain, TaskVersion, pinned_sha256
 from loophole_base import gc_paused
 
@@ -148,7 +149,8 @@ def environment_constructor(domain: str, policy: str | None = None) -> Callable[
 
     def make(db=None, solo_mode: bool = False) -> Environment:
         with gc_paused():  # reading db.json builds ~10^5 objects; collections during it cost more than the read
-            env = get_environment(db=db, solo_mode=solo_mode)
+            # tau2's own load, decoded faster (``envs._db``); a solo-mode refusal comes from tau2 as before
+            env = get_environment(db=load_db(domain) if db is None and not solo_mode else db, solo_mode=solo_mode)
         if policy is not None:
             env.policy = policy
         return env
