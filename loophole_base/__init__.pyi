@@ -4,6 +4,7 @@ uses and which import nothing of the project."""
 from ._atomic import (
     OUTPUT_MANIFEST,
     atomic_folder,
+    atomic_place,
     atomic_write,
     atomic_write_bytes,
     atomic_write_table,
@@ -32,6 +33,7 @@ from ._yaml import (
 
 __all__ = [
     "atomic_folder",
+    "atomic_place",
     "atomic_write",
     "atomic_write_bytes",
     "atomic_write_table",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -34,6 +35,37 @@ def atomic_write(dest: Path, write: Callable[[BinaryIO], object]) -> None:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(exc, OSError) and exc.filename is None:
             exc.filename = str(dest)  # a failed write (a full disk) names the file it was writing
+        raise
+    _fsync_dir(dest.parent)
+
+
+def atomic_place(dest: Path, src: Path) -> None:
+    """``src``'s bytes at ``dest`` as ``atomic_write`` of a copy leaves them (fsynced, mode 0644, renamed into
+    place, the folder fsynced), by a hard link where both are on one file system: a rescore's staged tables
+    (~75 MB at 17,000 trajectories) cost ~0.4 s of CPU to copy, after the workers had finished (#47). Elsewhere
+    (another file system, links refused) copied. The two names then share one file: ``src`` must not be
+    written again (the caller's staged file is only removed)."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.parent / f".{dest.name}.{secrets.token_hex(8)}.tmp"
+    try:
+        os.link(src, tmp)
+    except OSError:  # EXDEV, EPERM, ENOTSUP...: the bytes are copied instead
+        with open(src, "rb") as fh:
+            atomic_write(dest, lambda out: shutil.copyfileobj(fh, out, 1 << 22))
+        return
+    try:
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)  # the staged file's pages, written without a sync, reach the disk before the rename
+        finally:
+            os.close(fd)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, dest)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = str(dest)
         raise
     _fsync_dir(dest.parent)
 

@@ -150,9 +150,12 @@ class Stream:
     once more text has been read (rare: chunks are much larger than one simulation).
     """
 
-    def __init__(self, path: Path, chunk: int = 1 << 24) -> None:
+    def __init__(self, path: Path, chunk: int = 1 << 24, first: int = 1 << 20) -> None:
         self.path = path
         self.chunk = chunk
+        # reads start at ``first`` and double up to ``chunk``: a header read alone (the import's, the span scan's:
+        # 0.2-0.4 MB in tau2's files) took a whole 16 MB chunk, read, hashed and decoded (~15-30 ms each, #47)
+        self.next_read = min(first, chunk)
         self.fh: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed by close()
         self.decoder = codecs.getincrementaldecoder("utf-8")("strict")
         self.buf = ""
@@ -172,7 +175,8 @@ class Stream:
     def _more(self) -> bool:
         if self.eof:
             return False
-        data = self.fh.read(max(self.chunk, len(self.buf) - self.pos))
+        data = self.fh.read(max(self.next_read, len(self.buf) - self.pos))
+        self.next_read = min(2 * self.next_read, self.chunk)
         self.hasher.update(data)
         try:
             text = self.decoder.decode(data, final=not data)

@@ -14,14 +14,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock, Timeout
 
-from loophole_base import HarnessInputError, atomic_write, atomic_write_table
+from loophole_base import HarnessInputError, atomic_place, atomic_write_table
 from loophole_scoring import RETRIED_ON_RESUME
 from loophole_store._parquet import read_parquet, read_schema
 from loophole_store._schemas import (
@@ -227,8 +227,6 @@ class StagedTables:
     def commit(self, run_dir: Path) -> None:
         """The staged rows upserted into the run (its lock held): trials by key, and each rescored
         trajectory's score set replaced whole."""
-        import shutil
-
         for name in TABLES:
             self._flush(name)
         for writer in self._writers.values():
@@ -240,12 +238,7 @@ class StagedTables:
                 if not staged.exists():
                     pq.write_table(to_table([], TABLES[name]), staged)
                 if not dest.exists() and self._in_order[name]:
-                    with open(staged, "rb") as src:
-
-                        def copy(fh: BinaryIO, src: BinaryIO = src) -> None:
-                            shutil.copyfileobj(src, fh, 1 << 22)
-
-                        atomic_write(dest, copy)
+                    atomic_place(dest, staged)  # linked where it can be: the staged file is not written again
                 else:
                     replace = self.trajectory_ids if name == "scores" else None
                     upsert_table(run_dir, name, pq.read_table(staged), replace)

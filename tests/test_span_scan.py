@@ -68,3 +68,44 @@ def test_spans_of_backslash_heavy_files_decode_to_what_the_stream_reads(tmp_path
         found = list(spans)
         spans.finish(found[-1][1])
         assert read_spans(path, spans.start + 1, found, True) == expected, block
+
+
+def _read_whole(path, **reads) -> tuple:
+    """A results file read member by member by the stream reader with ``reads`` (``chunk``, ``first``): the members,
+    the simulations, the sha256, or the one-line error; and how many bytes the first member took to read."""
+    from loophole_ingest._jsonstream import ARRAY, Stream, elements, members
+
+    stream = Stream(path, **reads)
+    got: list = []
+    first_read = None
+    try:
+        for key, value in members(stream):
+            first_read = first_read or stream.bytes_read
+            got.append((key, list(elements(stream, "simulations")) if value is ARRAY else value))
+        return got, stream.finish(), first_read
+    except Exception as exc:  # noqa: BLE001 - the error itself is compared
+        return got, f"{type(exc).__name__}: {exc}", first_read
+    finally:
+        stream.close()
+
+
+@pytest.mark.parametrize("name", ["whissle_airline_tau3_1trial.json", "toolorchestra_retail_tau2_1trial.json"])
+def test_a_stream_whose_reads_grow_reads_what_whole_chunks_read_and_a_header_alone_reads_a_megabyte(tmp_path, name):
+    """The stream's reads start at a megabyte and double (a header read alone, 0.2-0.3 MB in these files, took a
+    whole 16 MB chunk): the members, the simulations, the sha256 and an error's place are those of whole chunks,
+    also with reads that start tiny (values spanning many reads); the span scan's header takes one megabyte."""
+    from tests.conftest import real_run
+
+    path = real_run(name)
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size * 2 // 3])  # an error deep in the file
+    for source in (path, cut):
+        whole = _read_whole(source, chunk=1 << 24, first=1 << 24)
+        assert whole[2] == min(1 << 24, source.stat().st_size)
+        for first in (1 << 20, 1000):
+            grown = _read_whole(source, first=first)
+            assert grown[:2] == whole[:2], (source, first)
+    assert isinstance(_read_whole(cut)[1], str) and "HarnessInputError" in _read_whole(cut)[1]
+    spans = SimulationSpans(path)
+    assert spans.stream.bytes_read == 1 << 20 and spans.start < 1 << 20
+    spans.stream.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyarrow.parquet as pq
 
 import loophole_store as store
@@ -155,3 +157,34 @@ def test_staged_chunks_out_of_key_order_are_sorted_and_in_order_kept(tmp_path):
     assert trials.column("trajectory_id").to_pylist() == ["a", "b", "c", "d"]
     assert list(zip(scores.column("trajectory_id").to_pylist(), scores.column("gold_id").to_pylist(), strict=True)) == [
         ("a", "gold"), ("a", "x"), ("b", "gold"), ("c", "gold"), ("d", "gold")]
+
+
+def test_staged_tables_reach_a_new_run_linked_on_one_file_system_and_copied_across_two(tmp_path, monkeypatch):
+    """A new run's tables are the staged files themselves, hard-linked into the run (no copy), where the staging
+    folder is on the run's file system; where a link is refused (another file system) they are copied: the same
+    bytes either way, mode 0644, and no temporary file left in the run."""
+    import errno
+    import os
+
+    def commit(run: Path) -> dict[str, tuple[bytes, int]]:
+        with store.StagedTables() as staged:
+            staged.add([_trial("a"), _trial("b")], [_score("a", "gold"), _score("b", "gold")])
+            staged.commit(run)
+            return {name: ((run / f"{name}.parquet").read_bytes(), (staged.dir / f"{name}.parquet").stat().st_ino)
+                    for name in ("trials", "scores")}
+
+    linked = commit(tmp_path / "linked")
+
+    def refused(src: object, dst: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "link", refused)
+    copied = commit(tmp_path / "copied")
+    for name in ("trials", "scores"):
+        assert linked[name][0] == copied[name][0] and pq.read_table(tmp_path / "linked" / f"{name}.parquet").num_rows
+        assert (tmp_path / "linked" / f"{name}.parquet").stat().st_ino == linked[name][1]  # the staged file itself
+        assert (tmp_path / "copied" / f"{name}.parquet").stat().st_ino != copied[name][1]
+        for run in ("linked", "copied"):
+            assert (tmp_path / run / f"{name}.parquet").stat().st_mode & 0o777 == 0o644
+    for run in ("linked", "copied"):
+        assert not [p.name for p in (tmp_path / run).iterdir() if p.name.endswith(".tmp")]
