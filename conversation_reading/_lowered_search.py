@@ -14,9 +14,10 @@ outside ASCII, is searched as it is."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 # the standard library's regex parser and its codes, as ``_gate`` reads them
 from conversation_reading._gate import _c as _constants
@@ -76,6 +77,55 @@ def _unforeign(source: str, flags: int) -> str:
     return rest if same else source
 
 
+_compiler: Any = importlib.import_module("re._compiler")
+
+
+def _boundary_behind(items: list) -> list | None:
+    """``items``, a parse's sequence after a leading word boundary, with the boundary said after the run of ASCII word
+    literals it begins with: ``\\bok`` as ``ok(?<!\\wok)`` (a group's first item likewise). None where it begins
+    with anything else: a branch or a class would lead by a set of characters, and the engine then tries every place
+    one of them stands, in a word too, where the boundary failed at once (measured: several times slower)."""
+    if not items:
+        return None
+    op, av = items[0]
+    if op is _constants.SUBPATTERN:
+        inner = _boundary_behind(list(av[3].data))
+        return None if inner is None else [
+            (op, (av[0], av[1], av[2], _parser.SubPattern(av[3].state, inner))), *items[1:]]
+    run = 0
+    while run < len(items) and items[run][0] is _constants.LITERAL and items[run][1] < 128 and (
+            chr(items[run][1]).isalnum() or items[run][1] == ord("_")):
+        run += 1
+    if run == 0:
+        return None
+    behind = _parser.SubPattern(_parser.State(), [(_constants.IN, [(_constants.CATEGORY, _constants.CATEGORY_WORD)]),
+                                                  *items[:run]])
+    return [*items[:run], (_constants.ASSERT_NOT, (-1, behind)), *items[run:]]
+
+
+def _led_by_its_literal(source: str, flags: int) -> re.Pattern[str] | None:
+    """``source``, which begins with a word boundary before literal word characters, compiled with the boundary
+    after them (``_boundary_behind``), or None. A boundary before a word character holds where the character before
+    it is none (or there is none): the lookbehind says that of the character before the run, over the same string
+    (the engine reads both from the string's start, whatever ``pos``). The same matches at the same places and
+    groups; but the pattern now begins with its literal, which the engine finds by a plain scan, where a leading
+    boundary left it no prefix and it tried the whole pattern at every place (#47: about ten times faster on a
+    sentence; 18K instructions a trajectory). The code is compiled from the parse, as ``re.compile`` does (its
+    ``pattern`` is then None)."""
+    if not source.startswith("\\b"):
+        return None
+    try:
+        parsed = _parser.parse(source, flags)
+        items = list(parsed.data)
+        moved = _boundary_behind(items[1:]) if items[:1] == [(_constants.AT, _constants.AT_BOUNDARY)] else None
+        if moved is None:
+            return None
+        parsed.data = moved
+        return cast(re.Pattern[str], _compiler.compile(parsed, flags))
+    except (re.error, RecursionError):
+        return None
+
+
 def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     """The case-sensitive pattern that matches the lowercase of an ASCII text where ``pattern`` matches the text,
     at the same places (None: ``pattern`` has none, and is searched as it is). A negative lookaround of characters
@@ -96,7 +146,7 @@ def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
         # the two characters anywhere, an escaped backslash's "s" too, keep Unicode.
         if "\\s" not in lowered:
             flags = flags & ~re.UNICODE | re.ASCII
-        found = re.compile(lowered, flags)
+        found = _led_by_its_literal(lowered, flags) or re.compile(lowered, flags)
     _TWINS[id(pattern)] = (pattern, found)
     return found
 
