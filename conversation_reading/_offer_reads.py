@@ -81,10 +81,11 @@ def offers_in(
                 if said is None:
                     continue
                 read = [(u, ascii_lowered(u) if gated else None) for u in units.of(t.text)]
-                tied = [] if not offer.unless_conditioned_in_message else [
-                    name for name in clauses if any(_conditions(v.kinds[name], u, low) for u, low in read)]
-                own = [name for name in clauses
-                       if any(_conditions(v.kinds[name], u, low) and not other_option(u) for u, low in read)]
+                # each clause's units stating its condition, read once for both lists (most clauses: none, which
+                # both lists read every unit to find)
+                stated = {name: [u for u, low in read if _conditions(v.kinds[name], u, low)] for name in clauses}
+                tied = [] if not offer.unless_conditioned_in_message else [name for name in clauses if stated[name]]
+                own = [name for name in clauses if any(not other_option(u) for u in stated[name])]
                 excerpt, start, end = t.excerpt(said)
                 found.append(Offer(loophole_id=loophole_id, offer=place, what=offer.what, message_index=t.index,
                                    excerpt=excerpt, conditioned_on=tied, own_condition=own, start=start, end=end,

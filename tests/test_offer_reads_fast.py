@@ -15,6 +15,7 @@ from tau2.data_model.simulation import SimulationRun
 
 from conversation_reading._evidence import Turn, read_turns
 from conversation_reading._gate import holds_any
+from conversation_reading._handling import other_option
 from conversation_reading._lowered_search import ascii_lowered
 from conversation_reading._offer_reads import _conditions, _offered, _offers, offers_in
 from conversation_reading._turn_index import TurnIndex
@@ -58,6 +59,13 @@ def test_every_conversations_offers_read_fast_are_those_of_the_reference():
         assert offers == offers_in(turns, Units(), TurnIndex(turns, []), clauses, gated=False), turns[1].text[:80]
         found += len(offers)
         conditioned += sum(bool(o.conditioned_on or o.own_condition) for o in offers)
+        for o in offers:  # the clauses each offer's message conditions, as each list read them on its own before
+            units, kinds = Units().of(turns[o.message_index].text), vocabulary().kinds
+            tied = [n for n in clauses if any(_conditions(kinds[n], u, None) for u in units)]
+            assert o.conditioned_on == (tied if vocabulary().offers[o.loophole_id][o.offer].unless_conditioned_in_message
+                                        else [])
+            assert o.own_condition == [n for n in clauses if any(_conditions(kinds[n], u, None) and not other_option(u)
+                                                                  for u in units)]
         agent = [t.text for t in turns if t.role == "assistant" and t.text]
         read += len(agent)
         passed_over += sum(not gate(text.lower()) for text in agent)
