@@ -37,7 +37,7 @@ from conversation_reading._lowered_search import ascii_lowered, matches, says, t
 from conversation_reading._normalise import _apply, normalise, normalised, origin_span, speech
 from conversation_reading._origin import Origin
 from conversation_reading._units import Units, split_sentences
-from conversation_reading._vocabulary import EvidenceKind, Offer, vocabulary
+from conversation_reading._vocabulary import EvidenceKind, vocabulary
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{12,}?)[\"\u201d]")
@@ -384,17 +384,6 @@ def _declines_in(kind: EvidenceKind, turns: list[Turn], before: int | None = Non
                     t.index, "assistant", excerpt_of(summary), call_text_of(call), f"transfer whose summary {what}", False
                 ))
     return found
-
-
-def conditions(kind: EvidenceKind, unit: str) -> bool:
-    """``unit`` names the clause's subject under a condition ("if you change or cancel, I can offer ...")."""
-    v = vocabulary()
-    return kind.names(unit) and bool(v.condition.search(unit) or v.conditional.search(unit))
-
-
-def _offers(offer: Offer, sentence: str) -> bool:
-    m = offer.pattern.search(sentence)
-    return m is not None and not negated(sentence, m.start()) and not vocabulary().decline.search(sentence)
 
 
 __all__ = ["EvidenceItem", "PreconditionResult", "asserted", "find_declines", "mentioned_in", "mentions", "price_bound"]

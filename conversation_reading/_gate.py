@@ -281,9 +281,11 @@ def holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
 @cache
 def _holds_any(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
     required = [needs(p) for p in patterns]
-    try:  # as ``needs``
+    try:  # as ``needs``; a word group every pattern needs is tested once, first (A and B or A and C: A and (B or C))
         scans: dict[str, Any] = {}
-        return _compiled(_any_of([_expression(r, scans) for r in required]), scans)
+        common = [r for r in required[0] if isinstance(r, frozenset) and all(r in q for q in required)] if required else []
+        rest = _any_of([_expression([r for r in q if r not in common], scans) for q in required])
+        return _compiled(_all_of([*(_expression([g], scans) for g in common), rest]), scans)
     except (SyntaxError, RecursionError, MemoryError):
         return lambda s: any(holds(r, s) for r in required)
 

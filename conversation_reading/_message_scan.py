@@ -43,13 +43,14 @@ Speaker = Literal["assistant", "user"]
 def gated_patterns(said_by: Speaker) -> tuple[re.Pattern[str], ...]:
     """The patterns the scan of ``said_by``'s messages answers for, in its bits' order: of the agent's, each claim
     kind's with a checker (``_claim_scan``), the cabin rule misstated, a tier claimed, compensation's words,
-    compensation offered and the decline classes (``_units.Units.may_decline``); of the user's, each write's request words, compensation asked for, the reservation kept
+    compensation offered, the decline classes (``_units.Units.may_decline``) and the workaround offers (``_offer_reads``); of the user's, each write's request words, compensation asked for, the reservation kept
     and a change or cancellation named."""
     v = vocabulary()
     if said_by == "assistant":
         kinds, check = claim_kinds()[0], checkers()
         return (*(p for kind in kinds if kind.name in check for p in kind.patterns), v.false_cabin_rule, v.tier_claim,
-                v.requests["send_certificate"], v.compensation_offer, v.decline, v.condition)
+                v.requests["send_certificate"], v.compensation_offer, v.decline, v.condition,
+                *(offer.pattern for offers in v.offers.values() for offer in offers))
     return (*v.requests.values(), v.compensation_request, v.keeps_reservation,
             changes(v.requests["update_reservation_flights"].pattern, v.requests["cancel_reservation"].pattern))
 
