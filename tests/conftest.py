@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -425,6 +426,18 @@ def read_conversations(name: str) -> list[tuple[list[Any], list[Any]]]:
         messages = list(SimulationRun.model_validate(raw).messages)
         out.append((read_turns(messages), messages))
     return out
+
+
+def lowered_texts(*names: str) -> Iterator[str]:
+    """Every message and sentence of the real runs ``names`` as the record reads them, lowered (as the scans and the
+    gates read them)."""
+    from conversation_reading._units import split_sentences
+
+    for name in names:
+        for turns, _ in read_conversations(name):
+            for t in turns:
+                for text in (t.text, *split_sentences(t.text)):
+                    yield text.lower()
 
 
 def real_simulation(name: str, task_id: str) -> Any:

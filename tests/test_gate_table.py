@@ -8,13 +8,11 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 
 from conversation_reading import _gate, _gate_needs
-from conversation_reading._units import split_sentences
-from tests.conftest import ROOT, read_conversations
+from tests.conftest import ROOT, lowered_texts
 
 RUNS = ["aide_claude-sonnet-4-5_airline_tau2_1trial.json", "toolorchestra_retail_tau2_1trial.json",
         "whissle_airline_tau3_1trial.json", "whissle_retail_tau3_5sims.json"]
@@ -25,14 +23,6 @@ def _afresh(pattern: re.Pattern[str], monkeypatch: pytest.MonkeyPatch) -> _gate.
     with monkeypatch.context() as m:
         m.setattr(_gate, "NEEDS", {})
         return _gate._needs.__wrapped__(pattern)
-
-
-def _lowered_texts() -> Iterator[str]:
-    for name in RUNS:
-        for turns, _ in read_conversations(name):
-            for t in turns:
-                for text in (t.text, *split_sentences(t.text)):
-                    yield text.lower()
 
 
 def test_the_table_is_what_its_writer_writes_now_in_a_fresh_process() -> None:
@@ -57,7 +47,7 @@ def test_each_tabulated_gate_answers_as_the_gate_read_afresh_on_real_messages(mo
     for a, b in zip(tabulated, afresh, strict=True):
         assert list(a) == list(b) and [type(r) for r in a] == [type(r) for r in b]
     texts = held = 0
-    for lowered in _lowered_texts():
+    for lowered in lowered_texts(*RUNS):
         texts += 1
         for p, a, b in zip(patterns, tabulated, afresh, strict=True):
             answer = a.check(lowered)

@@ -6,14 +6,11 @@ whose UTF-8 bytes are long, a word next to them), overlapping words, and a word 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from conversation_reading._gate import _words_in, needs, word_bits
 from conversation_reading._message_scan import gated_patterns
-from conversation_reading._units import split_sentences
-from tests.conftest import read_conversations
+from tests.conftest import lowered_texts
 
 RUNS = ["aide_claude-sonnet-4-5_airline_tau2_1trial.json", "toolorchestra_retail_tau2_1trial.json",
         "whissle_airline_tau3_1trial.json"]
@@ -37,20 +34,11 @@ def _scan_words() -> dict[str, int]:
     return {w: 1 << i for i, w in enumerate(sorted(words))}
 
 
-def _lowered_texts() -> Iterator[str]:
-    """Every message and sentence of the real runs, lowered (as the scans read them)."""
-    for name in RUNS:
-        for turns, _ in read_conversations(name):
-            for t in turns:
-                for text in (t.text, *split_sentences(t.text)):
-                    yield text.lower()
-
-
 def test_the_scan_finds_every_word_a_text_holds_on_real_messages() -> None:
     bits = _scan_words()
     scan = word_bits(bits, 0)
     found = texts = 0
-    for lowered in _lowered_texts():
+    for lowered in lowered_texts(*RUNS):
         answer = scan(lowered)
         assert answer == _defined(bits, 0, lowered), lowered
         found += bin(answer).count("1")
@@ -85,7 +73,7 @@ def test_a_gate_scanning_a_large_word_group_answers_as_its_walk_on_real_messages
     scanning = [p for p in patterns if any(k.startswith("_a") for k in needs(p).check.__globals__)]
     assert scanning  # the catalog's decline, at least, is one large group
     held = texts = 0
-    for lowered in _lowered_texts():
+    for lowered in lowered_texts(*RUNS):
         for p in scanning:
             answer = needs(p).check(lowered)
             assert answer == walked(needs(p), lowered), (p.pattern[:60], lowered)
