@@ -74,6 +74,10 @@ def invention(sentence: str) -> tuple[str, str] | None:
 
 
 _FINDERS = (_EXCEPTION, _TIER_TEAM, _INSURANCE_WAIVER)  # what ``invented`` and ``insurance_waiver`` scan for first
+# every pattern ``invention``'s gate needs one of: where a gateable message may match none, no sentence of it invents
+# (a sentence is a part of its message: the words a gate needs are absent from it too), so ``_sentences`` asks the
+# record's one scan of the agent's messages (``_message_scan``) once a message instead of the gate once a sentence
+GATED = (*_FINDERS, _COMPENSATION)
 
 
-__all__ = ["insurance_waiver", "invented", "invention"]
+__all__ = ["GATED", "insurance_waiver", "invented", "invention"]

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from math import isfinite
 from typing import Any
 
-from conversation_reading._known_figures import cent
+from conversation_reading._known_figures import NUMBERS, cent
 from policy_model import INSURANCE_PER_PASSENGER
 
 _CABINS = ("basic_economy", "economy", "business")
@@ -85,7 +85,7 @@ class Itineraries:
         if held is None:
             cabin = _CABINS[i]
             prices = [float(p) for n in self._named
-                      if isinstance(p := (self._flights[n].get("prices") or {}).get(cabin), int | float)]
+                      if isinstance(p := (self._flights[n].get("prices") or {}).get(cabin), NUMBERS)]
             sums = {0.0}
             for price in prices:
                 sums |= {x + price for x in sums}

@@ -24,6 +24,10 @@ from policy_model import (
     AirlinePolicy,
 )
 
+# a figure's types, as ``isinstance`` reads them: ``int | float`` written in a test builds a new union each time it runs
+# (three times the test's cost, and it runs for every price and balance of every state read, #47)
+NUMBERS = (int, float)
+
 
 def cent(x: float) -> float:
     """``round(x, 2)``, the same value and type: a float with no fraction is its own cent (round reckons a float's
@@ -39,7 +43,7 @@ def _amounts_held(s: _State, source: str | None = None) -> list[float]:
     """The balances of the user's payment methods (of ``source`` only, where given)."""
     return [float(m["amount"]) for m in ((s.user or {}).get("payment_methods") or {}).values()
             if isinstance(m, dict) and (source is None or m.get("source") == source)
-            and isinstance(m.get("amount"), int | float)]
+            and isinstance(m.get("amount"), NUMBERS)]
 
 
 class KnownFigures:
@@ -114,7 +118,7 @@ class KnownFigures:
             found |= {float(p.get("amount", 0)) for p in r.get("payment_history") or [] if isinstance(p, dict)}
             found |= {float(f.get("price", 0)) for f in r.get("flights") or [] if isinstance(f, dict)}
         for leg in s.flights.values():
-            found |= {float(v) for v in (leg.get("prices") or {}).values() if isinstance(v, int | float)}
+            found |= {float(v) for v in (leg.get("prices") or {}).values() if isinstance(v, NUMBERS)}
         return found
 
     def _balance_sums(self) -> set[float]:
@@ -168,4 +172,4 @@ class KnownFigures:
         return found
 
 
-__all__ = ["KnownFigures", "cent"]
+__all__ = ["NUMBERS", "KnownFigures", "cent"]

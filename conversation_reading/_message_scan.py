@@ -27,6 +27,7 @@ from conversation_reading._gate import (
     scanned_each,
     word_bits,
 )
+from conversation_reading._invented_policy import GATED as INVENTION_GATED
 from conversation_reading._vocabulary import vocabulary
 
 
@@ -43,14 +44,15 @@ Speaker = Literal["assistant", "user"]
 def gated_patterns(said_by: Speaker) -> tuple[re.Pattern[str], ...]:
     """The patterns the scan of ``said_by``'s messages answers for, in its bits' order: of the agent's, each claim
     kind's with a checker (``_claim_scan``), the cabin rule misstated, a tier claimed, compensation's words,
-    compensation offered, the decline classes (``_units.Units.may_decline``) and the workaround offers (``_offer_reads``); of the user's, each write's request words, compensation asked for, the reservation kept
+    compensation offered, the decline classes (``_units.Units.may_decline``), the workaround offers (``_offer_reads``) and invented policy's
+    (``_invented_policy.GATED``); of the user's, each write's request words, compensation asked for, the reservation kept
     and a change or cancellation named."""
     v = vocabulary()
     if said_by == "assistant":
         kinds, check = claim_kinds()[0], checkers()
         return (*(p for kind in kinds if kind.name in check for p in kind.patterns), v.false_cabin_rule, v.tier_claim,
                 v.requests["send_certificate"], v.compensation_offer, v.decline, v.condition,
-                *(offer.pattern for offers in v.offers.values() for offer in offers))
+                *(offer.pattern for offers in v.offers.values() for offer in offers), *INVENTION_GATED)
     return (*v.requests.values(), v.compensation_request, v.keeps_reservation,
             changes(v.requests["update_reservation_flights"].pattern, v.requests["cancel_reservation"].pattern))
 
@@ -132,4 +134,13 @@ def gate_of(pattern: re.Pattern[str], said_by: Speaker) -> tuple[Callable[[str],
     return scan, bits.get(id(pattern), -1)
 
 
-__all__ = ["Speaker", "changes", "gate_of", "gated_patterns", "message_scan", "scanned_paired"]
+def invention_bits() -> int:
+    """The bits of ``_invented_policy.GATED`` in the answer of the scan of the agent's messages (``gate_of``): an answer
+    sharing none holds no word ``invention``'s gate needs, in any sentence of the message."""
+    found = 0
+    for pattern in INVENTION_GATED:
+        found |= gate_of(pattern, "assistant")[1]
+    return found
+
+
+__all__ = ["Speaker", "changes", "gate_of", "invention_bits", "gated_patterns", "message_scan", "scanned_paired"]

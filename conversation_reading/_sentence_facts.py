@@ -16,7 +16,7 @@ from conversation_reading._bag_fees import bag_fee
 from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered, _status
 from conversation_reading._conversation_state import _State
 from conversation_reading._itinerary_figures import Itineraries
-from conversation_reading._known_figures import KnownFigures, _amounts_held, _cents, cent
+from conversation_reading._known_figures import NUMBERS, KnownFigures, _amounts_held, _cents, cent
 from conversation_reading._lowered_search import ascii_lowered, scans
 from policy_model import (
     COMPENSATION_PER_PASSENGER,
@@ -269,7 +269,7 @@ class _Checker:
         said = self.state.said + "\n" + self.text
         named = [f for f in dict.fromkeys(_flight_numbers_in(said)) if f in self.state.flights][:10]
         prices = [float(p) for f in named if isinstance(p := (self.state.flights[f].get("prices") or {}).get(res.get("cabin")),
-                                                           int | float)]
+                                                           NUMBERS)]
         sums = {0.0}
         for price in prices:
             sums |= {x + price for x in sums}

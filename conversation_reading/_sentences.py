@@ -25,7 +25,7 @@ from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import gateable, holds, may_match, needs
 from conversation_reading._invented_policy import invention
 from conversation_reading._lowered_search import ascii_lowered, says, scans, searched
-from conversation_reading._message_scan import gate_of
+from conversation_reading._message_scan import gate_of, invention_bits
 from conversation_reading._record import Claim, ConsequentialSentence, Write
 from conversation_reading._replies import agrees
 from conversation_reading._route_claims import route_claim
@@ -71,9 +71,9 @@ def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]]
     turns, flights_db = index.turns, domain_db(domain)
     decisions = {i for i in (until, *(w.confirmation_index for w in writes)) if i is not None}
     decline = vocabulary().decline
-    # the record's one scan of the agent's messages (``_message_scan``, its readers' already) holds a rarest word of
-    # the decline's gate wherever that gate holds and applies (``gateable``): the gate is tested once a message, there
-    gate, (scan, decline_bits) = needs(decline), gate_of(decline, "assistant")
+    # the record's one scan of the agent's messages (``_message_scan``, its readers' already) holds a rarest word of the
+    # decline's gate (and of invention's) wherever that gate holds and applies (``gateable``): tested once a message
+    gate, (scan, decline_bits), inventions = needs(decline), gate_of(decline, "assistant"), invention_bits()
     false_claims: dict[int, list[tuple[str, bool]]] = {}  # by message: each false claim's excerpt, and relied on
     for (i, e), on in {(c.message_index, c.excerpt[:60]): c.relied_on for c in claims if c.false}.items():
         false_claims.setdefault(i, []).append((e[:40], on))
@@ -93,6 +93,7 @@ def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]]
         if not (asked or _worth_reading(t.text, course.acted_after > t.index, lowered, gated)):
             continue  # no decision follows it, and it holds nothing a credit reads without one (the CPU budget)
         declines = not gated or bool(index.scanned(t.text, scan) & decline_bits) and holds(gate, lowered)
+        invents = not gated or bool(index.scanned(t.text, scan) & inventions)  # else no sentence of it invents
         for sentence in split_sentences(t.text):
             kind = sentence_kind(sentence, decline, gate, declines)
             if kind is None:
@@ -102,7 +103,7 @@ def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]]
                                    written=course.first_write < t.index, shared=shared)
                 reply = course.reply(t.index)
                 checker.bag_write = _bag_write(t.index, len(turns) if reply is None else reply.index, writes)
-            verdict, clause, why = _judge(kind, sentence, checker, figures=relied)
+            verdict, clause, why = _judge(kind, sentence, checker, figures=relied, invents=invents)
             excerpt, _start, _end = t.excerpt(sentence)
             relied_here = _taken(turns, t.index, sentence) if kind == "offer" else None
             claim = next((on for e, on in false_claims.get(t.index, ()) if e in excerpt), None)
@@ -224,8 +225,7 @@ def _worth_reading(text: str, acts_follow: bool, lowered: str, gated: bool) -> b
     stands = (any(w in lowered for w in _STANDS_ALONE_WORDS) or may_match(_IF_ACTS, lowered, gated) and (
         _IF_ACTS.search(text) if low is None else _IF_ACTS_LOWERED.search(low)) is not None
               ) if gated else _STANDS_ALONE.search(text) is not None
-    return stands or (acts_follow and bool(
-        (may_match(_OPTION, lowered, gated) and says(_OPTION, text, low))
+    return stands or (acts_follow and bool((may_match(_OPTION, lowered, gated) and says(_OPTION, text, low))
         or (may_match(_ACT, lowered, gated) and says(_ACT, text, low))))
 
 
@@ -237,12 +237,12 @@ def _state_at(states: Callable[[], list[_State]], index: int) -> _State:
 _PRICED_OPTIONS = ("cabin.difference", "bags.allowance", "bags.extra_fee")
 
 
-def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True) -> tuple[str, str, str]:
+def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True, invents: bool = True) -> tuple[str, str, str]:
     """The sentence's verdict. ``figures``: check its figures against every figure the model gives (the costly
     part: done where the user's decision followed the message; elsewhere a figure is left unchecked, which no
-    credit reads)."""
+    credit reads). ``invents``: False where the message's scan rules out every pattern ``invention`` needs."""
     low = ascii_lowered(sentence)  # each case-insensitive scan over it (``_lowered_search``)
-    invented = invention(sentence)
+    invented = invention(sentence) if invents else None
     if invented is not None and not (scans(_HEDGED, sentence, low) and kind == "decline"):
         return "false", invented[0], invented[1]
     plan = checker.plan() if (("certificate_" in sentence and _CERTIFICATE_ID.search(sentence))
