@@ -6,7 +6,7 @@ state before its message: what the agent could know when it spoke."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -102,6 +102,47 @@ def _states(
 ) -> list[_State]:
     """The state before each message (``parsed``: message index -> its content as JSON, ``_turn_index.UNPARSED``
     where it is none: the record's one parse of each tool result, shared with its other readers)."""
+    return [_Read(*fields) for fields in _walk(turns, messages, domain, parsed)]
+
+
+class States:
+    """``_states``, each state built when first asked (``states[i]``), the conversation read only as far as the
+    last message asked: a record asks for a few states (78 of 933 messages on the benchmark's file), and building
+    the others and parsing the tool results after the last asked were a third of the states' cost (#47)."""
+
+    __slots__ = ("_walk", "_seen", "_built", "_length")
+
+    def __init__(self, turns: list[Turn], messages: Sequence[Message], domain: str, parsed: Callable[[int], Any]
+                 ) -> None:
+        self._walk = _walk(turns, messages, domain, parsed)
+        self._seen: list[_Fields] = []  # each message's state's fields, as far as read
+        self._built: dict[int, _State] = {}
+        self._length = len(messages)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: int) -> _State:
+        state = self._built.get(index)
+        if state is None:
+            if not 0 <= index < self._length:
+                raise IndexError(index)
+            seen = self._seen
+            while len(seen) <= index:
+                seen.append(next(self._walk))
+            state = self._built[index] = _Read(*seen[index])
+        return state
+
+
+# a state's fields, as ``_Read`` takes them
+_Fields = tuple[dict[str, dict[str, Any]], dict[str, Any] | None, dict[str, Any] | None, dict[str, dict[str, Any]],
+                datetime | None, dict[tuple[str, str], str], str, None, tuple[dict[str, Any], ...], list[str], int]
+
+
+def _walk(
+    turns: list[Turn], messages: Sequence[Message], domain: str, parsed: Callable[[int], Any] | None
+) -> Iterator[_Fields]:
+    """The fields of the state before each message, in order (``_states``)."""
     now = domain_now(domain)
     calls: dict[str, Any] = {}
     # the state being read, in locals (a state's fields read and written as attributes cost most of the loop); the
@@ -113,10 +154,8 @@ def _states(
     statuses: dict[tuple[str, str], str] = {}
     texts: list[str] = []  # what was said so far (``_State.said``)
     earlier: tuple[dict[str, Any], ...] = ()
-    out: list[_State] = []
     for i, (t, m) in enumerate(zip(turns, messages, strict=True)):
-        out.append(_Read(reservations, last_reservation, user, flights, now, statuses, domain, None, earlier, texts,
-                         len(texts)))
+        yield reservations, last_reservation, user, flights, now, statuses, domain, None, earlier, texts, len(texts)
         role = t.role
         for c in t.calls:
             calls[c.id] = c
@@ -154,7 +193,6 @@ def _states(
                         flights[str(leg["flight_number"])] = leg
                         if leg.get("date") and leg.get("status"):
                             statuses[(str(leg["flight_number"]), str(leg["date"]))] = str(leg["status"])
-    return out
 
 
 def _reservation(sentence: str, state: _State) -> dict[str, Any] | None:

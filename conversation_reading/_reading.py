@@ -38,7 +38,7 @@ from tau2.data_model.message import Message
 from conversation_reading._claim_scan import kind_matches, scanned_kinds
 from conversation_reading._claims import ACTED_ON, WITHDRAWN, _not_cancellable, reading_flights
 from conversation_reading._compensation import unasked_compensation
-from conversation_reading._conversation_state import _State, _states
+from conversation_reading._conversation_state import States
 from conversation_reading._evidence import (
     _MENTIONED,
     TRANSFER_TOOL,
@@ -120,13 +120,13 @@ class _Reading:
         # cycle through it would keep every record's reading alive until the collector finds it)
         scan, bits = message_scan("assistant")
         self.units = Units(partial(self.index.scanned, scan=scan), bits, self.index.lowercase)
-        self._states: list[_State] | None = None
+        self._states: States | None = None
         self._declines: dict[str, list[Decline]] = {}
 
     @property
-    def states(self) -> list[_State]:
+    def states(self) -> States:
         if self._states is None:
-            self._states = _states(self.turns, self.messages, self.domain, self.index.parsed)
+            self._states = States(self.turns, self.messages, self.domain, self.index.parsed)
         return self._states
 
     def drop(self) -> None:

@@ -20,7 +20,7 @@ from functools import partial
 from typing import Any
 
 from conversation_reading._bag_fees import stated_free
-from conversation_reading._conversation_state import _State
+from conversation_reading._conversation_state import States, _State
 from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import gateable, holds, may_match, needs
 from conversation_reading._invented_policy import invention
@@ -57,7 +57,7 @@ _PROVISO = re.compile(r"\b(?:as long as|so long as|provided that)\b.*$", re.IGNO
 _POSSIBLE = re.compile(r"\b(?:can|could|may|eligible|allowed|permitted|possible|able to|qualif\w+|entitled)\b", re.I)
 # the model's validator over a dict of its fields: the model ``ConsequentialSentence(**...)`` builds, less __init__'s frame (#47)
 _validated = ConsequentialSentence.__pydantic_validator__.validate_python
-def consequential_sentences(index: TurnIndex, states: Callable[[], list[_State]], domain: str, claims: list[Claim],
+def consequential_sentences(index: TurnIndex, states: Callable[[], States], domain: str, claims: list[Claim],
                             until: int | None, writes: list[Write],
                             is_write: Callable[[str], bool]) -> list[ConsequentialSentence]:
     """Every consequential agent sentence before message ``until`` (the user's final decision; None: all), with
@@ -229,7 +229,7 @@ def _worth_reading(text: str, acts_follow: bool, lowered: str, gated: bool) -> b
         or (may_match(_ACT, lowered, gated) and says(_ACT, text, low))))
 
 
-def _state_at(states: Callable[[], list[_State]], index: int) -> _State:
+def _state_at(states: Callable[[], States], index: int) -> _State:
     return states()[index]
 
 
