@@ -45,6 +45,7 @@ from ._replay_modes import (
 )
 from ._steps import (
     GoldStep,
+    gold_steps,
     replay_steps,
     tool_kind,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "ReplayFlag",
     "ReplayMode",
     "ReplayResult",
+    "gold_steps",
     "replay_steps",
     "REPOSITORIES",
     "resolve_file",

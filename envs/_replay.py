@@ -134,6 +134,8 @@ class ReplayEngine:
         self._pristine: State = {}
         self._pristine_bytes: dict[tuple[str, str], bytes | None] = {}  # ``_pristine_of``
         self._gold_cache: dict[tuple[str, ...], ReplayResult] = {}
+        # ``envs._steps.gold_steps``: a gold's steps (``GoldStep``s) and its replay, from one replay
+        self._gold_steps: dict[tuple[str, ...], tuple[list[Any], ReplayResult]] = {}
         # The agent's tools by name, as tau2's ``ToolKitBase.use_tool`` finds them: it builds this dict of every
         # tool (twice) on each call; its tools are the toolkit class's, so built once here (``_respond``)
         self._agent_tools: dict[str, Callable[..., Any]] = dict(self.env.tools.tools)
@@ -312,7 +314,8 @@ class ReplayEngine:
         return ReplayResult(state=state, errors=errors)
 
     def gold_outcome(self, actions: Sequence[Action]) -> ReplayResult:
-        """The gold replay, cached by the content of the action list."""
+        """The gold replay, cached by the content of the action list (scoring asks ``envs._steps.gold_steps``,
+        which fills the same cache)."""
         key = actions_key(actions)
         if key not in self._gold_cache:
             self._gold_cache[key] = self.replay_actions(actions)

@@ -17,7 +17,7 @@ from typing import Any
 from tau2.data_model.tasks import Action
 
 from envs._records import Shot, dump_of, shot_of
-from envs._replay import ReplayEngine, State
+from envs._replay import ReplayEngine, ReplayResult, State, actions_key
 from envs._tracked import _MISSING
 
 
@@ -81,7 +81,27 @@ def _before(engine: ReplayEngine, before: dict[tuple[str, Any], Shot], key: tupl
 def replay_steps(engine: ReplayEngine, actions: Sequence[Action]) -> tuple[list[GoldStep], State]:
     """Replay ``actions`` from the pristine database as tau2's gold replay does (errors not fatal), and
     return every step and the final state (as ``ReplayEngine.replay_actions`` gives it)."""
+    steps, state, _ = _replayed(engine, actions)
+    return steps, state
+
+
+def gold_steps(engine: ReplayEngine, actions: Sequence[Action],
+               key: tuple[str, ...] | None = None) -> tuple[list[GoldStep], ReplayResult]:
+    """A gold's steps and its replay (``ReplayEngine.replay_actions``' answer: the same state, the same errors),
+    from one replay, cached on the engine by ``actions_key`` (``key`` where the caller has it): the gold replay
+    and strict's gold writes each replayed every task's gold once a process (#47)."""
+    key = actions_key(actions) if key is None else key
+    found = engine._gold_steps.get(key)
+    if found is None:
+        steps, state, errors = _replayed(engine, actions)
+        found = engine._gold_steps[key] = steps, engine._gold_cache.setdefault(key, ReplayResult(state, errors=errors))
+    return found
+
+
+def _replayed(engine: ReplayEngine, actions: Sequence[Action]) -> tuple[list[GoldStep], State, list[str]]:
+    """``replay_steps``, with each error as ``replay_actions`` words it too."""
     steps: list[GoldStep] = []
+    errors: list[str] = []
     try:
         before = _snapshot(engine, {})
         for index, action in enumerate(actions):
@@ -92,10 +112,11 @@ def replay_steps(engine: ReplayEngine, actions: Sequence[Action]) -> tuple[list[
                 )
             except Exception as exc:  # noqa: BLE001 - tau2 swallows gold errors; we keep them
                 error = f"{type(exc).__name__}: {exc}"
+                errors.append(f"{action.name}: {exc}")
             after = _snapshot(engine, before)
             changed = any(shot[1] != _before(engine, before, key) for key, shot in after.items())
             steps.append(GoldStep(index, action.action_id, action.name, tool_kind(engine, action.name), error, changed))
             before = after
     finally:
         state = engine._collect_and_restore()
-    return steps, state
+    return steps, state, errors

@@ -23,6 +23,7 @@ from envs import (
     ReplayResult,
     State,
     TrajectoryStructureError,
+    gold_steps,
     tool_call_pairs,
 )
 from loophole_scoring._judge import Judge, JudgeError
@@ -137,7 +138,8 @@ def score_against_gold(
         if outcome_check is not None:
             db_match, why_db = outcome_check(predicted.result.state)
         else:
-            gold = engine.gold_outcome(actions)
+            # the task's own gold: its steps' replay, which strict's gold writes read too (one replay for both)
+            gold = engine.gold_outcome(actions) if is_variant else gold_steps(engine, actions)[1]
             db_match = engine.states_equal(gold.state, predicted.result.state)
 
     action_reward = 1.0 if outcome_check is not None else _action_reward(task, messages, gold_actions)

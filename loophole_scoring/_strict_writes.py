@@ -32,7 +32,7 @@ from tau2.data_model.message import AssistantMessage, Message, ToolCall, UserMes
 from tau2.data_model.tasks import Action
 from tau2.environment.tool import as_tool
 
-from envs import ReplayEngine, actions_key, replay_steps
+from envs import ReplayEngine, actions_key, gold_steps, replay_steps
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ _WRITES: dict[tuple[str, tuple[str, ...]], GoldWrites] = {}
 def gold_writes(engine: ReplayEngine, actions: Sequence[Action]) -> GoldWrites:
     key = engine.domain, actions_key(actions)
     if key not in _WRITES:
-        steps, _ = replay_steps(engine, actions)
+        steps = gold_steps(engine, actions, key[1])[0]  # the gold replay's own steps
         kept = [(i, a) for i, (a, s) in enumerate(zip(actions, steps, strict=True)) if s.is_write and s.changed_db]
         _WRITES[key] = GoldWrites(
             tuple(a for _, a in kept),

@@ -87,3 +87,21 @@ def test_a_step_that_puts_a_record_back_as_it_was_changed_nothing():
     steps, _ = replay_steps(engine, actions)
     assert [s.changed_db for s in steps] == [True, True, False]
     assert (steps, _) == _every_json(engine, actions)
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail"])
+def test_gold_steps_replay_answers_as_the_gold_replay(domain):
+    """``gold_steps``' replay (what scoring compares a trajectory with, and strict's gold writes read) is what
+    ``replay_actions`` gives, state and errors, on every pinned gold of both domains; its steps are ``replay_steps``'."""
+    from envs import ReplayEngine, gold_steps
+
+    engine = ReplayEngine(domain)  # a fresh engine: nothing cached from another test
+    errors = 0
+    for actions in _golds(domain):
+        steps, ours = gold_steps(engine, actions)
+        theirs = engine.replay_actions(actions)
+        assert (ours.state, ours.errors) == (theirs.state, theirs.errors), [a.action_id for a in actions]
+        assert steps == replay_steps(engine, actions)[0]
+        assert gold_steps(engine, list(actions))[1] is ours and engine.gold_outcome(actions) is ours  # one replay
+        errors += bool(ours.errors)
+    assert errors > 0 or domain == "airline"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from tau2.data_model.tasks import Action, Task
@@ -33,6 +33,14 @@ def rule(loophole_id: str) -> Callable[[Rule], Rule]:
 
 _RES_ID = re.compile(r"\b([A-Z0-9]{6})\b")
 _AIRPORT = re.compile(r"\b([A-Z]{3})\b")
+
+
+@cache
+def _airports(domain: str) -> frozenset[str]:
+    """Every airport a flight of the domain's pristine database leaves from or flies to: the pinned data's, so
+    once a process (it was gathered from every flight for each task's rule that asks, #47)."""
+    flights = domain_db(domain).flights.values()
+    return frozenset({f.origin for f in flights} | {f.destination for f in flights})
 
 
 @dataclass
@@ -91,7 +99,7 @@ class TaskContext:
         return [r for r in dict.fromkeys(found) if r in reservations]
 
     def requested_airports(self) -> list[str]:
-        airports = {f.origin for f in self.db.flights.values()} | {f.destination for f in self.db.flights.values()}
+        airports = _airports(self.domain)
         return [a for a in dict.fromkeys(_AIRPORT.findall(self.request)) if a in airports]
 
     def variant(self, loophole_id: str, reading: str, rationale: str, **payload: Any) -> GoldVariant:
