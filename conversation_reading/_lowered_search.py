@@ -126,6 +126,50 @@ def _led_by_its_literal(source: str, flags: int) -> re.Pattern[str] | None:
         return None
 
 
+def _boundary_factored(source: str, flags: int) -> re.Pattern[str] | None:
+    """``source``, a branch two or more of whose neighbouring alternatives begin with a word boundary, compiled with
+    that boundary said once before them (``(?:\\ba)|(?:\\bb)|c`` as ``\\b(?:a|b)|c``), or None. At each place the
+    engine tried the boundary once for every such alternative, and the alternatives in turn; now once, then the same
+    alternatives in the same order where it holds: the same matches at the same places and groups (the catalog's
+    patterns join many alternatives, each led by a boundary: ``payment_use``'s scan of a message took about half the
+    instructions). The code is compiled from the parse, as ``re.compile`` does (its ``pattern`` is then None)."""
+    if source.count("\\b") < 2:
+        return None
+    try:
+        parsed = _parser.parse(source, flags)
+        items = list(parsed.data)
+        if len(items) != 1 or items[0][0] is not _constants.BRANCH:
+            return None
+        alternatives = items[0][1][1]
+        out: list[Any] = []
+        run: list[Any] = []  # the alternatives led by a boundary, in a row
+
+        def close() -> None:
+            if len(run) > 1:
+                led = [_parser.SubPattern(a.state, a.data[1:]) for a in run]
+                out.append(_parser.SubPattern(parsed.state, [
+                    (_constants.AT, _constants.AT_BOUNDARY),
+                    (_constants.SUBPATTERN, (None, 0, 0, _parser.SubPattern(parsed.state, [
+                        (_constants.BRANCH, (None, led))])))]))
+            else:
+                out.extend(run)
+            run.clear()
+
+        for a in alternatives:
+            if a.data[:1] == [(_constants.AT, _constants.AT_BOUNDARY)]:
+                run.append(a)
+            else:
+                close()
+                out.append(a)
+        close()
+        if len(out) == len(alternatives):
+            return None
+        parsed.data = [(_constants.BRANCH, (None, out))]
+        return cast(re.Pattern[str], _compiler.compile(parsed, flags))
+    except (re.error, RecursionError):
+        return None
+
+
 def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     """The case-sensitive pattern that matches the lowercase of an ASCII text where ``pattern`` matches the text,
     at the same places (None: ``pattern`` has none, and is searched as it is). A negative lookaround of characters
@@ -146,7 +190,7 @@ def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
         # the two characters anywhere, an escaped backslash's "s" too, keep Unicode.
         if "\\s" not in lowered:
             flags = flags & ~re.UNICODE | re.ASCII
-        found = _led_by_its_literal(lowered, flags) or re.compile(lowered, flags)
+        found = _led_by_its_literal(lowered, flags) or _boundary_factored(lowered, flags) or re.compile(lowered, flags)
     _TWINS[id(pattern)] = (pattern, found)
     return found
 

@@ -108,6 +108,18 @@ def _mentioned(pattern: re.Pattern[str], text: str, index: TurnIndex) -> bool:
 # the model's validator over a dict of its fields: the ``UserRequest`` its ``__init__`` builds, less that frame (#47)
 _request = UserRequest.__pydantic_validator__.validate_python
 
+# each request's (tool, words, the gate's needs, bits in the user's scan), by the vocabulary and the scan they were
+# read from (the program's own constants)
+_WORDS: list[tuple[Any, Any, tuple[tuple[str, re.Pattern[str], Any, int], ...]]] = []
+
+
+def _words(scan: Callable[[str], int], bits: dict[int, int]) -> tuple[tuple[str, re.Pattern[str], Any, int], ...]:
+    v = vocabulary()
+    if not _WORDS or _WORDS[0][0] is not v or _WORDS[0][1] is not scan:
+        _WORDS[:] = [(v, scan, tuple((tool, pattern, needs(pattern), bits.get(id(pattern), -1))
+                                     for tool, pattern in v.requests.items()))]
+    return _WORDS[0][2]
+
 
 def user_requests(
     turns: list[Turn], units: Units, is_write: Callable[[str], bool], index: TurnIndex | None = None,
@@ -116,13 +128,18 @@ def user_requests(
     ``index``: the record's, whose one scan of each message, ``_message_scan``, rules most requests out)."""
     index = index or TurnIndex(turns, ())
     scan, bits = message_scan("user")
-    words = [(tool, pattern, needs(pattern), bits.get(id(pattern), -1)) for tool, pattern in vocabulary().requests.items()
-             if is_write(tool)]
+    spoken = index.spoken("user", scan)
+    seen = 0  # the bits any user message's scan sets (every bit where the gate does not apply to one)
+    for _, _, gated, scanned in spoken:
+        seen |= scanned if gated else -1
+    # the writes among the requests a message may ask for: ``is_write`` (a chain of calls) not asked of the others,
+    # most of the catalog's tools (those of the other domain, and words no message holds)
+    words = [w for w in _words(scan, bits) if w[3] & seen and is_write(w[0])]
     every = 0  # the bits of every request: a message whose scan sets none of them asks for no write
     for *_, bit in words:
         every |= bit
     found: dict[str, UserRequest] = {}
-    for t, _, gated, scanned in index.spoken("user", scan):
+    for t, _, gated, scanned in spoken:
         if gated and not scanned & every or not t.text.strip():
             continue  # (a text the gate applies to is one ``Units.lowered`` gates too: its lowercase is as foldless)
         lowered = units.lowered(t.text)
