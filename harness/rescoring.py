@@ -261,7 +261,6 @@ def rescore_provenance(
 def _gold_replays(run: ImportedRun, rows: list[dict]) -> list[str]:
     """One line per task whose gold replay the file's evaluator marked incomplete: the gold writes it could not
     apply and what it made of the DB check, then the harness's own broken-gold verdict for that task."""
-    from analysis import broken_gold_verdict
     from loophole_ingest import GOLD_REPLAY_INCOMPLETE_FLAG, UpstreamFields
 
     lines: dict[str, str] = {}
@@ -269,6 +268,9 @@ def _gold_replays(run: ImportedRun, rows: list[dict]) -> list[str]:
         task_id = str(r["task_id"])
         if GOLD_REPLAY_INCOMPLETE_FLAG not in (r.get("flags") or []) or task_id in lines or not r.get("upstream_json"):
             continue
+        # imported only for such a task: ``analysis`` cost a cold rescore ~5 ms of CPU (#47)
+        from analysis import broken_gold_verdict
+
         up = UpstreamFields.model_validate_json(r["upstream_json"])
         failed = ", ".join(f"{a.action_id} {a.tool_name} ({a.error_type}: {a.error})"
                            for a in up.failed_mutating_actions) or "no action named"

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from pydantic import BaseModel, ValidationError
 from tau2.environment.db import DB
 
 from envs import _db, environment_constructor
@@ -57,3 +58,55 @@ def test_a_file_msgspec_refuses_is_read_by_tau2s_loader(tmp_path: Path, monkeypa
     monkeypatch.setattr(_db, "_db_of", lambda domain: (_Tiny, path))
     loaded = _db.load_db("airline")
     assert isinstance(loaded, _Tiny) and math.isnan(loaded.amount)
+
+
+def _same_tree(ours: Any, theirs: Any, where: str = "db") -> None:
+    """Node for node: the same classes, fields set, keys in the same order and equal leaves."""
+    assert type(ours) is type(theirs), where
+    if isinstance(ours, BaseModel):
+        assert ours.__pydantic_fields_set__ == theirs.__pydantic_fields_set__, where
+        assert list(ours.__dict__) == list(theirs.__dict__), where
+        for key, value in ours.__dict__.items():
+            _same_tree(value, theirs.__dict__[key], f"{where}.{key}")
+    elif isinstance(ours, dict):
+        assert list(ours) == list(theirs), where
+        for key, value in ours.items():
+            _same_tree(value, theirs[key], f"{where}/{key}")
+    elif isinstance(ours, list | tuple):
+        assert len(ours) == len(theirs), where
+        for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+            _same_tree(a, b, f"{where}[{i}]")
+    else:
+        assert ours == theirs, where
+
+
+def test_airlines_dates_read_by_their_status_are_the_models_tau2s_union_picks() -> None:
+    """The flights' dates validated by their status (``_flights_dated_by_status``) are, at every node, what tau2's
+    smart union makes of them: the same status class, the same fields set, in the same order."""
+    model, path = _db._db_of("airline")
+    assert _db._dates_by_status(model) is not None  # the fast path is taken for the pinned model
+    ours, theirs = _db.load_db("airline"), model.load(str(path))
+    statuses = {type(d).__name__ for f in ours.flights.values() for d in f.dates.values()}
+    assert len(statuses) >= 4  # the pinned data holds most of the union's members
+    _same_tree(ours, theirs)
+
+
+def test_a_date_no_status_names_raises_tau2s_own_error() -> None:
+    model, path = _db._db_of("airline")
+    data = msgspec.json.decode(path.read_bytes())
+    flight = next(iter(data["flights"].values()))
+    flight["dates"][next(iter(flight["dates"]))]["status"] = "teleported"
+    with pytest.raises(ValidationError) as ours:
+        _db._flights_dated_by_status(model, data)
+    with pytest.raises(ValidationError) as theirs:
+        model.model_validate(data)
+    assert str(ours.value) == str(theirs.value)
+
+
+class _Plain(DB):
+    flights: dict[str, int]
+
+
+def test_a_model_without_that_union_is_validated_whole() -> None:
+    assert _db._dates_by_status(_Plain) is None
+    assert _db._flights_dated_by_status(_Plain, {"flights": {"a": 1}}) == _Plain(flights={"a": 1})
