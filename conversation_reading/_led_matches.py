@@ -59,7 +59,8 @@ def _held(pattern: re.Pattern[str]) -> tuple[re.Pattern[str] | None, Callable[..
     held = _LED.get(id(pattern))
     if held is None or held[0] is not pattern:
         found = twin(pattern)
-        words = None if found is None else leads(_parser.parse(found.pattern, found.flags))
+        # a twin compiled from its parse (``_lowered_search._led_by_its_literal``) has no source, and a literal lead
+        words = None if found is None or found.pattern is None else leads(_parser.parse(found.pattern, found.flags))
         held = _LED[id(pattern)] = (pattern, found, None if words is None else _finder(sorted(words)))
     return held[1], held[2]
 

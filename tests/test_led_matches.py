@@ -106,3 +106,12 @@ def test_the_places_are_tried_in_order_of_their_start(source, text):
     found, find = _held(pattern)
     assert found is not None and find is not None
     assert _spans(led_matches(pattern, text, text.lower())) == _spans(pattern.finditer(text))
+
+
+def test_a_twin_compiled_from_its_parse_is_read_by_its_scan():
+    pattern = re.compile(r"\bcancel\w*", re.IGNORECASE)  # its twin: "cancel" first, the boundary after it (no source)
+    found, find = _held(pattern)
+    assert found is not None and found.pattern is None and find is None
+    text = "Cancelled? precancel cancel"
+    assert _spans(led_matches(pattern, text, text.lower())) == _spans(pattern.finditer(text))
+    assert may_lead(pattern, text, text.lower())
