@@ -36,7 +36,8 @@ def cent(x: float) -> float:
 
 
 def _cents(values: Iterable[float]) -> set[float]:
-    return {cent(v) for v in values}
+    # ``cent`` written out: a call a figure was most of the cost of a state's figures (#47)
+    return {v if v.__class__ is float and v.is_integer() else round(v, 2) for v in values}
 
 
 def _amounts_held(s: _State, source: str | None = None) -> list[float]:
@@ -114,11 +115,19 @@ class KnownFigures:
         for n in range(1, max(most, 1) + 6):
             found |= {EXTRA_BAG_FEE * n, INSURANCE_PER_PASSENGER * n, *(v * n for v in COMPENSATION_PER_PASSENGER.values())}
         found |= set(_amounts_held(s))
+        # plain loops, in the order the sets were joined: a comprehension a record or a flight was a call each (#47)
+        add = found.add
         for r in (*s.reservations.values(), *s.earlier):
-            found |= {float(p.get("amount", 0)) for p in r.get("payment_history") or [] if isinstance(p, dict)}
-            found |= {float(f.get("price", 0)) for f in r.get("flights") or [] if isinstance(f, dict)}
+            for p in r.get("payment_history") or ():
+                if isinstance(p, dict):
+                    add(float(p.get("amount", 0)))
+            for f in r.get("flights") or ():
+                if isinstance(f, dict):
+                    add(float(f.get("price", 0)))
         for leg in s.flights.values():
-            found |= {float(v) for v in (leg.get("prices") or {}).values() if isinstance(v, NUMBERS)}
+            for v in (leg.get("prices") or {}).values():
+                if isinstance(v, NUMBERS):
+                    add(float(v))
         return found
 
     def _balance_sums(self) -> set[float]:

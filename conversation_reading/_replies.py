@@ -33,6 +33,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._gate import gateable, may_match
+from conversation_reading._led_matches import led_matches, may_lead
 from conversation_reading._lowered_search import ascii_lowered, matches, scans
 from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._vocabulary import vocabulary
@@ -79,21 +80,24 @@ def agrees(reply: str) -> bool:
 
 def _agrees(reply: str) -> bool:
     v = vocabulary()
-    if _REFUSAL_OPENING.match(reply) or not may_match(v.agreement, reply.lower(), gateable(reply)):
-        return False  # no sentence (a part of the reply) could state the yes (``_gate``): most replies lack its words
-    # each sentence gated too: the agreement words' scan is slow (a branch of sixteen tried at every word), and of
-    # an ASCII sentence it is its twin's over the lowercase (``_lowered_search``); a question is not scanned (none of
-    # its yeses counts); the withdrawal's scan, slower, only where a yes is stated
+    if _REFUSAL_OPENING.match(reply) or not may_lead(v.agreement, reply, reply.lower()):
+        return False  # no sentence (a part of the reply) could state the yes: most replies lack its leading words
+    # an ASCII sentence's yeses found from where the agreement's leading words stand (``_led_matches``: its scan tries
+    # a branch of sixteen at every word); a question is not scanned (none of its yeses counts); the withdrawal's
+    # scan, slower, only where a yes is stated
     return any(not negated(s, m.start()) for s in split_sentences(reply) if not s.rstrip().endswith("?")
                for m in _yeses(v.agreement, s)) and not mentions(v.withdrawal, reply)
 
 
 def _yeses(agreement: re.Pattern[str], sentence: str) -> Iterator[re.Match[str]]:
-    """``agreement``'s matches in ``sentence`` (none without a scan where its gate rules the sentence out)."""
+    """``agreement``'s matches in ``sentence``: of an ASCII one, from the places its leading words stand (none
+    there: no scan); of any other, none without a scan where its gate (``_gate``) rules the sentence out."""
     low = sentence.lower()
+    if sentence.isascii():
+        return led_matches(agreement, sentence, low)
     if not may_match(agreement, low, gateable(sentence)):
         return iter(())
-    return matches(agreement, sentence, low if sentence.isascii() else None)
+    return matches(agreement, sentence, None)
 
 
 # The answers of ``agrees`` while one conversation is read (``reading_replies``), by reply: every claim and
@@ -238,7 +242,7 @@ def says_yes(said: Turn, asked: Turn) -> bool:
     v = vocabulary()
     stated = [s for s in split_sentences(said.text) if not s.rstrip().endswith("?")]
     if any(not negated(s, m.start()) and not negated(s, m.start(), v.pending)
-           for s in stated for m in matches(v.explicit_yes, s, ascii_lowered(s))):
+           for s in stated for m in led_matches(v.explicit_yes, s, ascii_lowered(s))):
         return True
     if not asks_confirmation(asked.text) or _REFUSAL_OPENING.match(said.text):
         return False

@@ -49,24 +49,31 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
     message (a sentence is a part of it). Each pattern's gate (``_gate``) first, a scan only where it may match;
     the scan of an ASCII sentence over its lowercase (``_lowered_search``)."""
     lowered = sentence.lower()
-    ascii_ = lowered if sentence.isascii() else None
-    gated = gateable(sentence)  # the gates below rule a sentence out only where they apply
-    if option(sentence, lowered if gated else None):
+    if sentence.isascii():  # ``gateable`` without its call (most sentences)
+        ascii_: str | None = lowered
+        gated = True
+    else:
+        ascii_, gated = None, gateable(sentence)  # the gates below rule a sentence out only where they apply
+    first = sentence[:1]  # ``option``'s first test, without its call: most sentences open no option
+    if first.isspace():
+        first = sentence.lstrip()[:1]
+    if (first in _OPTION_OPENS or first.isdecimal()) and option(sentence, lowered if gated else None):
         return "offer"
     if declines and (not gated or holds(gate, lowered)) and found(decline, sentence, ascii_):  # most say no decline
         return "decline"
     if "$" in sentence and _MONEY.search(sentence):  # ``_MONEY`` matches a "$"
         return "figure"
-
-    def says(pattern: re.Pattern[str]) -> bool:
-        return (not gated or needs(pattern).check(lowered)) and found(pattern, sentence, ascii_)
-
     if sentence.rstrip().endswith("?"):
-        return "confirmation_request" if says(_CONFIRM) else ("offer" if says(_OFFER) else "question")
+        return "confirmation_request" if _says(_CONFIRM, sentence, lowered, ascii_, gated) else (
+            "offer" if _says(_OFFER, sentence, lowered, ascii_, gated) else "question")
     # the statement kinds' patterns that could match (a bit each, ``_STATEMENT_WORDS``' order): most sentences none
     may = _STATEMENT_SCAN(lowered) if gated else -1
     if not may & _STATEMENTS:
         return None  # no word any kind below needs (most sentences): one scan for them all
+
+    def says(pattern: re.Pattern[str]) -> bool:  # built only for a sentence a statement kind may be (#47)
+        return _says(pattern, sentence, lowered, ascii_, gated)
+
     if may & _PROMISES and may & _PROMISED and says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL)
                                                                    or says(_REFUND)):
         return "promise"
@@ -81,6 +88,11 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
             and _ROUTE.search(sentence):
         return "fact_claim"  # a bag fee of nothing, in words; a reservation's route
     return None
+
+
+def _says(pattern: re.Pattern[str], sentence: str, lowered: str, ascii_: str | None, gated: bool) -> bool:
+    """``pattern`` is in ``sentence``: its gate over ``lowered`` where it applies (``gated``), then its scan."""
+    return (not gated or needs(pattern).check(lowered)) and found(pattern, sentence, ascii_)
 
 
 # the patterns the kinds of a statement (no question) read: where no gate of them holds, none can match and the

@@ -269,11 +269,11 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True, in
         return "read_elsewhere", "bags.allowance" if stated_free(sentence) else "reservation.route", \
             "a bag fee of nothing or a reservation's route, in words: false only where the database says otherwise"
     if kind == "figure":
-        for amount in _amounts(sentence):
+        amounts = _amounts(sentence)  # read once (a new list, which nothing below changes)
+        for amount in amounts:
             typed = checker.typed_figure(sentence, amount)
             if typed is not None:
                 return "false", typed[0], typed[1]
-        amounts = _amounts(sentence)
         if _sums_up(sentence, checker) or all(checker.given(a) for a in amounts):
             checker.derive(amounts)
             return "true", "figures", "each figure is one the database as read or the policy model gives"

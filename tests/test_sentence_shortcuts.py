@@ -78,6 +78,17 @@ def _agent_sentences() -> list[tuple[str, bool]]:
     return out
 
 
+class _Everything:
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+class _Open:
+    @staticmethod
+    def check(lowered: str) -> bool:
+        return True
+
+
 def test_a_statements_one_gate_and_the_bag_gate_answer_as_the_scans(monkeypatch):
     sentences = _agent_sentences()
     decline = vocabulary().decline
@@ -88,6 +99,12 @@ def test_a_statements_one_gate_and_the_bag_gate_answer_as_the_scans(monkeypatch)
     hypothetical = [_sentences._words(s, vocabulary().hypothetical) for s, _ in sentences]
     declining = [_sentences._declines(s) for s, _ in sentences]
     monkeypatch.setattr(_sentence_kinds, "_STATEMENT_SCAN", lambda lowered: -1)
+    # every gate of ``kind`` open: an option tried on every line (its first character's test too), each pattern and
+    # the decline scanned
+    monkeypatch.setattr(_sentence_kinds, "_OPTION_OPENS", _Everything())
+    monkeypatch.setattr(_sentence_kinds, "may_match", lambda pattern, lowered, gated: True)
+    monkeypatch.setattr(_sentence_kinds, "holds", lambda requirements, lowered: True)
+    monkeypatch.setattr(_sentence_kinds, "needs", lambda pattern: _Open())
     monkeypatch.setattr(_sentence_kinds, "found", lambda pattern, text, lowered: pattern.search(text) is not None)
     monkeypatch.setattr(_sentences, "may_match", lambda pattern, lowered, gated: True)
     monkeypatch.setattr(_bag_fees, "may_match", lambda pattern, lowered, gated: True)
