@@ -70,7 +70,9 @@ def _inline_item_at(text: str) -> int | None:
         # a one-character test is a ``memchr``, a two-character one walks the text (several times the instructions)
         if blank[0] not in text or blank not in text and tab not in text:
             continue  # a substring test: the scan tries every digit of a tool's JSON
-        for hint in hints.finditer(text):
+        # a search on from each match's end, as ``finditer`` (none is empty): its iterator cost twice the search (#47)
+        hint = hints.search(text)
+        while hint is not None:
             if found is not None and hint.start() > found:
                 break  # the other mark's answer comes first
             digits = hint.start() - 1  # the digit before the mark
@@ -82,6 +84,7 @@ def _inline_item_at(text: str) -> int | None:
             if 0 < blanks < digits and not text[blanks - 1].isdecimal() and not text[blanks - 1].isspace():
                 found = blanks
                 break
+            hint = hints.search(text, hint.end())
     return found
 
 
@@ -196,6 +199,8 @@ def _deleted(text: str, origin: range, pattern: re.Pattern[str], start: int) -> 
     joined, and the origin's runs written directly, one a piece (the emphasis step deletes a dozen marks from most
     messages that hold any, where ``OriginBuilder`` cost a few calls a mark). A piece after a deletion never continues
     the run before it (the deletion's characters lie between), so no run is joined to another."""
+    if pattern is _EMPHASIS and start == 0 and ("__" not in text) != ("**" not in text):  # one mark: a plain split
+        return _split_out(text, origin, "**" if "__" not in text else "__")
     out: list[str] = []
     at: list[int] = []
     to: list[int] = []
@@ -217,6 +222,23 @@ def _deleted(text: str, origin: range, pattern: re.Pattern[str], start: int) -> 
     to.append(origin[pos])
     length += len(origin) - pos  # the rest, with the map's last entry (the original length)
     return "".join(out), Origin(at, to, [origin.step] * len(at), length)
+
+
+def _split_out(text: str, origin: range, mark: str) -> tuple[str, Sequence[int]]:
+    """``_deleted`` of ``mark``, the text's only emphasis: ``str.split`` finds the pattern's places, with no class tested."""
+    pieces = text.split(mark)
+    at: list[int] = []
+    to: list[int] = []
+    length = pos = 0  # the text kept so far; where the piece begins in ``text``
+    for k in range(len(pieces) - 1):  # each piece before a mark: a run where it holds a character
+        if piece := pieces[k]:
+            at.append(length)
+            to.append(origin[pos])
+            length += len(piece)
+        pos += len(piece) + len(mark)
+    at.append(length)  # the rest, with the map's last entry (the original length)
+    to.append(origin[pos])
+    return "".join(pieces), Origin(at, to, [origin.step] * len(at), length + len(origin) - pos)
 
 
 _NON_ASCII_CHAR = re.compile(r"[^\x00-\x7f]")

@@ -15,7 +15,9 @@ from tests.conftest import REAL_RUNS
 # each step that deletes, alone and after a step that changed the text (the map then no longer a range)
 _MADE = ["**Note** 1. Cancel 2. Book __now__", '{"thought": "decline it", "reply": "Sorry, **you** cannot."}',
          "zero\u200bwidth \u00adsoft *a* **b**\u200b!", "| a | b |\n|---|---|\n| **1** | 2 |", "<think>x</think>\n\n**Hi**",
-         "**", "****x****", "a**b**", "**a**b**c__d__", "\u200b**x**\u200b", "", "plain"]
+         "**", "****x****", "a**b**", "**a**b**c__d__", "\u200b**x**\u200b", "", "plain",
+         # one kind of mark only (split at it, #47): at either end, tripled, beside the other mark's half
+         "__x__ y", "___x___", "a__", "__", "x**", "***x***", "_**_ *", "**x** _a_ **"]
 
 
 def _contents() -> list[str]:
