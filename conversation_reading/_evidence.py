@@ -33,7 +33,7 @@ from typing import Any
 from tau2.data_model.message import AssistantMessage, Message
 
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._lowered_search import ascii_lowered, matches, says, twin
+from conversation_reading._lowered_search import ascii_lowered, matches, says, scans, twin
 from conversation_reading._normalise import _apply, normalise, normalised, origin_span, speech
 from conversation_reading._origin import Origin
 from conversation_reading._units import Units, split_sentences
@@ -337,12 +337,14 @@ def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = Fa
         low = ascii_lowered(unit)
     if kind.other_grounds and says(kind.not_the_clause, unit, low):
         return False  # declined on other grounds ("the flight was not delayed")
-    by_class = any(_stated(p, unit, low) for p in kind.declined_by)
+    for p in kind.declined_by:  # a loop, not ``any`` over a generator: most clauses have one class (#47)
+        if _stated(p, unit, low):
+            return True
     if direct:
-        # A transfer summary that names the subject and cites the policy reports the refusal.
-        by_policy = summary and vocabulary().decline in kind.declined_by and says(vocabulary().policy, unit, low)
-        return bool(by_class or by_policy)
-    return bool(by_class or _stated(vocabulary().decline, unit, low))
+        # A transfer summary that names the subject and cites the policy reports the refusal (the policy's words
+        # gated first, ``scans``: most summaries name none)
+        return summary and vocabulary().decline in kind.declined_by and scans(vocabulary().policy, unit, low)
+    return _stated(vocabulary().decline, unit, low)
 
 
 def find_declines(kind_name: str, turns: list[Turn], before: int | None = None) -> list[EvidenceItem]:
@@ -359,18 +361,23 @@ def _declines_in(kind: EvidenceKind, turns: list[Turn], before: int | None = Non
             break
         if t.role != "assistant":
             continue
-        units = cut.of(t.text) if t.text and cut.may_decline(kind, t.text) else []  # no words: no unit
-        # (a kind with no indirect subject, the generic refusal, declines none indirectly: ``_declines``)
-        hit = next((u for u in units if _declines(kind, u, direct=True)), None)
-        if hit:
-            text, start, end = t.excerpt(hit)
-            found.append(EvidenceItem(t.index, "assistant", text, None, f"declines, naming {kind.what}", True, start, end))
-        elif kind.indirect and (weak := next((u for u in units if _declines(kind, u, direct=False)), None)):
-            text, start, end = t.excerpt(weak)
-            found.append(EvidenceItem(
-                t.index, "assistant", text, None, f"declines, naming {kind.what} only indirectly", False, start, end
-            ))
-        for call in (c for c in t.calls if c.name == TRANSFER_TOOL) if t.calls else ():  # most make no call
+        # no words, or none that may decline: no unit is read (most messages; no generator is built for them, #47)
+        if t.text and cut.may_decline(kind, t.text):
+            units = cut.of(t.text)
+            # (a kind with no indirect subject, the generic refusal, declines none indirectly: ``_declines``)
+            hit = next((u for u in units if _declines(kind, u, direct=True)), None)
+            if hit:
+                text, start, end = t.excerpt(hit)
+                found.append(EvidenceItem(t.index, "assistant", text, None, f"declines, naming {kind.what}", True,
+                                          start, end))
+            elif kind.indirect and (weak := next((u for u in units if _declines(kind, u, direct=False)), None)):
+                text, start, end = t.excerpt(weak)
+                found.append(EvidenceItem(
+                    t.index, "assistant", text, None, f"declines, naming {kind.what} only indirectly", False, start, end
+                ))
+        for call in t.calls or ():  # most make no call
+            if call.name != TRANSFER_TOOL:
+                continue
             summary = str(call.arguments.get("summary") or "")
             parts = cut.of_summary(summary)
             if kind.transfers_count or any(_declines(kind, u, direct=True, summary=True) for u in parts):
