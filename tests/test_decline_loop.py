@@ -1,13 +1,15 @@
-"""``_evidence._declines`` read by a loop over the decline classes, a transfer summary's policy words read only where
-no class declines and gated first (``scans``), answers as the reading it replaces (#47): every clause, direct and
-indirect, in a summary and not, on every unit of the agent's messages and transfer summaries of the real runs, and on
-written units (non-ASCII ones, which are searched as they are, and a dotless i, which the gate does not rule on)."""
+"""``_evidence._declines`` read by loops, each subject, indirect subject and other-grounds pattern gated first
+(``scans``), a transfer summary's policy words read only where no class declines and gated first, answers as the
+reading it replaces (#47): every clause, direct and indirect, in a summary and not, on every unit of the agent's
+messages and transfer summaries of the real runs, and on written units (non-ASCII ones, which are searched as they
+are, and a dotless i, which the gate does not rule on). ``Units.may_decline``, returning at once where the scan finds
+no decline words, answers as its full test."""
 
 from __future__ import annotations
 
 import re
 
-from conversation_reading._evidence import _declines, _stated, read_turns
+from conversation_reading._evidence import Turn, _declines, _stated, read_turns
 from conversation_reading._lowered_search import ascii_lowered, says
 from conversation_reading._units import Units
 from conversation_reading._vocabulary import EvidenceKind, vocabulary
@@ -47,22 +49,25 @@ def _reference(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = F
     return bool(by_class or _stated(vocabulary().decline, unit, low))
 
 
-def _units() -> tuple[list[str], list[str]]:
+def _conversations() -> list[list[Turn]]:
     from tau2.data_model.simulation import Results
 
+    return [read_turns(list(sim.messages)) for name in RUNS
+            for sim in Results.model_validate_json(real_run(name).read_text(encoding="utf-8")).simulations]
+
+
+def _units() -> tuple[list[str], list[str]]:
     said: list[str] = []
     summaries: list[str] = []
     cut = Units()
-    for name in RUNS:
-        results = Results.model_validate_json(real_run(name).read_text(encoding="utf-8"))
-        for sim in results.simulations:
-            for t in read_turns(list(sim.messages)):
-                if t.role != "assistant":
-                    continue
-                said += cut.of(t.text)
-                for c in t.calls:
-                    if c.name == "transfer_to_human_agents":
-                        summaries += cut.of_summary(str(c.arguments.get("summary") or ""))
+    for turns in _conversations():
+        for t in turns:
+            if t.role != "assistant":
+                continue
+            said += cut.of(t.text)
+            for c in t.calls:
+                if c.name == "transfer_to_human_agents":
+                    summaries += cut.of_summary(str(c.arguments.get("summary") or ""))
     return said, summaries
 
 
@@ -93,3 +98,42 @@ def test_a_summary_citing_the_policy_in_other_letters_still_declines():
     assert re.search(r"pol\u0131cy", unit) and not any(p.search(unit) for p in refusal.declined_by)
     assert _declines(refusal, unit, direct=True, summary=True) is True
     assert _declines(refusal, unit, direct=True, summary=False) is False
+
+
+def _may_decline_before(cut: Units, kind: EvidenceKind, text: str) -> bool:
+    """``Units._may_decline`` as it read before: every test in one expression, the class gate looked up first."""
+    from conversation_reading._gate import holds_any, needs
+
+    lowered = cut.gate(text)
+    if lowered is None:
+        return True
+    scanned = -1 if cut._scanned is None or cut._lists[text] else cut._scanned(text)
+    decline = vocabulary().decline
+    may_class, may_decline = bool(scanned & cut._bits_of(kind.declined_by)), bool(scanned & cut._bits_of((decline,)))
+    by_class = holds_any(kind.declined_by)
+    if may_class and all(needs(p).check(lowered) for p in kind.subject) and by_class(lowered):
+        return True
+    return bool(kind.indirect) and (may_class or may_decline) and all(needs(p).check(lowered) for p in kind.indirect) \
+        and (may_class and by_class(lowered) or may_decline and needs(decline).check(lowered))
+
+
+def test_the_decline_gate_answers_as_before_with_the_records_scan():
+    """``Units.may_decline``, which returns at once where the record's scan finds neither a class's words nor the
+    decline's, answers as the full test on every agent message of the real runs, with the record's scan and without."""
+    from functools import partial
+
+    from conversation_reading._message_scan import message_scan
+
+    scan, bits = message_scan("assistant")
+    texts = [t.text for turns in _conversations() for t in turns if t.role == "assistant" and t.text]
+    texts += ["Note:\n- Unfortunately, I'm unable\n- to make the change you're requesting.",
+              "I can\u2019t change a basic economy flight.", "That ıs not possıble for basic economy."]
+    outcomes = {True: 0, False: 0}
+    for scanned in (partial(lambda s, text: s(text.lower()), scan), None):
+        for kind in vocabulary().kinds.values():
+            cut = Units(scanned, bits if scanned else None)
+            for text in texts:
+                answer = cut.may_decline(kind, text)
+                assert answer == _may_decline_before(cut, kind, text), (kind.name, text[:120])
+                outcomes[answer] += 1
+    assert outcomes[True] >= 50 and outcomes[False] >= 1000
