@@ -137,3 +137,76 @@ def test_the_decline_gate_answers_as_before_with_the_records_scan():
                 assert answer == _may_decline_before(cut, kind, text), (kind.name, text[:120])
                 outcomes[answer] += 1
     assert outcomes[True] >= 50 and outcomes[False] >= 1000
+
+
+def test_the_records_declines_read_over_the_agents_turns_are_those_read_over_every_turn():
+    """``_reading._Reading.declines`` passes only the agent's turns to ``_declines_in`` and ``anaphoric_in`` (#47): on
+    every conversation of the real runs, each clause's declines (in words, in transfer summaries, anaphoric) are
+    those the two read over every turn, and some are found, or the test would show nothing."""
+    from tau2.data_model.simulation import Results
+
+    from conversation_reading._evidence import _declines_in
+    from conversation_reading._no_write import anaphoric_in
+    from conversation_reading._reading import _Reading
+
+    found = 0
+    for name in RUNS:
+        for sim in Results.model_validate_json(real_run(name).read_text(encoding="utf-8")).simulations:
+            messages = list(sim.messages)
+            reading = _Reading(messages, "airline", lambda _: False)
+            for kind_name, kind in vocabulary().kinds.items():
+                declines = reading.declines(kind_name)
+                turns = read_turns(messages)
+                every = _declines_in(kind, turns, cut=Units())
+                said = anaphoric_in(kind_name, turns, Units(), declined={e.message_index for e in every
+                                                                         if e.tool_call is None})
+                assert [(d.message_index, d.form, d.what, d.excerpt, d.certain, d.tool_call) for d in declines] == [
+                    (e.message_index, "words" if e.tool_call is None else "transfer", e.what, e.excerpt, e.certain,
+                     e.tool_call) for e in every] + ([] if said is None else [
+                    (said.message_index, "anaphoric", said.what, said.excerpt, True, None)])
+                found += len(declines)
+    assert found >= 100
+
+
+def _anaphoric_in_before(kind_name: str, turns: list[Turn], units: Units, declined: set[int] | None) -> object:
+    """``anaphoric_in`` as it read before: a generator over each turn's transfer calls."""
+    from conversation_reading._no_write import TRANSFER_TOOL, Settled, _anaphoric, excerpt_of
+
+    kind = vocabulary().kinds[kind_name]
+    for t in turns:
+        if t.role != "assistant":
+            continue
+        may = bool(t.text and (declined is None or t.index in declined) and units.may(
+            kind.subject, t.text) and units.may_decline(kind, t.text))
+        found = _anaphoric(kind_name, units.of(t.text)) if may else None
+        for call in (c for c in t.calls if c.name == TRANSFER_TOOL and found is None) if t.calls else ():
+            found = _anaphoric(kind_name, units.of_summary(str(call.arguments.get("summary") or "")))
+        if found is not None:
+            return Settled(f"declines on {kind.what}, naming it in the sentence before", t.index, excerpt_of(found))
+    return None
+
+
+def test_an_anaphoric_decline_is_read_as_before_in_words_and_in_transfer_summaries():
+    """``anaphoric_in``'s loop over a turn's calls answers as the generator it replaces, on every conversation of the
+    real runs and on made ones whose anaphoric decline is in a transfer summary (the first or second of two)."""
+    from types import SimpleNamespace
+
+    from conversation_reading._no_write import anaphoric_in
+
+    def transfer(summary: str) -> object:
+        return SimpleNamespace(name="transfer_to_human_agents", arguments={"summary": summary})
+
+    said = "The user asked to modify a basic economy ticket. This modification is not permitted."
+    made = [[Turn(0, "user", "Hello", ()), Turn(1, "assistant", "", (transfer(said),))],
+            [Turn(0, "user", "Hello", ()), Turn(1, "assistant", "One moment.",
+                                                 (SimpleNamespace(name="get_user_details", arguments={}),
+                                                  transfer("Nothing to add."), transfer(said)))],
+            [Turn(0, "user", "Hello", ()), Turn(1, "assistant", "", (transfer(said), transfer("Nothing to add.")))]]
+    found = 0
+    for turns in [*made, *_conversations()]:
+        for kind_name in vocabulary().kinds:
+            for declined in (None, set()):
+                answer = anaphoric_in(kind_name, turns, Units(), declined=declined)
+                assert answer == _anaphoric_in_before(kind_name, turns, Units(), declined), kind_name
+                found += answer is not None
+    assert found >= 10
