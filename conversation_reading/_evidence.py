@@ -33,7 +33,7 @@ from typing import Any
 from tau2.data_model.message import AssistantMessage, Message
 
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._lowered_search import ascii_lowered, matches, says, twin
+from conversation_reading._lowered_search import ascii_lowered, matches, scans, twin
 from conversation_reading._normalise import _apply, normalise, normalised, origin_span, speech
 from conversation_reading._origin import Origin
 from conversation_reading._units import Units, split_sentences
@@ -326,23 +326,29 @@ def _declines(kind: EvidenceKind, unit: str, *, direct: bool, summary: bool = Fa
     """``unit`` declines on ``kind``'s clause: naming its whole subject (direct), or only part (indirect).
     A sentence that asks does not decline (``asks``). Each pattern scans an ASCII unit's lowercase by its twin."""
     low = ascii_lowered(unit)
-    # the subject first: most units name none, and a decline class is the costliest scan
-    if direct and not kind.names(unit, low):
+    # the subject first: most units name none, and a decline class is the costliest scan; each pattern gated (``scans``)
+    if direct:
+        for p in kind.subject:
+            if not scans(p, unit, low):
+                return False
+    elif not kind.indirect:
         return False
-    if not direct and not (kind.indirect and all(says(p, unit, low) for p in kind.indirect)):
-        return False
-    if not direct:
+    else:
+        for p in kind.indirect:
+            if not scans(p, unit, low):
+                return False
         # a clause on what may pay declines the means of payment, not the change (#46 class 6)
         unit = vocabulary().payment_means.sub(" ", unit)
         low = ascii_lowered(unit)
-    if kind.other_grounds and says(kind.not_the_clause, unit, low):
+    if kind.other_grounds and scans(kind.not_the_clause, unit, low):
         return False  # declined on other grounds ("the flight was not delayed")
-    by_class = any(_stated(p, unit, low) for p in kind.declined_by)
+    for p in kind.declined_by:  # a loop, not ``any`` over a generator: most clauses have one class (#47)
+        if _stated(p, unit, low):
+            return True
     if direct:
-        # A transfer summary that names the subject and cites the policy reports the refusal.
-        by_policy = summary and vocabulary().decline in kind.declined_by and says(vocabulary().policy, unit, low)
-        return bool(by_class or by_policy)
-    return bool(by_class or _stated(vocabulary().decline, unit, low))
+        # A transfer summary that names the subject and cites the policy reports the refusal (its words gated: ``scans``)
+        return summary and vocabulary().decline in kind.declined_by and scans(vocabulary().policy, unit, low)
+    return _stated(vocabulary().decline, unit, low)
 
 
 def find_declines(kind_name: str, turns: list[Turn], before: int | None = None) -> list[EvidenceItem]:
@@ -359,18 +365,22 @@ def _declines_in(kind: EvidenceKind, turns: list[Turn], before: int | None = Non
             break
         if t.role != "assistant":
             continue
-        units = cut.of(t.text) if t.text and cut.may_decline(kind, t.text) else []  # no words: no unit
-        # (a kind with no indirect subject, the generic refusal, declines none indirectly: ``_declines``)
-        hit = next((u for u in units if _declines(kind, u, direct=True)), None)
-        if hit:
-            text, start, end = t.excerpt(hit)
-            found.append(EvidenceItem(t.index, "assistant", text, None, f"declines, naming {kind.what}", True, start, end))
-        elif kind.indirect and (weak := next((u for u in units if _declines(kind, u, direct=False)), None)):
-            text, start, end = t.excerpt(weak)
-            found.append(EvidenceItem(
-                t.index, "assistant", text, None, f"declines, naming {kind.what} only indirectly", False, start, end
-            ))
-        for call in (c for c in t.calls if c.name == TRANSFER_TOOL) if t.calls else ():  # most make no call
+        # no words, or none that may decline: no unit is read (most messages; no generator is built for them, #47)
+        if t.text and cut.may_decline(kind, t.text):
+            units = cut.of(t.text)
+            # (a kind with no indirect subject, the generic refusal, declines none indirectly: ``_declines``)
+            hit = next((u for u in units if _declines(kind, u, direct=True)), None)
+            if hit:
+                text, start, end = t.excerpt(hit)
+                found.append(EvidenceItem(t.index, "assistant", text, None, f"declines, naming {kind.what}", True, start, end))
+            elif kind.indirect and (weak := next((u for u in units if _declines(kind, u, direct=False)), None)):
+                text, start, end = t.excerpt(weak)
+                found.append(EvidenceItem(
+                    t.index, "assistant", text, None, f"declines, naming {kind.what} only indirectly", False, start, end
+                ))
+        for call in t.calls or ():  # most make no call
+            if call.name != TRANSFER_TOOL:
+                continue
             summary = str(call.arguments.get("summary") or "")
             parts = cut.of_summary(summary)
             if kind.transfers_count or any(_declines(kind, u, direct=True, summary=True) for u in parts):

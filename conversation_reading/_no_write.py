@@ -180,11 +180,15 @@ def anaphoric_in(
     for t in turns:
         if t.role != "assistant":
             continue
-        may = not gated or bool(t.text and (declined is None or t.index in declined) and units.may(
-            kind.subject, t.text) and units.may_decline(kind, t.text))
-        found = _anaphoric(kind_name, units.of(t.text)) if may else None
-        for call in (c for c in t.calls if c.name == TRANSFER_TOOL and found is None) if t.calls else ():
-            found = _anaphoric(kind_name, units.of_summary(str(call.arguments.get("summary") or "")))
+        found = None
+        if not gated or t.text and (declined is None or t.index in declined) and units.may(
+                kind.subject, t.text) and units.may_decline(kind, t.text):
+            found = _anaphoric(kind_name, units.of(t.text))
+        for call in t.calls or ():  # a loop, not a generator a turn (#47): most make no call
+            if found is not None:
+                break
+            if call.name == TRANSFER_TOOL:
+                found = _anaphoric(kind_name, units.of_summary(str(call.arguments.get("summary") or "")))
         if found is not None:
             return Settled(f"declines on {kind.what}, naming it in the sentence before",
                            t.index, excerpt_of(found))

@@ -155,10 +155,12 @@ class Units:
         may_class, may_decline = bool(scanned & held[1]), bool(scanned & held[2])
         # the scan's bits first (most messages hold no rarest word of a class, nor of the decline), then the subject's
         # words, then the decline classes' (one compiled gate): the same answer in any order, each test is pure
+        if not (may_class or may_decline):
+            return False  # most messages: neither's words (the tests below all need one)
         by_class = holds_any(kind.declined_by)
         if may_class and all(needs(p).check(lowered) for p in kind.subject) and by_class(lowered):
             return True
-        return bool(kind.indirect) and (may_class or may_decline) and all(needs(p).check(lowered) for p in kind.indirect) \
+        return bool(kind.indirect) and all(needs(p).check(lowered) for p in kind.indirect) \
             and (may_class and by_class(lowered) or may_decline and needs(decline).check(lowered))
 
     def _bits_of(self, patterns: Sequence[re.Pattern[str]]) -> int:
