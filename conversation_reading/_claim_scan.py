@@ -9,34 +9,38 @@ from collections.abc import Callable, Iterator, Sequence
 
 from conversation_reading._claims import _Kind, checkers, claim_kinds
 from conversation_reading._conversation_state import _State
-from conversation_reading._gate import Needs, holds_any, needs
+from conversation_reading._gate import holds_any, needs
+from conversation_reading._lowered_search import twin
 from conversation_reading._message_scan import message_scan
 
 Checker = Callable[[str, re.Match[str], str, _State], str | None]
 
-# Each kind's gates (its patterns' ``needs`` and ``holds_any`` of them), by the kind's identity (held with it):
-# built once, not once a conversation.
-_GATES: dict[int, tuple[_Kind, list[Needs], Callable[[str], bool]]] = {}
+# A pattern of a kind, its lowercase twin (``_lowered_search.twin``; None: none) and its ``needs``' check
+Search = tuple[re.Pattern[str], re.Pattern[str] | None, Callable[[str], bool]]
+# Each kind's searches and gate (``holds_any`` of its patterns), by the kind's identity (held with it): built once,
+# not once a conversation.
+_GATES: dict[int, tuple[_Kind, list[Search], Callable[[str], bool]]] = {}
 
 
-def kind_gates(kind: _Kind) -> tuple[list[Needs], Callable[[str], bool]]:
-    """``kind``'s (a claim kind's) patterns' ``needs``, and ``holds_any`` of them all."""
+def kind_gates(kind: _Kind) -> tuple[list[Search], Callable[[str], bool]]:
+    """``kind``'s (a claim kind's) patterns, each with its twin and its ``needs``' check, and ``holds_any`` of them all."""
     held = _GATES.get(id(kind))
     if held is None or held[0] is not kind:
-        held = _GATES[id(kind)] = (kind, [needs(p) for p in kind.patterns], holds_any(tuple(kind.patterns)))
+        held = _GATES[id(kind)] = (kind, [(p, twin(p), needs(p).check) for p in kind.patterns],
+                                   holds_any(tuple(kind.patterns)))
     return held[1], held[2]
 
 
 # The installed catalog's kinds with a checker, each with its checker, gates and bits in the message scan
 # (``_message_scan``), and that scan: by the scan's identity (built once per catalog), not rebuilt for every
 # conversation.
-Scanned = tuple[_Kind, Checker, list[Needs], Callable[[str], bool], int]
+Scanned = tuple[_Kind, Checker, list[Search], Callable[[str], bool], int]
 _SCANNED: list[tuple[Callable[[str], int], list[Scanned]]] = []
 
 
 def scanned_kinds() -> tuple[list[Scanned], Callable[[str], int]]:
-    """Each claim kind with a checker (``_claims.checkers``), in the catalog's order: (kind, checker, its patterns'
-    ``needs``, ``holds_any`` of them, its bits); and the one scan of a lowered message (``_message_scan``, which
+    """Each claim kind with a checker (``_claims.checkers``), in the catalog's order: (kind, checker, its searches
+    (``kind_gates``), ``holds_any`` of its patterns, its bits); and the one scan of a lowered message (``_message_scan``, which
     answers for every such kind's patterns) whose answer shares no bit with a kind's bits where none of its
     patterns could match: a kind most messages rule out is passed over without its gate (each gate tests every word
     it needs in turn)."""
@@ -55,17 +59,25 @@ def scanned_kinds() -> tuple[list[Scanned], Callable[[str], int]]:
 
 
 def kind_matches(
-    patterns: Sequence[re.Pattern[str]], needed: Sequence[Needs], may: Callable[[str], bool], sentences: Sequence[str],
-    lowered: Sequence[str] | None,
+    searches: Sequence[Search], may: Callable[[str], bool], sentences: Sequence[str], lowered: Sequence[str] | None,
 ) -> Iterator[tuple[str, re.Match[str]]]:
-    """Each (sentence, match) of ``patterns`` in ``sentences``, in order (``needed``: each pattern's ``needs``;
-    ``may``: ``holds_any`` of them all; ``lowered``: each sentence's lowercase, None where the gate does not apply)."""
+    """Each (sentence, match) of a kind's patterns in ``sentences``, in order (``searches``: each pattern with its twin
+    and its ``needs``' check, ``kind_searches``; ``may``: ``holds_any`` of them all; ``lowered``: each sentence's
+    lowercase, None where the gate does not apply). An ASCII sentence is scanned by the pattern's twin over its
+    lowercase (``_lowered_search``): the same matches at the same places, their text lowered, which no checker
+    reads but through ``lower`` or as digits (tests/test_claim_twins.py)."""
     for k, sentence in enumerate(sentences):
-        if lowered is not None and not may(lowered[k]):
+        if lowered is None:
+            for pattern, _, _ in searches:
+                yield from ((sentence, m) for m in pattern.finditer(sentence))
             continue
-        for pattern, required in zip(patterns, needed, strict=True):
-            if lowered is None or required.check(lowered[k]):  # ``holds``, without its call
-                for m in pattern.finditer(sentence):
+        low = lowered[k]
+        if not may(low):
+            continue
+        plain = sentence.isascii()
+        for pattern, found, check in searches:
+            if check(low):  # ``holds``, without its call
+                for m in (found.finditer(low) if plain and found is not None else pattern.finditer(sentence)):
                     yield sentence, m
 
 

@@ -261,7 +261,7 @@ def _claims(r: _Reading) -> list[Claim]:
         sentences: list[str] = []
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
         bits = -1 if lowered is None else scanned
-        for kind, checker, needed, may, mine in kinds:
+        for kind, checker, searches, may, mine in kinds:
             # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
             # no claim there, and a pattern that could match no word of a sentence is not scanned there. (Each
             # kind's gate only: one of them all first costs as much again where some kind may match.)
@@ -272,7 +272,7 @@ def _claims(r: _Reading) -> list[Claim]:
                 said = None if lowered is None else r.index.sentences_lowered(t.text)
             first: str | None = None
             truth: str | None = None
-            for sentence, m in kind_matches(kind.patterns, needed, may, sentences, said):
+            for sentence, m in kind_matches(searches, may, sentences, said):
                 if kind.not_claims is not None and kind.not_claims.search(sentence):
                     continue  # the sentence states the rule
                 truth = checker(sentence, m, t.text, r.states[t.index])
