@@ -30,6 +30,7 @@ from functools import lru_cache
 
 from conversation_reading._gate import gateable, holds, may_match, needs
 from conversation_reading._origin import Origin, OriginBuilder
+from conversation_reading._paragraph_gate import may_match_paragraphs
 
 _ESCAPES = re.compile(r"\\[nrt\"]")
 # Hyphens and dashes, curly apostrophes, invisible characters: each step's pattern is one class of these, so a text
@@ -369,13 +370,12 @@ def speech(
     if not text:
         return text, origin  # no paragraph (half of an agent's messages are calls with no words)
     lowered, plain = text.lower(), gateable(text)
-    may_deliberate, may_aside = may_match(deliberates, lowered, plain), may_match(aside, lowered, plain)
-    if not may_deliberate and not may_aside:
-        return text, origin  # no paragraph can be reasoning (``_gate``): the scans would drop nothing
+    may_deliberate, may_aside = may_match(deliberates, lowered, plain), may_match_paragraphs(aside, lowered, plain)
+    if not may_deliberate and not may_aside:  # no paragraph can be reasoning (``_gate``): the scans would drop nothing
+        return text, origin
     blocks = [m.span() for m in _PARAGRAPH.finditer(text)]
     said = [text[a:b] for a, b in blocks]
-    # each paragraph gated on its own (a part of a gateable text is gateable): most hold none of the words
-    low = [b.lower() for b in said] if plain else None
+    low = [b.lower() for b in said] if plain else None  # each gated on its own (a part of a gateable text is)
 
     def says(pattern: re.Pattern[str], i: int) -> bool:
         return (low is None or holds(needs(pattern), low[i])) and pattern.search(said[i]) is not None
