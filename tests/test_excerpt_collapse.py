@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from conversation_reading._evidence import excerpt_of
+from conversation_reading._excerpts import _ASCII_SPACES
 from conversation_reading._units import split_sentences
 from tests.conftest import real_run
 
@@ -44,6 +45,8 @@ def _texts() -> list[str]:
 def test_every_character_split_cuts_at_but_the_space_is_unprintable():
     assert " " in _SPLITTING and "\n" in _SPLITTING and "\u3000" in _SPLITTING
     assert [c for c in _SPLITTING if c != " " and c.isprintable()] == []
+    # the ASCII ones, asked one by one of an ASCII text
+    assert sorted(_ASCII_SPACES) == [c for c in _SPLITTING if c.isascii() and c != " "]
 
 
 def test_excerpts_of_real_texts_are_the_collapse():
