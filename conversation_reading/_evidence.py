@@ -32,6 +32,7 @@ from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message
 
+from conversation_reading._excerpts import excerpt_of
 from conversation_reading._gate import gateable, may_match
 from conversation_reading._lowered_search import ascii_lowered, matches, scans, twin
 from conversation_reading._normalise import _apply, normalise, normalised, origin_span, speech
@@ -275,11 +276,6 @@ def mentioned_in(pattern: re.Pattern[str], sentences: Iterable[tuple[str, str]],
         if any(not negated(s, m.start()) for m in matches(pattern, s, low if s.isascii() else None)):
             return True
     return False
-
-
-def excerpt_of(text: str, limit: int = 240) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def call_text_of(call: Any) -> str:
