@@ -91,6 +91,7 @@ from conversation_reading._record import (
     UserRequest,
     Withdrawal,
     Write,
+    built,
 )
 from conversation_reading._replies import acted_on, reading_replies
 from conversation_reading._requests import reading_payments, user_requests
@@ -143,9 +144,9 @@ class _Reading:
             kind = vocabulary().kinds[name]
             if self._agent is None:  # only the agent's turns decline: each clause's readers pass over the rest (#47)
                 self._agent = [t for t in self.turns if t.role == "assistant"]
-            found = [Decline(clause=name, form="words" if e.tool_call is None else "transfer", what=e.what,
-                             message_index=e.message_index, excerpt=e.excerpt, certain=e.certain,
-                             tool_call=e.tool_call, start=e.start, end=e.end)
+            found = [built(Decline, {"clause": name, "form": "words" if e.tool_call is None else "transfer",
+                                     "what": e.what, "message_index": e.message_index, "excerpt": e.excerpt,
+                                     "certain": e.certain, "tool_call": e.tool_call, "start": e.start, "end": e.end})
                      for e in _declines_in(kind, self._agent, cut=self.units)]
             # an anaphoric decline's sentence declines in words, read above: only those messages' words are read
             said = anaphoric_in(name, self._agent, self.units,
@@ -209,13 +210,12 @@ def _writes(r: _Reading, requests: list[UserRequest]) -> list[Write]:
         # unconfirmed_writes names a message by its first unconfirmed write: a later call of the same
         # message has the same user message before it
         asked = first.get(call.name)
-        found.append(Write(tool=call.name, arguments=dict(call.arguments or {}), message_index=t.index,
-                           confirmed=t.index not in unconfirmed,
-                           confirmation_index=None if said is None else said.index,
-                           confirmation=excerpt_of(said.raw if said is not None else ""),
-                           details_listed=listed.get((t.index, call.id), True),
-                           failed=bool((reply := r.index.reply(call.id, t.index)) and reply[1].error),
-                           requested_at=asked if asked is not None and asked < t.index else None))
+        found.append(built(Write, {
+            "tool": call.name, "arguments": dict(call.arguments or {}), "message_index": t.index,
+            "confirmed": t.index not in unconfirmed, "confirmation_index": None if said is None else said.index,
+            "confirmation": excerpt_of(said.raw if said is not None else ""), "details_listed": listed.get((t.index, call.id), True),
+            "failed": bool((reply := r.index.reply(call.id, t.index)) and reply[1].error),
+            "requested_at": asked if asked is not None and asked < t.index else None}))
     return found
 
 
@@ -227,10 +227,10 @@ def _clause_read(r: _Reading, name: str, offers: list[Offer]) -> ClauseRead:
     said = None if asks is None else next((t for t in r.turns if t.role == "user" and r.units.may_say((asks,), t.text)
                                            and mentions(asks, t.text)), None)
     taken = taken_up(r.turns, name, r.declines(name), offers)
-    return ClauseRead(clause=name, contested_write_at=first_call_of(r.turns, kind.contested),
-                      requested_at=None if said is None else said.index,
-                      request_excerpt="" if said is None else excerpt_of(said.text),
-                      taken_up_at=None if taken is None else taken[0], taken_up="" if taken is None else taken[1])
+    return built(ClauseRead, {"clause": name, "contested_write_at": first_call_of(r.turns, kind.contested),
+                              "requested_at": None if said is None else said.index,
+                              "request_excerpt": "" if said is None else excerpt_of(said.text),
+                              "taken_up_at": None if taken is None else taken[0], "taken_up": "" if taken is None else taken[1]})
 
 
 def _cancellations(r: _Reading) -> list[Cancellation]:
@@ -288,9 +288,9 @@ def _claims(r: _Reading) -> list[Claim]:
                 acted[key] = how(r.turns, t.index)
             excerpt, start, end = t.excerpt(first)
             back = WITHDRAWN[kind.name](r.turns, t.index) if acted[key] and kind.name in WITHDRAWN else None
-            found.append(Claim(kind=kind.name, what=kind.what, message_index=t.index, excerpt=excerpt,
-                               false=truth is not None, truth=truth, acted_on=acted[key],
-                               refusals_of=list(kind.refusals_of), start=start, end=end, withdrawn_at=back))
+            found.append(built(Claim, {"kind": kind.name, "what": kind.what, "message_index": t.index, "excerpt": excerpt,
+                                       "false": truth is not None, "truth": truth, "acted_on": acted[key], "refusals_of":
+                                       list(kind.refusals_of), "start": start, "end": end, "withdrawn_at": back}))
     return found
 
 
@@ -317,8 +317,8 @@ def _final_decision(r: _Reading, withdrawn: Settled | None, claims: list[Claim])
     basis = [f"the agent's message {before.index}"] if before is not None else []
     acted = [c for c in claims if c.false and c.relied_on and not c.refusals_of and c.message_index < last.index]
     basis += [f"the false claim of {c.what} at message {c.message_index}" for c in acted]
-    return FinalDecision(decision=decision, message_index=last.index, excerpt=excerpt_of(last.raw),
-                         basis="; ".join(basis) or "nothing the agent said")
+    return built(FinalDecision, {"decision": decision, "message_index": last.index, "excerpt": excerpt_of(last.raw),
+                                 "basis": "; ".join(basis) or "nothing the agent said"})
 
 
 def conversation_record(

@@ -18,7 +18,7 @@ from conversation_reading._gate import _c, _p, holds, needs
 from conversation_reading._lowered_search import matches, says
 from conversation_reading._message_scan import message_scan
 from conversation_reading._reading_memo import ReadingMemo
-from conversation_reading._record import UserRequest
+from conversation_reading._record import UserRequest, built
 from conversation_reading._turn_index import TurnIndex
 from conversation_reading._units import Units, split_sentences
 from conversation_reading._vocabulary import vocabulary
@@ -105,9 +105,6 @@ def _mentioned(pattern: re.Pattern[str], text: str, index: TurnIndex) -> bool:
                         index.lowered(text)[1])
 
 
-# the model's validator over a dict of its fields: the ``UserRequest`` its ``__init__`` builds, less that frame (#47)
-_request = UserRequest.__pydantic_validator__.validate_python
-
 # each request's (tool, words, the gate's needs, bits in the user's scan), by the vocabulary and the scan they were
 # read from (the program's own constants)
 _WORDS: list[tuple[Any, Any, tuple[tuple[str, re.Pattern[str], Any, int], ...]]] = []
@@ -156,7 +153,7 @@ def user_requests(
                 said = (in_context(pattern) or says(pattern, t.text, plain)) and _mentioned(pattern, t.text, index)
             if said:
                 excerpt = excerpt_of(t.raw) if excerpt is None else excerpt
-                found[tool] = _request({"tool": tool, "message_index": t.index, "excerpt": excerpt})
+                found[tool] = built(UserRequest, {"tool": tool, "message_index": t.index, "excerpt": excerpt})
         if len(found) == len(words):
             break  # each write asked for: a later message adds none (each tool keeps its first)
     return sorted(found.values(), key=lambda q: q.message_index)

@@ -1,4 +1,4 @@
-"""``user_requests`` builds each ``UserRequest`` by the model's validator over a dict of its fields, and writes a
+"""``user_requests`` builds each ``UserRequest`` of a dict of its fields (``_record.built``), and writes a
 message's excerpt once for every write it asks for (#47): the parts are those ``UserRequest(...)`` builds, equal, with
 the same fields set, frozen, and written alike, on real conversations."""
 

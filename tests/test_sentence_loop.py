@@ -1,5 +1,5 @@
 """The consequential sentences' loop (``_sentences.consequential_sentences``) cut for speed (#47) answers as before:
-each sentence built by the model's validator over a dict is the model its keyword constructor builds, on the
+each sentence built of its fields (``_record.built``, without validating) is the model its keyword constructor builds, on the
 sentences of real conversations."""
 
 from __future__ import annotations
@@ -41,19 +41,6 @@ def test_a_sentence_validated_from_a_dict_is_the_model_its_constructor_builds(ai
         assert s.model_dump_json() == built.model_dump_json()
     with pytest.raises(Exception, match="frozen"):
         sentences[0].verdict = "true"  # validated as the model's own: frozen as it is
-
-
-def test_the_validator_refuses_what_the_constructor_refuses():
-    fields = {"kind": "offer", "verdict": "true", "clause": "", "why": "", "message_index": 3, "excerpt": "x",
-              "relied_on": False}
-    assert _sentences._validated(fields) == ConsequentialSentence(**fields)
-    for bad in ({**fields, "kind": "boast"}, {**fields, "extra": 1}, {k: v for k, v in fields.items() if k != "why"}):
-        with pytest.raises(ValueError):
-            ConsequentialSentence(**bad)
-        with pytest.raises(ValueError):
-            _sentences._validated(bad)
-
-
 
 
 def _course_as_read_before(turns: list, is_write) -> tuple[list, list, int, int]:
