@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
+from typing import Literal
 
 from conversation_reading._claims import _Kind, checkers, claim_kinds
 from conversation_reading._conversation_state import _State
@@ -15,8 +16,10 @@ from conversation_reading._message_scan import message_scan
 
 Checker = Callable[[str, re.Match[str], str, _State], str | None]
 
-# A pattern of a kind, its lowercase twin (``_lowered_search.twin``; None: none) and its ``needs``' check
-Search = tuple[re.Pattern[str], re.Pattern[str] | None, Callable[[str], bool]]
+# A pattern of a kind, its lowercase twin (``_lowered_search.twin``; None: none; False: not compiled yet, which
+# ``kind_matches`` does when an ASCII sentence first passes the pattern's check: about half the kinds' patterns pass
+# none in a rescore, and a twin compiled is about 0.3 ms once a process, #47) and its ``needs``' check
+Search = tuple[re.Pattern[str], re.Pattern[str] | None | Literal[False], Callable[[str], bool]]
 # Each kind's searches and gate (``holds_any`` of its patterns), by the kind's identity (held with it): built once,
 # not once a conversation.
 _GATES: dict[int, tuple[_Kind, list[Search], Callable[[str], bool]]] = {}
@@ -26,7 +29,7 @@ def kind_gates(kind: _Kind) -> tuple[list[Search], Callable[[str], bool]]:
     """``kind``'s (a claim kind's) patterns, each with its twin and its ``needs``' check, and ``holds_any`` of them all."""
     held = _GATES.get(id(kind))
     if held is None or held[0] is not kind:
-        held = _GATES[id(kind)] = (kind, [(p, twin(p), needs(p).check) for p in kind.patterns],
+        held = _GATES[id(kind)] = (kind, [(p, False, needs(p).check) for p in kind.patterns],
                                    holds_any(tuple(kind.patterns)))
     return held[1], held[2]
 
@@ -77,8 +80,20 @@ def kind_matches(
         plain = sentence.isascii()
         for pattern, found, check in searches:
             if check(low):  # ``holds``, without its call
-                for m in (found.finditer(low) if plain and found is not None else pattern.finditer(sentence)):
+                if plain and found is False:
+                    found = _twinned(searches, pattern)
+                for m in (found.finditer(low) if plain and found else pattern.finditer(sentence)):
                     yield sentence, m
+
+
+def _twinned(searches: Sequence[Search], pattern: re.Pattern[str]) -> re.Pattern[str] | None:
+    """``pattern``'s twin, compiled now and kept in its search (``searches`` is a kind's own list, ``kind_gates``)."""
+    found = twin(pattern)
+    if isinstance(searches, list):
+        for k, (p, _, check) in enumerate(searches):
+            if p is pattern:
+                searches[k] = (p, found, check)
+    return found
 
 
 __all__ = ["kind_gates", "kind_matches", "scanned_kinds"]

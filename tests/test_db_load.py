@@ -6,6 +6,7 @@ builds hold it, and a file msgspec refuses is read by tau2's loader."""
 from __future__ import annotations
 
 import math
+import mmap
 from pathlib import Path
 from typing import Any
 
@@ -110,3 +111,32 @@ class _Plain(DB):
 def test_a_model_without_that_union_is_validated_whole() -> None:
     assert _db._dates_by_status(_Plain) is None
     assert _db._flights_dated_by_status(_Plain, {"flights": {"a": 1}}) == _Plain(flights={"a": 1})
+
+
+def test_the_file_is_decoded_from_a_mapping_released_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``load_db`` decodes the file's mapping (no copy of its bytes), and closes it: msgspec keeps nothing of it."""
+    maps: list[mmap.mmap] = []
+    real = mmap.mmap
+
+    def mapped(*args: Any, **kwargs: Any) -> mmap.mmap:
+        maps.append(real(*args, **kwargs))
+        return maps[-1]
+
+    monkeypatch.setattr(_db.mmap, "mmap", mapped)
+    model, path = _db._db_of("retail")
+    assert _db.load_db("retail") == model.load(str(path))
+    assert len(maps) == 1 and maps[0].closed
+
+
+@pytest.mark.parametrize("text", ["", "{"])
+def test_an_empty_or_cut_file_raises_tau2s_own_error(tmp_path: Path, text: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file that cannot be mapped (empty) is read, and one msgspec refuses goes to tau2's loader: its own error."""
+    path = tmp_path / "db.json"
+    path.write_text(text)
+    monkeypatch.setattr(_db, "_db_of", lambda domain: (_Tiny, path))
+    with pytest.raises(ValueError) as ours:
+        _db.load_db("airline")
+    with pytest.raises(ValueError) as theirs:
+        _Tiny.load(str(path))
+    assert type(ours.value) is type(theirs.value) and str(ours.value) == str(theirs.value)
