@@ -8,6 +8,7 @@ import copy
 import functools
 import json
 import os
+import re
 import subprocess
 import sys
 import types
@@ -438,6 +439,20 @@ def lowered_texts(*names: str) -> Iterator[str]:
             for t in turns:
                 for text in (t.text, *split_sentences(t.text)):
                     yield text.lower()
+
+
+def same_matches(rewritten: re.Pattern[str], plain: re.Pattern[str], text: str, every: int = 0) -> None:
+    """A rewritten twin finds what its plain compile finds in ``text`` (every match's spans, groups included) and, every
+    ``every`` characters, from inside the text too, where the character before the start counts."""
+    assert [m.regs for m in rewritten.finditer(text)] == [m.regs for m in plain.finditer(text)], (plain.pattern, text)
+    for pos in range(0, len(text), every) if every else ():
+        found, expected = rewritten.search(text, pos), plain.search(text, pos)
+        assert (found and found.regs) == (expected and expected.regs), (plain.pattern, text, pos)
+
+
+def glued(text: str) -> list[str]:
+    """``text``, and ``text`` with its spaces made word characters: every word then follows one."""
+    return [text, text.replace(" ", "x"), text.replace(" ", "_"), text.replace(" ", "7"), "q" + text]
 
 
 def real_simulation(name: str, task_id: str) -> Any:

@@ -10,19 +10,7 @@ import pytest
 
 from conversation_reading import conversation_record
 from conversation_reading._lowered_search import _TWINS, _led_by_its_literal
-from tests.conftest import read_conversations
-
-
-def _same(rewritten: re.Pattern[str], plain: re.Pattern[str], text: str, every: int = 0) -> None:
-    assert [m.regs for m in rewritten.finditer(text)] == [m.regs for m in plain.finditer(text)], (plain.pattern, text)
-    for pos in range(0, len(text), every) if every else ():  # from inside the text: the character before ``pos`` counts
-        found, expected = rewritten.search(text, pos), plain.search(text, pos)
-        assert (found and found.regs) == (expected and expected.regs), (plain.pattern, text, pos)
-
-
-def _glued(text: str) -> list[str]:
-    """``text``, and ``text`` with its spaces made word characters: every word then follows one."""
-    return [text, text.replace(" ", "x"), text.replace(" ", "_"), text.replace(" ", "7"), "q" + text]
+from tests.conftest import glued, read_conversations, same_matches
 
 
 def test_every_rewritten_twin_of_a_real_reading_matches_as_its_source_compiled():
@@ -39,8 +27,8 @@ def test_every_rewritten_twin_of_a_real_reading_matches_as_its_source_compiled()
     for pattern, found in rewritten:
         plain = re.compile(pattern.pattern.lower(), found.flags & ~re.UNICODE if found.flags & re.ASCII else found.flags)
         for text in texts:
-            for variant in _glued(text):
-                _same(found, plain, variant)
+            for variant in glued(text):
+                same_matches(found, plain, variant)
             hits += plain.search(text) is not None
     assert hits > 50  # they match real texts, not only fail on them
 
@@ -55,8 +43,8 @@ def test_a_boundary_before_literals_is_read_after_them(source):
         for text in ("ok", "book ok", "_ok ok_ 9ok ok9", "cancelled, precancel _cancel 9cancel", "cancel",
                      "basic economy basic-economy xbasic economy", "refunds arefund", "_x a_x x", "9a b9a 9a9",
                      "", " ", "ok?ok!cancel"):
-            for variant in _glued(text):
-                _same(found, plain, variant, every=1)
+            for variant in glued(text):
+                same_matches(found, plain, variant, every=1)
 
 
 @pytest.mark.parametrize("source", [r"\b(?:yes|sure)\b", r"\b[0-9]+", r"\b(cancel|refund)", r"ok\b", r"\b\w+",

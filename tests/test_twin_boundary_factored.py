@@ -12,19 +12,7 @@ import pytest
 from conversation_reading import conversation_record
 from conversation_reading._lowered_search import _TWINS, _boundary_factored
 from conversation_reading._vocabulary import vocabulary
-from tests.conftest import read_conversations
-
-
-def _same(factored: re.Pattern[str], plain: re.Pattern[str], text: str, every: int = 0) -> None:
-    assert [m.regs for m in factored.finditer(text)] == [m.regs for m in plain.finditer(text)], (plain.pattern, text)
-    for pos in range(0, len(text), every) if every else ():  # from inside the text: the character before ``pos`` counts
-        found, expected = factored.search(text, pos), plain.search(text, pos)
-        assert (found and found.regs) == (expected and expected.regs), (plain.pattern, text, pos)
-
-
-def _glued(text: str) -> list[str]:
-    """``text``, and ``text`` with its spaces made word characters: every word then follows one."""
-    return [text, text.replace(" ", "x"), text.replace(" ", "_"), text.replace(" ", "7"), "q" + text]
+from tests.conftest import glued, read_conversations, same_matches
 
 
 def test_every_factored_twin_of_a_real_reading_matches_as_its_source_compiled():
@@ -48,8 +36,8 @@ def test_every_factored_twin_of_a_real_reading_matches_as_its_source_compiled():
     hits = 0
     for rewritten, plain in factored:
         for text in texts:
-            for variant in _glued(text):
-                _same(rewritten, plain, variant)
+            for variant in glued(text):
+                same_matches(rewritten, plain, variant)
             hits += plain.search(text) is not None
     assert hits > 20  # they match real texts, not only fail on them
 
@@ -69,8 +57,8 @@ def test_a_boundary_leading_neighbouring_alternatives_is_said_once_before_them(s
         assert found is not None and found.pattern is None
         plain = re.compile(source, flags)
         for text in _TEXTS:
-            for variant in _glued(text):
-                _same(found, plain, variant, every=1)
+            for variant in glued(text):
+                same_matches(found, plain, variant, every=1)
 
 
 @pytest.mark.parametrize("source", [r"\ba|b", r"\ba|\bb", r"\b(?:a|b)", r"a|b", r"x(?:\ba|\bb|c)", r"\ba|c|\bb",
