@@ -24,7 +24,7 @@ from conversation_reading._conversation_state import States, _State
 from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import gateable, holds, may_match, needs
 from conversation_reading._invented_policy import invention
-from conversation_reading._lowered_search import ascii_lowered, says, scans, searched
+from conversation_reading._lowered_search import ascii_lowered, scans, searched
 from conversation_reading._message_scan import gate_of, invention_bits
 from conversation_reading._record import Claim, ConsequentialSentence, Write, built
 from conversation_reading._replies import agrees
@@ -43,11 +43,13 @@ from conversation_reading._sentence_facts import (
     _Checker,
     _sums_up,
 )
-from conversation_reading._sentence_kinds import _OPTION, option
 from conversation_reading._sentence_kinds import kind as sentence_kind
+from conversation_reading._sentence_kinds import option
 from conversation_reading._turn_index import TurnIndex
 from conversation_reading._units import split_sentences
 from conversation_reading._vocabulary import vocabulary
+from conversation_reading._worth_reading import _ACT
+from conversation_reading._worth_reading import worth_reading as _worth_reading
 from policy_model import AIRLINE, BAG_ALLOWANCE, BAG_WRITES
 
 # a sentence saying the act may not be done ("none of the conditions apply", "neither ... nor"), not "without a fee"
@@ -206,28 +208,6 @@ def _asked_to_confirm(before: Turn | None) -> bool:
     go on with."""
     return before is not None and "?" in before.text and scans(_CONFIRM_ASKED, before.text, ascii_lowered(before.text))
 
-# what counts without the user's decision following it: invented policy, a taken offer; its plain words apart
-# (a substring test of the lowercase where the gate applies: the same answer as the alternation's scan)
-_STANDS_ALONE_WORDS = ("exception", "team", "department", "desk", "insurance")
-_IF_THEN_ACTS = r"\b[^.!?\n]{0,60}\b(?:modif|chang|cancel)"  # what follows the "if", in each scan below
-_STANDS_ALONE = re.compile("|".join((*_STANDS_ALONE_WORDS, r"\bif" + _IF_THEN_ACTS)), re.IGNORECASE)
-_IF_ACTS = re.compile(r"\bif" + _IF_THEN_ACTS, re.IGNORECASE)
-# its twin over an ASCII text's lowercase, the boundary tested behind the "if": the engine skips from "if" to "if" (#47)
-_IF_ACTS_LOWERED = re.compile(r"if(?<=\bif)" + _IF_THEN_ACTS)
-
-
-def _worth_reading(text: str, acts_follow: bool, lowered: str, gated: bool) -> bool:
-    """A message no decision follows is read only for what stands on its own: invented policy or an insurance
-    waiver, a promise on a condition, or an offer a later write or transfer may take. ``lowered``, ``gated``: the
-    record's ``TurnIndex.lowered`` of the text (once a message); each scan gated (``_gate``), then over it."""
-    low = lowered if text.isascii() else None  # (``_lowered_search``)
-    stands = (any(w in lowered for w in _STANDS_ALONE_WORDS) or may_match(_IF_ACTS, lowered, gated) and (
-        _IF_ACTS.search(text) if low is None else _IF_ACTS_LOWERED.search(low)) is not None
-              ) if gated else _STANDS_ALONE.search(text) is not None
-    return stands or (acts_follow and bool((may_match(_OPTION, lowered, gated) and says(_OPTION, text, low))
-        or (may_match(_ACT, lowered, gated) and says(_ACT, text, low))))
-
-
 def _state_at(states: Callable[[], States], index: int) -> _State:
     return states()[index]
 
@@ -308,9 +288,6 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True, in
     return "read_elsewhere", "", f"the record's {kind}s read it"
 
 
-_ACT = re.compile(r"\b(?:I|we)(?:'ll| will| can| could| would be happy to| am able to| are able to| may)\s+(?:\w+\s+){0,2}?"
-                  r"(cancel\w*|chang\w*|modif\w*|upgrad\w*|rebook\w*|switch\w*|mov\w*|transfer\w*|issu\w*|send\w*|"
-                  r"refund\w*|add\w*|book\w*|escalat\w*|process\w*)", re.IGNORECASE)
 
 
 def _declines(text: str) -> bool:

@@ -18,6 +18,7 @@ from conversation_reading import (
     _sentence_facts,
     _sentence_kinds,
     _sentences,
+    _worth_reading,
 )
 from conversation_reading._evidence import negated, read_turns
 from conversation_reading._lowered_search import ascii_lowered, says, twin
@@ -35,8 +36,8 @@ _SCANNED = [
     _sentence_facts._PER_PASSENGER, _sentence_facts._UPGRADE, *_sentence_facts._CABINS.values(),
     _sentences._RESTRICTS, _sentences._CONDITIONS, _sentences._DENIES, _sentences._POSSIBLE, _sentences._CHANGES,
     *_sentences._GENERAL_RULES.values(), _bag_fees._FREE, vocabulary().decline, _bag_fees._BAG_WORD,
-    _sentence_facts._USES, _sentence_facts._HELD, _sentence_facts._PLAN, _sentence_facts._TIER, _sentences._ACT,
-    _sentences._CONFIRM_ASKED, _sentences._IF_ACTS, _sentence_kinds._OPTION, _invented_policy._SOMEONE_MAY,
+    _sentence_facts._USES, _sentence_facts._HELD, _sentence_facts._PLAN, _sentence_facts._TIER, _worth_reading._ACT,
+    _sentences._CONFIRM_ASKED, _worth_reading._IF_ACTS, _sentence_kinds._OPTION, _invented_policy._SOMEONE_MAY,
     _invented_policy._TIER_TEAM,
 ]
 

@@ -118,11 +118,12 @@ def test_the_flight_numbers_a_quoted_total_reads_are_the_patterns_findall():
 def test_a_sentence_scan_behind_its_gate_answers_as_the_pattern_searched():
     import re
 
-    from conversation_reading import _sentence_facts, _sentences
+    from conversation_reading import _sentence_facts, _sentences, _worth_reading
     from conversation_reading._lowered_search import ascii_lowered, scans
     from conversation_reading._units import split_sentences
 
-    patterns = [p for module in (_sentences, _sentence_facts) for p in vars(module).values() if isinstance(p, re.Pattern)]
+    patterns = [p for module in (_sentences, _sentence_facts, _worth_reading) for p in vars(module).values()
+                if isinstance(p, re.Pattern)]
     patterns += [*_sentences._GENERAL_RULES.values(), *_sentence_facts._CABINS.values()]
     sentences = [s for messages in _conversations()[:120] for t in read_turns(messages) if t.role == "assistant"
                  for s in split_sentences(t.text)]
@@ -138,7 +139,7 @@ def test_a_sentence_scan_behind_its_gate_answers_as_the_pattern_searched():
 
 
 def test_a_sentences_act_and_main_clause_behind_their_gates_are_the_patterns_own():
-    from conversation_reading import _sentences
+    from conversation_reading import _sentence_kinds, _sentences
     from conversation_reading._lowered_search import ascii_lowered, searched
     from conversation_reading._units import split_sentences
 
@@ -148,7 +149,7 @@ def test_a_sentences_act_and_main_clause_behind_their_gates_are_the_patterns_own
     acts = cut = 0
     for s in sentences:
         low = ascii_lowered(s)
-        act, expected = _sentences._offered_act(s, low), _sentences._OPTION.match(s) or _sentences._ACT.search(s)
+        act, expected = _sentences._offered_act(s, low), _sentence_kinds._OPTION.match(s) or _sentences._ACT.search(s)
         assert (act and (act.span(), act.group(1))) == (expected and (expected.span(), expected.group(1))), s
         assert searched(_sentences._ACT, s, low).__class__ is _sentences._ACT.search(s).__class__
         main = _sentences._PROVISO.sub("", _sentences._REASON.sub("", s))

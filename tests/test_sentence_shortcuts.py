@@ -439,10 +439,10 @@ def test_a_decline_spelt_with_a_dotless_i_is_a_decline_as_its_pattern_reads_it()
 
 
 def test_a_messages_promise_on_a_condition_is_found_by_its_twin_opening_with_the_if_as_by_the_pattern():
-    """``_sentences._IF_ACTS_LOWERED`` (the "if" first, its boundary checked behind it) finds a match in an ASCII
+    """``_worth_reading._IF_ACTS_LOWERED`` (the "if" first, its boundary checked behind it) finds a match in an ASCII
     text's lowercase exactly where ``_IF_ACTS`` finds one in the text: every agent and user message of four runs,
     each also cut at random places (a match at the text's start or end, an "if" inside a word)."""
-    from conversation_reading._sentences import _IF_ACTS, _IF_ACTS_LOWERED
+    from conversation_reading._worth_reading import _IF_ACTS, _IF_ACTS_LOWERED
 
     rng = random.Random(47)
     texts = ["if you change", "If you cancel", "gif you change", "if, you modify", "life if cancel", "if\nchange",
