@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from functools import cached_property, partial
+from functools import cached_property
 from itertools import combinations
 from typing import Any
 
 from conversation_reading._bag_fees import bag_fee
-from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered, _status
+from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered
 from conversation_reading._conversation_state import _State
+from conversation_reading._held_statuses import held_status
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._known_figures import NUMBERS, KnownFigures, _amounts_held, _cents, cent
 from conversation_reading._lowered_search import ascii_lowered, scans
@@ -138,7 +139,9 @@ class _Checker:
         state = self.state
         # a function over the state, not a bound method: the policy held by the checker holds no checker (a cycle
         # the collector would have to find, once a record)
-        return AirlinePolicy(self._db or {}, state.now, partial(_status, state)) if state.now is not None else None
+        # the database's statuses kept for the conversation (``held_status``): the same answers as ``_status``'s
+        held = self.shared.setdefault("database statuses", {})
+        return AirlinePolicy(self._db or {}, state.now, held_status(state, held)) if state.now is not None else None
 
     @cached_property
     def database(self) -> AirlinePolicy:
@@ -348,6 +351,11 @@ class _Checker:
         """(clause, why, outcome) of the model on ``topic`` for ``res`` over the state read (one per message and
         record: the message's sentences ask it alike)."""
         if topic == "cancel":
+            flights = res.get("flights")
+            if isinstance(flights, list) and all(f.__class__ is dict for f in flights):
+                # ``_not_cancellable`` reads the same record over the same statuses: its verdict is this one
+                verdict = policy.may_cancel(res)
+                return verdict.clause.id, verdict.why, verdict.outcome
             forbidden = _not_cancellable(res, self.state)
             if forbidden is not None:
                 return policy.may_cancel(res).clause.id, forbidden, "forbidden"
