@@ -190,7 +190,8 @@ def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
         source = _unforeign(source, pattern.flags)
     found = None
     if pattern.flags & re.IGNORECASE and isinstance(source, str) and source.isascii() and not _UNSAFE.search(source):
-        lowered, flags = source.lower(), pattern.flags & ~re.IGNORECASE
+        lowered = source.lower()
+        flags: int = pattern.flags & ~re.IGNORECASE
         # under re.ASCII where it holds no \s (\S is refused above): over an ASCII text, all a twin reads, \w, \d
         # and \b mean what they mean under Unicode, and the engine tests a word character by a table, not by
         # Unicode's lookups (about 1% of the record, #47); \s does not (Unicode's spaces include 0x1c-0x1f). Read
@@ -198,6 +199,10 @@ def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
         # the two characters anywhere, an escaped backslash's "s" too, keep Unicode.
         if "\\s" not in lowered:
             flags = flags & ~re.UNICODE | re.ASCII
+        # as a plain int: a ``re.RegexFlag`` reaches the parser and compiler below as it is (``re.compile`` turns it
+        # into its value first), and each of their many flag tests then runs ``enum``'s ``&`` in Python (2,200 of
+        # them in a cold rescore of the benchmark's file, #47); the same bits, the same patterns
+        flags = int(flags)
         # one parse for both rewrites (a parse is most of a compile: once a process, #47), kept for ``twin_parse``
         parsed = _parsed(lowered, flags) if lowered.startswith("\\b") or lowered.count("\\b") >= 2 else None
         if parsed is not None:
