@@ -16,8 +16,7 @@ from typing import Any
 
 from conversation_reading._gate import _c as _constants
 from conversation_reading._gate import _finder, gateable, may_match
-from conversation_reading._gate import _p as _parser
-from conversation_reading._lowered_search import matches, twin
+from conversation_reading._lowered_search import matches, twin, twin_parse
 
 _ZERO_WIDTH = (_constants.AT, _constants.ASSERT, _constants.ASSERT_NOT)
 
@@ -60,7 +59,7 @@ def _held(pattern: re.Pattern[str]) -> tuple[re.Pattern[str] | None, Callable[..
     if held is None or held[0] is not pattern:
         found = twin(pattern)
         # a twin compiled from its parse (``_lowered_search._led_by_its_literal``) has no source, and a literal lead
-        words = None if found is None or found.pattern is None else leads(_parser.parse(found.pattern, found.flags))
+        words = None if found is None or found.pattern is None else leads(twin_parse(found))
         held = _LED[id(pattern)] = (pattern, found, None if words is None else _finder(sorted(words)))
     return held[1], held[2]
 

@@ -103,40 +103,48 @@ def _boundary_behind(items: list) -> list | None:
     return [*items[:run], (_constants.ASSERT_NOT, (-1, behind)), *items[run:]]
 
 
-def _led_by_its_literal(source: str, flags: int) -> re.Pattern[str] | None:
+def _parsed(source: str, flags: int) -> Any:
+    """``source``'s parse, or None where the parser refuses it (no rewrite of it is tried: each would parse it)."""
+    try:
+        return _parser.parse(source, flags)
+    except (re.error, RecursionError):
+        return None
+
+
+def _led_by_its_literal(source: str, flags: int, parsed: Any = None) -> re.Pattern[str] | None:
     """``source``, which begins with a word boundary before literal word characters, compiled with the boundary
     after them (``_boundary_behind``), or None. A boundary before a word character holds where the character before
     it is none (or there is none): the lookbehind says that of the character before the run, over the same string
     (the engine reads both from the string's start, whatever ``pos``). The same matches at the same places and
     groups; but the pattern now begins with its literal, which the engine finds by a plain scan, where a leading
     boundary left it no prefix and it tried the whole pattern at every place (#47: about ten times faster on a
-    sentence; 18K instructions a trajectory). The code is compiled from the parse, as ``re.compile`` does (its
-    ``pattern`` is then None)."""
+    sentence; 18K instructions a trajectory). The code is compiled from the parse (``parsed``: ``source``'s, left
+    as it is), as ``re.compile`` does (its ``pattern`` is then None)."""
     if not source.startswith("\\b"):
         return None
     try:
-        parsed = _parser.parse(source, flags)
+        parsed = _parser.parse(source, flags) if parsed is None else parsed
         items = list(parsed.data)
         moved = _boundary_behind(items[1:]) if items[:1] == [(_constants.AT, _constants.AT_BOUNDARY)] else None
         if moved is None:
             return None
-        parsed.data = moved
-        return cast(re.Pattern[str], _compiler.compile(parsed, flags))
+        return cast(re.Pattern[str], _compiler.compile(_parser.SubPattern(parsed.state, moved), flags))
     except (re.error, RecursionError):
         return None
 
 
-def _boundary_factored(source: str, flags: int) -> re.Pattern[str] | None:
+def _boundary_factored(source: str, flags: int, parsed: Any = None) -> re.Pattern[str] | None:
     """``source``, a branch two or more of whose neighbouring alternatives begin with a word boundary, compiled with
     that boundary said once before them (``(?:\\ba)|(?:\\bb)|c`` as ``\\b(?:a|b)|c``), or None. At each place the
     engine tried the boundary once for every such alternative, and the alternatives in turn; now once, then the same
     alternatives in the same order where it holds: the same matches at the same places and groups (the catalog's
     patterns join many alternatives, each led by a boundary: ``payment_use``'s scan of a message took about half the
-    instructions). The code is compiled from the parse, as ``re.compile`` does (its ``pattern`` is then None)."""
+    instructions). The code is compiled from the parse (``parsed``: ``source``'s, left as it is), as ``re.compile``
+    does (its ``pattern`` is then None)."""
     if source.count("\\b") < 2:
         return None
     try:
-        parsed = _parser.parse(source, flags)
+        parsed = _parser.parse(source, flags) if parsed is None else parsed
         items = list(parsed.data)
         if len(items) != 1 or items[0][0] is not _constants.BRANCH:
             return None
@@ -164,8 +172,8 @@ def _boundary_factored(source: str, flags: int) -> re.Pattern[str] | None:
         close()
         if len(out) == len(alternatives):
             return None
-        parsed.data = [(_constants.BRANCH, (None, out))]
-        return cast(re.Pattern[str], _compiler.compile(parsed, flags))
+        factored = _parser.SubPattern(parsed.state, [(_constants.BRANCH, (None, out))])
+        return cast(re.Pattern[str], _compiler.compile(factored, flags))
     except (re.error, RecursionError):
         return None
 
@@ -182,7 +190,8 @@ def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
         source = _unforeign(source, pattern.flags)
     found = None
     if pattern.flags & re.IGNORECASE and isinstance(source, str) and source.isascii() and not _UNSAFE.search(source):
-        lowered, flags = source.lower(), pattern.flags & ~re.IGNORECASE
+        lowered = source.lower()
+        flags: int = pattern.flags & ~re.IGNORECASE
         # under re.ASCII where it holds no \s (\S is refused above): over an ASCII text, all a twin reads, \w, \d
         # and \b mean what they mean under Unicode, and the engine tests a word character by a table, not by
         # Unicode's lookups (about 1% of the record, #47); \s does not (Unicode's spaces include 0x1c-0x1f). Read
@@ -190,9 +199,33 @@ def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
         # the two characters anywhere, an escaped backslash's "s" too, keep Unicode.
         if "\\s" not in lowered:
             flags = flags & ~re.UNICODE | re.ASCII
-        found = _led_by_its_literal(lowered, flags) or _boundary_factored(lowered, flags) or re.compile(lowered, flags)
+        # as a plain int: a ``re.RegexFlag`` reaches the parser and compiler below as it is (``re.compile`` turns it
+        # into its value first), and each of their many flag tests then runs ``enum``'s ``&`` in Python (2,200 of
+        # them in a cold rescore of the benchmark's file, #47); the same bits, the same patterns
+        flags = int(flags)
+        # one parse for both rewrites (a parse is most of a compile: once a process, #47), kept for ``twin_parse``
+        parsed = _parsed(lowered, flags) if lowered.startswith("\\b") or lowered.count("\\b") >= 2 else None
+        if parsed is not None:
+            found = _led_by_its_literal(lowered, flags, parsed) or _boundary_factored(lowered, flags, parsed)
+        if found is None:
+            found = re.compile(lowered, flags)
+            if parsed is not None:
+                _PARSES[id(found)] = (found, parsed)
     _TWINS[id(pattern)] = (pattern, found)
     return found
+
+
+# a twin compiled from its source by its parse (``twin`` made it for the rewrites), by the twin's identity (an entry
+# keeps its twin, so its id is not reused while it is held; the program's own patterns)
+_PARSES: dict[int, tuple[re.Pattern[str], Any]] = {}
+
+
+def twin_parse(found: re.Pattern[str]) -> Any:
+    """The parse of a twin compiled from its source (``found.pattern``): the one ``twin`` made, else made now. (A
+    parse of a twin's source under the twin's own flags: the flags a compile adds, ``re.UNICODE`` or ``re.ASCII``,
+    change no item of it.)"""
+    held = _PARSES.get(id(found))
+    return held[1] if held is not None and held[0] is found else _parser.parse(found.pattern, found.flags)
 
 
 def says(pattern: re.Pattern[str], text: str, lowered: str | None) -> bool:
@@ -229,4 +262,4 @@ def ascii_lowered(text: str) -> str | None:
     return text.lower() if text.isascii() else None
 
 
-__all__ = ["ascii_lowered", "matches", "says", "scans", "searched", "twin"]
+__all__ = ["ascii_lowered", "matches", "says", "scans", "searched", "twin", "twin_parse"]
