@@ -123,7 +123,7 @@ class _Reading:
         self.units = Units(partial(self.index.scanned, scan=scan), bits, self.index.lowercase)
         self._states: States | None = None
         self._declines: dict[str, list[Decline]] = {}
-        self._agent: list[Turn] | None = None
+        self._agent: list[tuple[Turn, int]] | None = None
 
     @property
     def states(self) -> States:
@@ -142,14 +142,14 @@ class _Reading:
         found = self._declines.get(name)
         if found is None:
             kind = vocabulary().kinds[name]
-            if self._agent is None:  # only the agent's turns decline: each clause's readers pass over the rest (#47)
-                self._agent = [t for t in self.turns if t.role == "assistant"]
+            if self._agent is None:  # only the agent's turns decline, each read where its scan's bits may (#47)
+                self._agent = self.units.scanned_turns(self.index.spoken("assistant", message_scan("assistant")[0]))
+            turns = self.units.declining(self._agent, kind)
             found = [built(Decline, {"clause": name, "form": "words" if e.tool_call is None else "transfer",
                                      "what": e.what, "message_index": e.message_index, "excerpt": e.excerpt,
                                      "certain": e.certain, "tool_call": e.tool_call, "start": e.start, "end": e.end})
-                     for e in _declines_in(kind, self._agent, cut=self.units)]
-            # an anaphoric decline's sentence declines in words, read above: only those messages' words are read
-            said = anaphoric_in(name, self._agent, self.units,
+                     for e in _declines_in(kind, turns, cut=self.units)]
+            said = anaphoric_in(name, turns, self.units,  # its sentence declines in words, read above: only those read
                                 declined={d.message_index for d in found if d.form == "words"})
             if said is not None:
                 found.append(Decline(clause=name, form="anaphoric", what=said.what, message_index=said.message_index,

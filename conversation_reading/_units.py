@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 from conversation_reading._gate import gateable, holds, holds_any, needs
 from conversation_reading._normalise import normalise
@@ -21,6 +22,14 @@ from conversation_reading._vocabulary import EvidenceKind, vocabulary
 _CUT = re.compile(r"([.!?\n])(?:(?<=\n)\s*|(?<!\b\d\.)\s+)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
 _LIST_OPENS = re.compile(r":\s*\n")  # a line ending in ":" and another after it: what a joined list needs (``_units``)
+
+
+class _Said(Protocol):  # a turn (``_evidence.Turn``): its words and tool calls
+    text: str
+    calls: tuple[Any, ...]
+
+
+T = TypeVar("T", bound=_Said)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -149,9 +158,7 @@ class Units:
         # words, and most agent messages hold none of them)
         scanned = -1 if self._scanned is None or self._lists[text] else self._scanned(text)
         decline = vocabulary().decline
-        held = self._kind_bits.get(id(kind))
-        if held is None or held[0] is not kind:
-            held = self._kind_bits[id(kind)] = (kind, self._bits_of(kind.declined_by), self._bits_of((decline,)))
+        held = self._held_bits(kind)
         may_class, may_decline = bool(scanned & held[1]), bool(scanned & held[2])
         # the scan's bits first (most messages hold no rarest word of a class, nor of the decline), then the subject's
         # words, then the decline classes' (one compiled gate): the same answer in any order, each test is pure
@@ -162,6 +169,39 @@ class Units:
             return True
         return bool(kind.indirect) and all(needs(p).check(lowered) for p in kind.indirect) \
             and (may_class and by_class(lowered) or may_decline and needs(decline).check(lowered))
+
+    def _held_bits(self, kind: EvidenceKind) -> tuple[EvidenceKind, int, int]:
+        """``kind`` with its decline classes' bits in the scan's answer, and the catalog's decline's."""
+        held = self._kind_bits.get(id(kind))
+        if held is None or held[0] is not kind:
+            held = self._kind_bits[id(kind)] = (kind, self._bits_of(kind.declined_by),
+                                                self._bits_of((vocabulary().decline,)))
+        return held
+
+    def scanned_turns(self, spoken: Sequence[tuple[T, str, bool, int]]) -> list[tuple[T, int]]:
+        """Each agent turn of ``spoken`` (``TurnIndex.spoken``: with the one scan's answer for its text), with that
+        answer as ``may_decline`` reads it (``scan_bits``; none for a turn with no words, which no reader reads)."""
+        return [(t, self.scan_bits(t.text, bits) if t.text else 0) for t, _, _, bits in spoken]
+
+    def declining(self, agent: Sequence[tuple[T, int]], kind: EvidenceKind) -> list[T]:
+        """The turns of ``agent`` (each agent turn with its text's ``scan_bits``; none for a turn with no words) that
+        make a call (a transfer's summary is read) or whose text holds a bit ``may_decline`` needs (its classes' or
+        the decline's): in the rest it answers no at once, so they hold no decline on ``kind``, in words or anaphoric
+        (whose sentence declines in words), and the readers need not ask it turn by turn (#47)."""
+        held = self._held_bits(kind)
+        mask = held[1] | held[2]
+        return [t for t, bits in agent if bits & mask or t.calls]
+
+    def scan_bits(self, text: str, bits: int) -> int:
+        """``bits``, the scan's answer for ``text``, as ``may_decline`` reads it: every bit where it reads none (no
+        scan; a list joined to a sentence, whose joined unit may hold words the text does not; the gate does not
+        apply)."""
+        if self._scanned is None:
+            return -1
+        lists = self._lists.get(text)
+        if lists is None:
+            lists = self._lists[text] = _LIST_OPENS.search(text) is not None
+        return -1 if lists or self.lowered(text) is None else bits
 
     def _bits_of(self, patterns: Sequence[re.Pattern[str]]) -> int:
         """The bits of ``patterns`` in the scan's answer (every bit where the scan answers for one not, or none)."""
