@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from tau2.data_model.message import Message, ToolMessage
+from tau2.data_model.message import Message
 
 from conversation_reading._evidence import Turn
+from conversation_reading._message_kinds import is_tool_message
 from conversation_reading._turn_index import UNPARSED
 from policy_model import RESERVATION_UPDATES, booking_age, domain_now
 
@@ -162,7 +163,7 @@ def _walk(
         if role == "user" or role == "assistant":
             texts.append(t.text)
             continue  # no tool's result: a ``ToolMessage``'s role is "tool" (pydantic holds it to that literal)
-        if not isinstance(m, ToolMessage) or m.id not in calls:
+        if not is_tool_message(m) or m.id not in calls:
             continue
         name = calls[m.id].name
         if not _read_by_state(name):

@@ -30,11 +30,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tau2.data_model.message import AssistantMessage, Message
+from tau2.data_model.message import Message
 
 from conversation_reading._excerpts import excerpt_of
 from conversation_reading._gate import gateable, may_match
 from conversation_reading._lowered_search import ascii_lowered, matches, scans, twin
+from conversation_reading._message_kinds import is_assistant_message
 from conversation_reading._normalise import _apply, normalise, normalised, origin_span, speech
 from conversation_reading._origin import Origin
 from conversation_reading._units import Units, split_sentences
@@ -183,7 +184,7 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
         # each field read once: a message's attributes are read through pydantic's ``__getattr__``
         role, content = m.role, m.content
         raw = content if isinstance(content, str) else ""
-        calls = tuple(m.tool_calls or []) if isinstance(m, AssistantMessage) else ()
+        calls = tuple(m.tool_calls or []) if is_assistant_message(m) else ()  # by type (``_message_kinds``)
         if role != "user" and role != "assistant":  # no reader's speech: normalised when read (``UnreadTurn``)
             out.append(UnreadTurn(i, role, calls, raw))
             continue

@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 from tau2.data_model.message import Message
 
 from conversation_reading._evidence import (
+    _ARGUMENTS_JSON,
     CONDITIONAL_RULE,
     TRANSFER_TOOL,
     Turn,
@@ -54,10 +55,16 @@ def compensation_raised_at(turns: list[Turn], index: TurnIndex | None = None) ->
     index = _index(turns, index)
     sent = index.named("send_certificate")
     until = sent[0][0].index if sent else len(turns)  # the agent's message sending one, at the latest
-    gate = gate_of(words, "assistant")
-    said = next((t.index for t in index.saying(words, gate, "assistant")
-                 if t.index < until and says(words, t.text, _ascii_lowered(t.text, index))), None)
-    return said if said is not None or not sent else until
+    scan, bit = gate_of(words, "assistant")
+    # ``TurnIndex.saying``'s test of each message, in order, up to the first that says it: the messages after it (and
+    # after ``until``) are not gated
+    for t, lowered, gated, bits in index.spoken("assistant", scan):
+        if t.index >= until:
+            break
+        if (not gated or bits & bit and may_match(words, lowered, True)) \
+                and says(words, t.text, _ascii_lowered(t.text, index)):
+            return t.index
+    return until if sent else None
 
 
 def status_reads(turns: list[Turn], messages: Sequence[Message], index: TurnIndex | None = None) -> list[StatusRead]:
@@ -186,7 +193,7 @@ def records_named(turns: list[Turn], record_ids: Collection[str]) -> list[Record
         if len(first) == len(set(record_ids)):
             break  # every id found (none asked: nothing to look for)
         said = [t.text] if t.role in ("user", "assistant") else []
-        said += [json.dumps(c.arguments, ensure_ascii=False) for c in t.calls]
+        said += [_ARGUMENTS_JSON.encode(c.arguments) for c in t.calls]  # ``json.dumps``'s, its encoder built once
         read = {str(c.arguments.get(k)) for c in t.calls for k in keys if c.arguments.get(k)}
         for r in record_ids:
             if r not in first and (r in read or any(r in text for text in said)):

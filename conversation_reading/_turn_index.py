@@ -19,6 +19,7 @@ from tau2.data_model.message import Message, ToolMessage
 
 from conversation_reading._evidence import Turn
 from conversation_reading._gate import gateable, may_match
+from conversation_reading._message_kinds import is_tool_message
 from conversation_reading._units import split_sentences
 
 # A tool result that is not JSON (``parsed``): every reader of the parse passes over it.
@@ -65,13 +66,13 @@ class TurnIndex:
         if self._answers is None:
             self._answers = {}
             for i, m in enumerate(self.messages):
-                if isinstance(m, ToolMessage):
+                if is_tool_message(m):  # by its type (``_message_kinds``)
                     self._answers.setdefault(m.id, []).append(i)
         at = next((i for i in self._answers.get(call_id, ()) if i > after), None)
         if at is None:
             return None
         m = self.messages[at]
-        assert isinstance(m, ToolMessage)
+        assert is_tool_message(m)
         return at, m
 
     def parsed(self, index: int) -> Any:

@@ -38,10 +38,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from tau2.data_model.message import Message, ToolMessage
+from tau2.data_model.message import Message
 
 from conversation_reading._boundary import named_in
 from conversation_reading._evidence import TRANSFER_TOOL, Turn, read_turns
+from conversation_reading._message_kinds import is_tool_message
 from conversation_reading._no_write import Settled, _answers_confirmation
 from conversation_reading._turn_index import UNPARSED, TurnIndex
 
@@ -97,7 +98,7 @@ def _read_results(messages: Sequence[Message], index: TurnIndex | None = None) -
     """What the tool results say (``index``: the record's, whose one parse of each result this shares)."""
     read = _Read({}, {}, {})
     for i, m in enumerate(messages):
-        if not isinstance(m, ToolMessage) or not isinstance(m.content, str):
+        if not is_tool_message(m) or not isinstance(m.content, str):
             continue
         if index is not None:
             value = index.parsed(i)
@@ -223,7 +224,7 @@ def _named(form: str, text: str) -> bool:
 
 def _failed(messages: Sequence[Message]) -> set[str]:
     """The ids of tool calls whose result is an error (the write changed nothing)."""
-    return {m.id for m in messages if isinstance(m, ToolMessage) and m.error}
+    return {m.id for m in messages if is_tool_message(m) and m.error}
 
 
 def _windows(
