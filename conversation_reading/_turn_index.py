@@ -138,8 +138,22 @@ class TurnIndex:
         call or three a turn."""
         found = self._spoken.get((said_by, scan))
         if found is None:
-            found = self._spoken[(said_by, scan)] = [
-                (t, *self.lowered(t.text), self.scanned(t.text, scan)) for t in self.turns if t.role == said_by]
+            # ``lowered`` and ``scanned`` of each turn, in place: two calls a turn (and ``scanned``'s call of ``lowered``)
+            # were most of building it (#47); the same answers, kept where they keep theirs
+            found = self._spoken[(said_by, scan)] = []
+            lowered, held = self._lowered, self._scanned.get(scan)
+            if held is None:
+                held = self._scanned[scan] = {}
+            for t in self.turns:
+                if t.role == said_by:
+                    text = t.text
+                    low = lowered.get(text)
+                    if low is None:
+                        low = lowered[text] = (text.lower(), gateable(text))
+                    bits = held.get(text)
+                    if bits is None:
+                        bits = held[text] = scan(low[0])
+                    found.append((t, low[0], low[1], bits))
         return found
 
     def saying(self, pattern: re.Pattern[str], gate: tuple[Callable[[str], int], int], said_by: str) -> list[Turn]:

@@ -12,7 +12,7 @@ import pytest
 from conversation_reading import _normalise
 from conversation_reading._gate import gateable, may_match
 from conversation_reading._normalise import _PARAGRAPH, normalised, speech
-from conversation_reading._paragraph_gate import may_match_paragraphs
+from conversation_reading._paragraph_gate import _opens_a_line, may_match_paragraphs
 from conversation_reading._vocabulary import vocabulary
 from tests.conftest import REAL_RUNS, SHARED
 
@@ -77,3 +77,20 @@ def test_a_pattern_with_no_anchored_alternative_is_gated_as_may_match():
     pattern = re.compile(r"\blet me (?:think|check)\b", re.IGNORECASE)
     for text in ["let me think", "let me", "Let me check it", "nothing"]:
         assert may_match_paragraphs(pattern, text.lower(), True) == may_match(pattern, text.lower(), True)
+
+
+def _opens_by_lines(words: tuple[str, ...], lowered: str) -> bool:
+    """The reference: a line (split at "\\n") opening with one of ``words`` after ``str.lstrip``'s blanks."""
+    return any(line.lstrip().startswith(words) for line in lowered.split("\n"))
+
+
+def test_a_line_opening_with_a_word_is_found_as_the_lines_test_finds_it():
+    words = ("alright", "hm", "ok", "okay", "wait")
+    opens = _opens_a_line(words)
+    # blanks of every kind ``str.lstrip`` strips, blank lines, a word inside a line, at the end, a carriage return
+    made_up = ["ok", " \t ok", "book\n  ok", "x\n\u2003\u00a0wait", "x\n\x1c\x0bhm", "x\r\nok", "x\rok", "a\n\n\n",
+               "no\nwords here", "\n", "", "x\n\u200bok", "\n\nalright then", "waiting\nx", "x\nokay", "x ok\nbook"]
+    texts = [*made_up, *(t.lower() for t in _agent_texts())]
+    found = [opens(t) for t in texts]
+    assert found == [_opens_by_lines(words, t) for t in texts]
+    assert sum(found) >= 10 and found.count(False) > 1000  # both answers

@@ -70,6 +70,8 @@ def test_the_record_read_with_the_scan_ruling_nothing_out_is_the_record(name, mo
     records = [conversation_record(m, domain, tools.__contains__).model_dump() for m in conversations]
     # every bit of every scan set: each reader's gate alone decides, on every message of the speaker
     monkeypatch.setattr(TurnIndex, "scanned", lambda self, text, scan: -1)
+    monkeypatch.setattr(TurnIndex, "spoken", lambda self, said_by, scan: [  # it reads the scan in place
+        (t, *self.lowered(t.text), -1) for t in self.turns if t.role == said_by])
     monkeypatch.setattr(TurnIndex, "saying", lambda self, pattern, gate, said_by: [
         t for t in self.turns if t.role == said_by and may_match(pattern, t.text.lower(), gateable(t.text))])
     assert [conversation_record(m, domain, tools.__contains__).model_dump() for m in conversations] == records
