@@ -356,17 +356,24 @@ class _Checker:
                 # ``_not_cancellable`` reads the same record over the same statuses: its verdict is this one
                 verdict = policy.may_cancel(res)
                 return verdict.clause.id, verdict.why, verdict.outcome
-            forbidden = _not_cancellable(res, self.state)
-            if forbidden is not None:
-                return policy.may_cancel(res).clause.id, forbidden, "forbidden"
-            verdict = policy.may_cancel(res)
-        elif topic == "cabin":
-            verdict = policy.may_change_cabin(res)
-        elif topic == "flights":
-            verdict = policy.may_change_flights(res)
-        else:
-            return None
-        return verdict.clause.id, verdict.why, verdict.outcome
+        return model_verdict(policy, self.state, topic, res)
+
+
+def model_verdict(policy: AirlinePolicy, state: _State, topic: str, res: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(clause, why, outcome) of the model on ``topic`` for ``res``; a cancellation ``_not_cancellable`` forbids in
+    ``state`` is forbidden for its reason."""
+    if topic == "cancel":
+        forbidden = _not_cancellable(res, state)
+        if forbidden is not None:
+            return policy.may_cancel(res).clause.id, forbidden, "forbidden"
+        verdict = policy.may_cancel(res)
+    elif topic == "cabin":
+        verdict = policy.may_change_cabin(res)
+    elif topic == "flights":
+        verdict = policy.may_change_flights(res)
+    else:
+        return None
+    return verdict.clause.id, verdict.why, verdict.outcome
 
 
 def _sums_up(sentence: str, checker: _Checker) -> bool:

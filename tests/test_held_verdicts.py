@@ -9,11 +9,11 @@ from functools import partial
 
 import pytest
 
-from conversation_reading._claims import _not_cancellable, _status
+from conversation_reading._claims import _status
 from conversation_reading._conversation_state import _State, _states
 from conversation_reading._domain import domain_db
 from conversation_reading._held_statuses import held_status
-from conversation_reading._sentence_facts import _Checker
+from conversation_reading._sentence_facts import _Checker, model_verdict
 from policy_model import AirlinePolicy
 from tests.conftest import read_conversations
 
@@ -22,20 +22,8 @@ TOPICS = ("cancel", "cabin", "flights", "passengers")
 
 
 def _reference(state: _State, topic: str, res: dict) -> tuple[str, str, str] | None:
-    """``_Checker._verdict`` as it was: ``_not_cancellable`` first, then the model over ``_status``."""
-    policy = AirlinePolicy(domain_db("airline"), state.now, partial(_status, state))
-    if topic == "cancel":
-        forbidden = _not_cancellable(res, state)
-        if forbidden is not None:
-            return policy.may_cancel(res).clause.id, forbidden, "forbidden"
-        verdict = policy.may_cancel(res)
-    elif topic == "cabin":
-        verdict = policy.may_change_cabin(res)
-    elif topic == "flights":
-        verdict = policy.may_change_flights(res)
-    else:
-        return None
-    return verdict.clause.id, verdict.why, verdict.outcome
+    """``_Checker._verdict`` as it was: the model over ``_status``, ``_not_cancellable`` read first (``model_verdict``)."""
+    return model_verdict(AirlinePolicy(domain_db("airline"), state.now, partial(_status, state)), state, topic, res)
 
 
 def _verdicts(state: _State, shared: dict, records: list[dict]) -> tuple[int, set[str]]:
