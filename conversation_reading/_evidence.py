@@ -24,7 +24,6 @@ Every check returns message indices, speakers and excerpts, so a credit can be r
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from typing import Any
 
 from tau2.data_model.message import Message
 
+from conversation_reading._arguments_json import arguments_json
 from conversation_reading._excerpts import excerpt_of
 from conversation_reading._gate import gateable, may_match
 from conversation_reading._lowered_search import ascii_lowered, matches, scans, twin
@@ -50,7 +50,6 @@ _CLAUSE_BREAK_LOWERED = twin(_CLAUSE_BREAK)  # ``negated`` splits an ASCII text'
 CONDITIONAL_RULE = re.compile(r"\bflown\b|\balready (?:departed|used|taken|travell?ed)\b"
                                r"|\b(?:one|a single|single|individual) (?:legs?|segments?|flights?)\b", re.IGNORECASE)
 _NEGATION_REACH = 5  # words before a term that a negator scopes over
-_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps's with it, built once (dumps builds one a call)
 
 
 @dataclass
@@ -280,7 +279,7 @@ def mentioned_in(pattern: re.Pattern[str], sentences: Iterable[tuple[str, str]],
 
 
 def call_text_of(call: Any) -> str:
-    return f"{call.name}({excerpt_of(_ARGUMENTS_JSON.encode(call.arguments), 200)})"
+    return f"{call.name}({excerpt_of(arguments_json(call.arguments), 200)})"
 
 
 def is_read_tool(name: str) -> bool:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Sequence
+from typing import Any
 
 from tau2.data_model.message import Message
 
+from conversation_reading._arguments_json import arguments_json
 from conversation_reading._evidence import (
-    _ARGUMENTS_JSON,
     CONDITIONAL_RULE,
     TRANSFER_TOOL,
     Turn,
@@ -179,31 +180,44 @@ def cabin_misstatements(turns: list[Turn], index: TurnIndex | None = None) -> li
     return out
 
 
-def authenticated_users(turns: list[Turn]) -> list[str]:
+def authenticated_users(turns: list[Turn], index: TurnIndex | None = None) -> list[str]:
     keys = vocabulary().user_arguments
-    return sorted({str(c.arguments.get(k)) for t in turns for c in t.calls for k in keys if c.arguments.get(k)})
+    return sorted({str(c.arguments.get(k)) for _, c in _index(turns, index).calls for k in keys if c.arguments.get(k)})
 
 
-def records_named(turns: list[Turn], record_ids: Collection[str]) -> list[RecordNamed]:
+def records_named(turns: list[Turn], record_ids: Collection[str], index: TurnIndex | None = None) -> list[RecordNamed]:
     """Where each of ``record_ids`` is first read by a call (its ``record_arguments``) or named in words or a
-    call's arguments."""
+    call's arguments (``index``: the record's, its calls listed once)."""
     keys = vocabulary().record_arguments
     first: dict[str, int] = {}
-    for t in turns:
-        if len(first) == len(set(record_ids)):
-            break  # every id found (none asked: nothing to look for)
-        said = [t.text] if t.role in ("user", "assistant") else []
-        said += [_ARGUMENTS_JSON.encode(c.arguments) for c in t.calls]  # ``json.dumps``'s, its encoder built once
-        read = {str(c.arguments.get(k)) for c in t.calls for k in keys if c.arguments.get(k)}
-        for r in record_ids:
-            if r not in first and (r in read or any(r in text for text in said)):
-                first[r] = t.index
+    wanted = len(set(record_ids))
+    if wanted:  # none asked: nothing to look for
+        calls = _calls_by_turn(_index(turns, index))
+        for t in turns:
+            said = [t.text] if t.role in ("user", "assistant") else []
+            mine = calls.get(t.index, ())
+            said += [arguments_json(c.arguments) for c in mine]  # ``json.dumps``'s, its encoder built once
+            read = {str(c.arguments.get(k)) for c in mine for k in keys if c.arguments.get(k)}
+            for r in record_ids:
+                if r not in first and (r in read or any(r in text for text in said)):
+                    first[r] = t.index
+            if len(first) == wanted:
+                break  # every id found
     return [RecordNamed(record_id=r, named_at=first.get(r)) for r in sorted(record_ids)]
 
 
-def acts(turns: list[Turn]) -> list[Act]:
+def _calls_by_turn(index: TurnIndex) -> dict[int, list[Any]]:
+    """The calls of each turn that makes one, by the turn's index."""
+    out: dict[int, list[Any]] = {}
+    for t, c in index.calls:
+        out.setdefault(t.index, []).append(c)
+    return out
+
+
+def acts(turns: list[Turn], index: TurnIndex | None = None) -> list[Act]:
+    """Every call neither a read nor a transfer, in order (``index``: the record's, its calls listed once)."""
     return [Act(message_index=t.index, call=call_text_of(c))
-            for t in turns for c in t.calls if not is_read_tool(c.name) and c.name != TRANSFER_TOOL]
+            for t, c in _index(turns, index).calls if not is_read_tool(c.name) and c.name != TRANSFER_TOOL]
 
 
 def pending_ending(turns: list[Turn]) -> PendingEnding | None:

@@ -389,9 +389,9 @@ def _record(
         tier_claims=tier_claims(r.turns, r.index),
         stated_wants=stated_wants(r.turns, r.index),
         cabin_misstatements=cabin_misstatements(r.turns, r.index),
-        authenticated_users=authenticated_users(r.turns),
-        records_named=records_named(r.turns, record_ids),
-        acts=acts(r.turns),
+        authenticated_users=authenticated_users(r.turns, r.index),
+        records_named=records_named(r.turns, record_ids, r.index),
+        acts=acts(r.turns, r.index),
         pending_ending=pending_ending(r.turns),
     )
 

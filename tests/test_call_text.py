@@ -32,3 +32,14 @@ def test_a_call_outside_ascii_nested_and_long_is_written_as_json_dumps_writes_it
         "amount": 1e400, "nested": {"b": 2, "a": [1.5, True, False]}, "long": "x " * 150})
     assert call_text_of(call) == _dumped(call)
     assert "Zoë" in call_text_of(call) and "Infinity" in call_text_of(call)
+
+
+def test_arguments_json_writes_what_json_dumps_writes_for_every_kind_of_value_and_key():
+    from conversation_reading._arguments_json import arguments_json
+
+    values = [{"a": 1, 2: "b", 1.5: None, True: [], None: {}}, {"x": float("nan"), "y": -1e400, "z": 0.1 + 0.2},
+              {"s": "tab\there \u2028 \x7f \"quote\" back\\slash é 😀"}, [1, "two", {"three": [3.0]}], "top", 7, None,
+              {"deep": [[{"k": [True, False, None]}]]}, {}]
+    for v in values:
+        assert arguments_json(v) == json.dumps(v, ensure_ascii=False)
+    assert arguments_json({"a": [1, 2]}) == '{"a": [1, 2]}'  # the separators json.dumps writes
