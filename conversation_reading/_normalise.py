@@ -28,9 +28,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from conversation_reading._gate import gateable, holds, may_match, needs
+from conversation_reading._gate import gateable, may_match
 from conversation_reading._origin import Origin, OriginBuilder
 from conversation_reading._paragraph_gate import may_match_paragraphs
+from conversation_reading._speech import may_reason, reasoning_dropped
 
 _ESCAPES = re.compile(r"\\[nrt\"]")
 # Hyphens and dashes, curly apostrophes, invisible characters: each step's pattern is one class of these, so a text
@@ -104,8 +105,6 @@ _REASONING_FIELD = re.compile(
     rf"(?:{_JSON_STRING}|\[\s*(?:{_JSON_STRING}\s*,?\s*)*\])\s*,?",
     re.IGNORECASE,
 )
-# a run of non-newlines taken whole, not character by character: the same spans, several times faster
-_PARAGRAPH = re.compile(r"(?:[^\n]+|\n(?![ \t]*\n))+")
 
 
 @dataclass(frozen=True, eq=False)
@@ -266,9 +265,8 @@ def _escape(m: re.Match[str]) -> str:
 _GATED = "gated"  # a guard: the words the pattern needs (``_gate``), read from the pattern itself
 
 # Each step with what its pattern cannot match without (any one of these substrings; a pattern: a match of it;
-# nothing: always run), and ``_GATED`` where it needs the words
-# ``_gate`` reads from it as well: a text without them passes the step unchanged, so the scan is skipped.
-# Tested against every step run unguarded (tests/test_text_normalisation.py).
+# nothing: always run), and ``_GATED`` where it needs the words ``_gate`` reads from it as well: a text without them
+# passes the step unchanged, so the scan is skipped. Tested against every step run unguarded (test_text_normalisation).
 def _steps() -> tuple[tuple, tuple]:
     before = (
         (_REASONING_FIELD, "", ('"',), _GATED),  # before the escapes: the field's value is still one JSON string
@@ -365,36 +363,14 @@ def speech(
     text: str, origin: Sequence[int], deliberates: re.Pattern[str], aside: re.Pattern[str],
     to_the_user: re.Pattern[str],
 ) -> tuple[str, Sequence[int]]:
-    """``without_reasoning`` of a normalised text and its origin map, unwrapped: ``text`` and ``origin`` themselves
-    where no paragraph is dropped."""
+    """``without_reasoning`` of a normalised text and its origin map, unwrapped: themselves where none is dropped."""
     if not text:
         return text, origin  # no paragraph (half of an agent's messages are calls with no words)
     lowered, plain = text.lower(), gateable(text)
+    if plain and not may_reason(deliberates, aside, lowered):  # neither gate can hold (``_speech_gate``): most texts
+        return text, origin
     may_deliberate, may_aside = may_match(deliberates, lowered, plain), may_match_paragraphs(aside, lowered, plain)
     if not may_deliberate and not may_aside:  # no paragraph can be reasoning (``_gate``): the scans would drop nothing
         return text, origin
-    blocks = [m.span() for m in _PARAGRAPH.finditer(text)]
-    said = [text[a:b] for a, b in blocks]
-    low = [b.lower() for b in said] if plain else None  # each gated on its own (a part of a gateable text is)
-
-    def says(pattern: re.Pattern[str], i: int) -> bool:
-        return (low is None or holds(needs(pattern), low[i])) and pattern.search(said[i]) is not None
-
-    last = max((i for i in range(len(said)) if may_deliberate and says(deliberates, i)), default=-1)
-    # "you" first: most paragraphs say it, and the aside's scan is the costlier (both are pure: the same answer)
-    drop = [i <= last or (may_aside and not says(to_the_user, i) and says(aside, i)) for i in range(len(said))]
-    if not any(drop):
-        return text, origin
-    out: list[str] = []
-    org = OriginBuilder()
-    pos = 0
-    for (a, b), dropped in zip(blocks, drop, strict=True):
-        if not dropped:
-            continue
-        out.append(text[pos:a] + "\n")
-        org.extend(origin, pos, a)
-        org.repeat(origin[a], 1)
-        pos = b
-    out.append(text[pos:])
-    org.extend(origin, pos, len(origin))
-    return "".join(out), org.build()
+    return reasoning_dropped(text, origin, plain, deliberates if may_deliberate else None,
+                             aside if may_aside else None, to_the_user)

@@ -11,8 +11,9 @@ import pytest
 
 from conversation_reading import _normalise
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._normalise import _PARAGRAPH, normalised, speech
+from conversation_reading._normalise import normalised, speech
 from conversation_reading._paragraph_gate import _opens_a_line, may_match_paragraphs
+from conversation_reading._speech import _PARAGRAPH
 from conversation_reading._vocabulary import vocabulary
 from tests.conftest import REAL_RUNS, SHARED
 
