@@ -25,6 +25,7 @@ from typing import Any
 from tau2.data_model.message import Message
 
 from conversation_reading._conversation_state import _reservation, _reservation_age, _State, _states
+from conversation_reading._database_status import database_status
 from conversation_reading._evidence import (
     CONDITIONAL_RULE,
     Turn,
@@ -287,9 +288,7 @@ def _status(state: _State, number: str, date: str) -> str | None:
     read = state.statuses.get((number, date))
     if read is not None or not state.domain:
         return read
-    from conversation_reading._domain import domain_db, flight_status
-
-    return flight_status(domain_db(state.domain), number, date)
+    return database_status(state.domain)(number, date)
 
 
 def _offered(sentence: str, text: str, state: _State) -> dict[str, Any] | None:
