@@ -441,6 +441,21 @@ def lowered_texts(*names: str) -> Iterator[str]:
                     yield text.lower()
 
 
+def normalised_agent_texts(*written: str) -> list[str]:
+    """``written``, then every agent text of the shared runs and both dev-corpus sets, normalised as the record reads
+    it (the texts the speech gates read)."""
+    from conversation_reading._normalise import normalised
+
+    runs = [*sorted(REAL_RUNS.glob("*.json")), *sorted((SHARED / "dev-corpus" / "runs").glob("*.json")),
+            *sorted((SHARED / "dev-corpus" / "other-families" / "runs").glob("*"))]
+    texts = list(written)
+    for path in runs:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        texts += [normalised(m["content"])[0] for sim in raw.get("simulations", []) for m in sim["messages"]
+                  if m.get("role") == "assistant" and isinstance(m.get("content"), str) and m["content"]]
+    return texts
+
+
 def same_matches(rewritten: re.Pattern[str], plain: re.Pattern[str], text: str, every: int = 0) -> None:
     """A rewritten twin finds what its plain compile finds in ``text`` (every match's spans, groups included) and, every
     ``every`` characters, from inside the text too, where the character before the start counts."""

@@ -4,18 +4,17 @@ gate rules a message out, no paragraph of it matches the pattern, and ``speech``
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
 from conversation_reading import _normalise
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._normalise import normalised, speech
+from conversation_reading._normalise import speech
 from conversation_reading._paragraph_gate import _opens_a_line, may_match_paragraphs
 from conversation_reading._speech import _PARAGRAPH
 from conversation_reading._vocabulary import vocabulary
-from tests.conftest import REAL_RUNS, SHARED
+from tests.conftest import normalised_agent_texts
 
 # an aside at a paragraph's start, after blanks and newlines; and near misses ("ok" in "book", "so" in "also")
 _MADE_UP = ["Okay, so let me look at the fare.", "Here is your booking.\n\n  Hmm, now I need to check.",
@@ -24,14 +23,7 @@ _MADE_UP = ["Okay, so let me look at the fare.", "Here is your booking.\n\n  Hmm
 
 
 def _agent_texts() -> list[str]:
-    runs = [*sorted(REAL_RUNS.glob("*.json")), *sorted((SHARED / "dev-corpus" / "runs").glob("*.json")),
-            *sorted((SHARED / "dev-corpus" / "other-families" / "runs").glob("*"))]
-    texts = list(_MADE_UP)
-    for path in runs:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        texts += [normalised(m["content"])[0] for sim in raw.get("simulations", []) for m in sim["messages"]
-                  if m.get("role") == "assistant" and isinstance(m.get("content"), str) and m["content"]]
-    return texts
+    return normalised_agent_texts(*_MADE_UP)
 
 
 def _paragraphs(text: str) -> list[str]:

@@ -4,17 +4,15 @@ agent message of the shared runs and on written texts; and ``speech`` with the r
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from conversation_reading import _normalise
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._normalise import normalised, speech
+from conversation_reading._normalise import speech
 from conversation_reading._paragraph_gate import may_match_paragraphs
 from conversation_reading._speech import may_reason
 from conversation_reading._vocabulary import vocabulary
-from tests.conftest import REAL_RUNS, SHARED
+from tests.conftest import normalised_agent_texts
 
 # each of the gates' alternatives, near misses ("ok" in "book", "the users"), and a text outside ASCII
 _WRITTEN = ["The user is asking for a refund.", "I should tell the customer no.", "Let me think about it.",
@@ -24,14 +22,7 @@ _WRITTEN = ["The user is asking for a refund.", "I should tell the customer no."
 
 
 def _agent_texts() -> list[str]:
-    runs = [*sorted(REAL_RUNS.glob("*.json")), *sorted((SHARED / "dev-corpus" / "runs").glob("*.json")),
-            *sorted((SHARED / "dev-corpus" / "other-families" / "runs").glob("*"))]
-    texts = list(_WRITTEN)
-    for path in runs:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        texts += [normalised(m["content"])[0] for sim in raw.get("simulations", []) for m in sim["messages"]
-                  if m.get("role") == "assistant" and isinstance(m.get("content"), str) and m["content"]]
-    return texts
+    return normalised_agent_texts(*_WRITTEN)
 
 
 def test_a_message_the_rule_out_fails_holds_neither_gate():
