@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import combinations
 from typing import Any
 
 from conversation_reading._bag_fees import bag_fee
-from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered
+from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered, _status
 from conversation_reading._conversation_state import _State
-from conversation_reading._held_statuses import held_status
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._known_figures import NUMBERS, KnownFigures, _amounts_held, _cents, cent
 from conversation_reading._lowered_search import ascii_lowered, scans
@@ -139,9 +138,7 @@ class _Checker:
         state = self.state
         # a function over the state, not a bound method: the policy held by the checker holds no checker (a cycle
         # the collector would have to find, once a record)
-        # the database's statuses kept for the conversation (``held_status``): the same answers as ``_status``'s
-        held = self.shared.setdefault("database statuses", {})
-        return AirlinePolicy(self._db or {}, state.now, held_status(state, held)) if state.now is not None else None
+        return AirlinePolicy(self._db or {}, state.now, partial(_status, state)) if state.now is not None else None
 
     @cached_property
     def database(self) -> AirlinePolicy:
