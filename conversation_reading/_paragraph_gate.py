@@ -87,19 +87,26 @@ def _opens_a_line(words: tuple[str, ...]) -> Callable[[str], bool]:
     return opens
 
 
-def _built(pattern: re.Pattern[str]) -> Callable[[str], bool] | None:
-    """The gate's test over a lowered text, or None where no alternative of ``pattern`` is anchored (``may_match``)."""
+def anchored(pattern: re.Pattern[str]) -> list[tuple[list[Any], tuple[str, ...] | None]] | None:
+    """``pattern``'s top-level alternatives, each with the words one of which opens a line where it is anchored at a
+    line's start (``_opening``; None: not anchored); None where the parser cannot take it apart or none is anchored."""
     try:
         items = _flat(list(_p.parse(pattern.pattern, pattern.flags)))
     except Exception:  # noqa: BLE001 - a pattern the parser cannot take apart: ``may_match`` as it is
         return None
     alternatives = [list(a) for a in items[0][1][1]] if len(items) == 1 and items[0][0] is _c.BRANCH else [items]
     openings = [_opening(a) for a in alternatives]
-    if all(o is None for o in openings):
+    return None if all(o is None for o in openings) else list(zip(alternatives, openings, strict=True))
+
+
+def _built(pattern: re.Pattern[str]) -> Callable[[str], bool] | None:
+    """The gate's test over a lowered text, or None where no alternative of ``pattern`` is anchored (``may_match``)."""
+    found = anchored(pattern)
+    if found is None:
         return None
     scans: dict[str, Any] = {}
     tests: list[ast.expr] = []
-    for alternative, opening in zip(alternatives, openings, strict=True):
+    for alternative, opening in found:
         test = _expression(_implied_dropped(_requirements(alternative)), scans)
         if opening is not None:  # the lines first: most texts have one or two, and few open with such a word
             name = f"_opens{len(scans)}"

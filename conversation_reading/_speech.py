@@ -22,10 +22,7 @@ from conversation_reading._gate import (
     Requirement,
     _any_of,
     _any_word,
-    _c,
     _compiled,
-    _flat,
-    _p,
     _requirements,
     _words_in,
     holds,
@@ -33,7 +30,7 @@ from conversation_reading._gate import (
     rarity,
 )
 from conversation_reading._origin import OriginBuilder
-from conversation_reading._paragraph_gate import _AT, _implied_dropped, _opening, _opens_a_line
+from conversation_reading._paragraph_gate import _AT, _implied_dropped, _opens_a_line, anchored
 
 
 def _words(requirements: list[Requirement]) -> frozenset[str] | None:
@@ -48,16 +45,11 @@ def _parts(pattern: re.Pattern[str], by_lines: bool) -> tuple[set[str], set[tupl
     if not by_lines:
         words = _words(list(needs(pattern)))
         return None if words is None else (set(words), set())
-    try:
-        items = _flat(list(_p.parse(pattern.pattern, pattern.flags)))
-    except Exception:  # noqa: BLE001 - as ``_paragraph_gate._built``: the plain gate then
-        return _parts(pattern, False)
-    alternatives = [list(a) for a in items[0][1][1]] if len(items) == 1 and items[0][0] is _c.BRANCH else [items]
-    openings = [_opening(a) for a in alternatives]
-    if all(o is None for o in openings):
+    anchors = anchored(pattern)
+    if anchors is None:
         return _parts(pattern, False)  # the paragraph gate is ``may_match`` itself
     found: tuple[set[str], set[tuple[str, ...]]] = (set(), set())
-    for alternative, opening in zip(alternatives, openings, strict=True):
+    for alternative, opening in anchors:
         if opening is not None:  # its gate: the line test and its requirements; the line test alone is needed
             found[1].add(opening)
             continue

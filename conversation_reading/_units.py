@@ -106,8 +106,7 @@ class Units:
         joined to its sentence, so the gate reads them all), or of ``text`` itself where no list is joined
         (``_LIST_OPENS``); None where the gate does not apply (``gateable``)."""
         if text not in self._gates:
-            self._lists[text] = lists = _LIST_OPENS.search(text) is not None
-            if not lists:  # no list joined: each unit is a part of the text, which the gate reads
+            if not self._joins_list(text):  # no list joined: each unit is a part of the text, which the gate reads
                 self._gates[text] = self.lowered(text)
             else:
                 joined = "\n".join(self.of(text)).lower()
@@ -198,10 +197,14 @@ class Units:
         apply)."""
         if self._scanned is None:
             return -1
+        return -1 if self._joins_list(text) or self.lowered(text) is None else bits
+
+    def _joins_list(self, text: str) -> bool:
+        """Whether ``text`` joins a list to a sentence (``_LIST_OPENS``), found once a text."""
         lists = self._lists.get(text)
         if lists is None:
             lists = self._lists[text] = _LIST_OPENS.search(text) is not None
-        return -1 if lists or self.lowered(text) is None else bits
+        return lists
 
     def _bits_of(self, patterns: Sequence[re.Pattern[str]]) -> int:
         """The bits of ``patterns`` in the scan's answer (every bit where the scan answers for one not, or none)."""
