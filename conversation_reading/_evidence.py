@@ -212,10 +212,13 @@ def negated(text: str, start: int, markers: re.Pattern[str] | None = None) -> bo
     neg = markers or vocabulary().negation
     if before.isascii() and _CLAUSE_BREAK_LOWERED is not None:  # split lowered, as ``_lowered_search`` says: the
         # same clause, lowercase (a word's strip keeps no letter). The clause ends ``before``: its last words lie in
-        # ``before``'s last words, and where those lack the words a marker needs (``_gate``), none is a marker
-        if not may_match(neg, " ".join(before.rsplit(None, _NEGATION_REACH)[-_NEGATION_REACH:]).lower(), True):
+        # ``before``'s last words, and where those lack the words a marker needs (``_gate``), none is a marker; a
+        # marker is a part of ``before``, so where the whole of it lacks them (most terms), it is not cut into words
+        lowered = before.lower()
+        if not may_match(neg, lowered, True) or not may_match(
+                neg, " ".join(lowered.rsplit(None, _NEGATION_REACH)[-_NEGATION_REACH:]), True):
             return False
-        clause = _CLAUSE_BREAK_LOWERED.split(before.lower())[-1]
+        clause = _CLAUSE_BREAK_LOWERED.split(lowered)[-1]
         return any(neg.fullmatch(w.strip(".,!?\"'*()")) for w in clause.split()[-_NEGATION_REACH:])
     clause = _CLAUSE_BREAK.split(before)[-1]
     return any(neg.fullmatch(w.strip(".,!?\"'*()").lower()) for w in clause.split()[-_NEGATION_REACH:])

@@ -1,5 +1,6 @@
 """``negated``'s gate (#47, round 7): a term whose last words before it hold none of the words a marker needs is
-answered without the clause split, and the answer is the split's, for every word of real sentences."""
+answered without the clause split, and the answer is the split's, for every word of real sentences. Round 16: the
+whole text before the term tested first (a marker is a part of it), before its last words are cut out."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def _sentences() -> list[str]:
 def _answers(sentences: list[str]) -> list[bool]:
     v = vocabulary()
     return [negated(s, i, markers) for s in sentences for i in range(len(s) + 1) if i == 0 or s[i - 1] == " "
-            for markers in (None, v.hypothetical)]
+            for markers in (None, v.hypothetical, v.pending)]
 
 
 def test_negated_with_its_gate_answers_as_the_clause_split_for_every_word(monkeypatch: pytest.MonkeyPatch) -> None:
