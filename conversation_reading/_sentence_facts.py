@@ -13,8 +13,9 @@ from itertools import combinations
 from typing import Any
 
 from conversation_reading._bag_fees import bag_fee
-from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered, _status
+from conversation_reading._claims import _not_cancellable, _offered, _status
 from conversation_reading._conversation_state import _State
+from conversation_reading._flights_named import flights_lead, said_numbers
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._known_figures import NUMBERS, KnownFigures, _amounts_held, _cents, cent
 from conversation_reading._lowered_search import ascii_lowered, scans
@@ -267,7 +268,7 @@ class _Checker:
         if abs(paid - old * n) < 0.01 or self.known(amount):
             return None  # the payment is the fares: nothing to tell apart
         said = self.state.said + "\n" + self.text
-        named = [f for f in dict.fromkeys(_flight_numbers_in(said)) if f in self.state.flights][:10]
+        named = [f for f in dict.fromkeys(self._flight_numbers(said)) if f in self.state.flights][:10]
         prices = [float(p) for f in named if isinstance(p := (self.state.flights[f].get("prices") or {}).get(res.get("cabin")),
                                                            NUMBERS)]
         sums = {0.0}
@@ -297,15 +298,9 @@ class _Checker:
         return self._itineraries.holds(amount)
 
     def _flight_numbers(self, said: str) -> list[str]:
-        """The flight numbers ``said`` names, in order. What was said grows message by message: the numbers of
-        what an earlier message's check read, and of the rest (past a line break, where no number is cut)."""
-        before, numbers = self.shared.get("flight numbers said", ("", []))
-        if before and said.startswith(before) and said[len(before) : len(before) + 1] in ("", "\n"):
-            numbers = numbers + _flight_numbers_in(said, len(before))
-        else:
-            numbers = _flight_numbers_in(said)
-        self.shared["flight numbers said"] = (said, numbers)
-        return numbers
+        """The flight numbers ``said`` names, in order, less those no key of the state's flights may be (each reader
+        keeps the keys): ``_flights_named``, read on from an earlier message's."""
+        return said_numbers(self.shared, said, flights_lead(self.shared, self.state.flights))
 
     def derive(self, amounts: Iterable[float]) -> None:
         """Figures a true sentence gave: later sentences of the message may multiply them by the passengers,
