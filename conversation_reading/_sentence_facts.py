@@ -59,6 +59,7 @@ _PER_PASSENGER = re.compile(r"\bper (?:passenger|person|traveler|traveller|ticke
                             re.IGNORECASE)
 _CERTIFICATE_ID = re.compile(r"\bcertificate_\d+\b")
 _GIFT_CARD_ID = re.compile(r"\bgift_card_\d+\b")
+_PLANNED = (("certificate_", "certificate"), ("gift_card_", "gift_card"))  # what each id a plan may use holds
 _PLAN = re.compile(r"\b(?:pay|paying|paid|payment breakdown|apply|applied|applying|charged?|remaining|split)\b", re.IGNORECASE)
 _COMPENSATION_CONTEXT = re.compile(r"\b(?:compensat\w*|gesture|goodwill|inconvenience|for the (?:delay|cancellation))\b",
                                    re.IGNORECASE)
@@ -196,6 +197,14 @@ class _Checker:
         return self._plan
 
     def _read_plan(self) -> tuple[str, str] | None:
+        # the ids a plan uses are among those its text names (each sentence's a part of it), each holding its prefix:
+        # a text holding no more of each than one reservation may use plans within the limit, read no further (the
+        # ids' patterns open with ``\b``, no literal: a scan tries every position, #47)
+        if all(self.text.count(prefix) <= PAYMENT_LIMITS[source] for prefix, source in _PLANNED):
+            return None
+        return self._plan_over_limit()
+
+    def _plan_over_limit(self) -> tuple[str, str] | None:
         if _ALTERNATIVE.search(" ".join(line for line in self.text.splitlines() if "certificate_" in line)):
             return None
         if not scans(_PLAN, self.text, ascii_lowered(self.text)):
