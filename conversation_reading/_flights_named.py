@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from conversation_reading._claims import _flight_numbers_in
-
-# by the letters that lead them: the domain's flights' (the program's data: one or a few a process)
-_LED: dict[str, re.Pattern[str]] = {}
 
 
 def lead_of(flights: Mapping[str, Any]) -> str | None:
@@ -34,10 +32,13 @@ def named_in(text: str, lead: str | None, pos: int = 0) -> list[str]:
         return []
     if lead is None or not text.isascii():  # outside ASCII the general reading (a caller keeps the keys among them)
         return _flight_numbers_in(text, pos)
-    pattern = _LED.get(lead)
-    if pattern is None:  # the boundary before the first letter checked behind it, as ``_FLIGHT_NO_ASCII`` does
-        pattern = _LED[lead] = re.compile(f"{lead}(?<=\\b{lead})\\d{{3}}\\b", re.ASCII)
-    return pattern.findall(text, pos)
+    return _led(lead).findall(text, pos)
+
+
+@lru_cache(maxsize=8)  # by the letters that lead them: the domain's flights' (one a process), bounded for other data
+def _led(lead: str) -> re.Pattern[str]:
+    # the boundary before the first letter checked behind it, as ``_FLIGHT_NO_ASCII`` does
+    return re.compile(f"{lead}(?<=\\b{lead})\\d{{3}}\\b", re.ASCII)
 
 
 def flights_lead(shared: dict[Any, Any], flights: Mapping[str, Any]) -> str | None:
