@@ -13,8 +13,9 @@ from itertools import combinations
 from typing import Any
 
 from conversation_reading._bag_fees import bag_fee
-from conversation_reading._claims import _flight_numbers_in, _not_cancellable, _offered, _status
+from conversation_reading._claims import _not_cancellable, _offered, _status
 from conversation_reading._conversation_state import _State
+from conversation_reading._flights_named import flights_lead, said_numbers
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._known_figures import NUMBERS, KnownFigures, _amounts_held, _cents, cent
 from conversation_reading._lowered_search import ascii_lowered, scans
@@ -58,6 +59,7 @@ _PER_PASSENGER = re.compile(r"\bper (?:passenger|person|traveler|traveller|ticke
                             re.IGNORECASE)
 _CERTIFICATE_ID = re.compile(r"\bcertificate_\d+\b")
 _GIFT_CARD_ID = re.compile(r"\bgift_card_\d+\b")
+_PLANNED = (("certificate_", "certificate"), ("gift_card_", "gift_card"))  # what each id a plan may use holds
 _PLAN = re.compile(r"\b(?:pay|paying|paid|payment breakdown|apply|applied|applying|charged?|remaining|split)\b", re.IGNORECASE)
 _COMPENSATION_CONTEXT = re.compile(r"\b(?:compensat\w*|gesture|goodwill|inconvenience|for the (?:delay|cancellation))\b",
                                    re.IGNORECASE)
@@ -195,6 +197,14 @@ class _Checker:
         return self._plan
 
     def _read_plan(self) -> tuple[str, str] | None:
+        # the ids a plan uses are among those its text names (each sentence's a part of it), each holding its prefix:
+        # a text holding no more of each than one reservation may use plans within the limit, read no further (the
+        # ids' patterns open with ``\b``, no literal: a scan tries every position, #47)
+        if all(self.text.count(prefix) <= PAYMENT_LIMITS[source] for prefix, source in _PLANNED):
+            return None
+        return self._plan_over_limit()
+
+    def _plan_over_limit(self) -> tuple[str, str] | None:
         if _ALTERNATIVE.search(" ".join(line for line in self.text.splitlines() if "certificate_" in line)):
             return None
         if not scans(_PLAN, self.text, ascii_lowered(self.text)):
@@ -267,7 +277,7 @@ class _Checker:
         if abs(paid - old * n) < 0.01 or self.known(amount):
             return None  # the payment is the fares: nothing to tell apart
         said = self.state.said + "\n" + self.text
-        named = [f for f in dict.fromkeys(_flight_numbers_in(said)) if f in self.state.flights][:10]
+        named = [f for f in dict.fromkeys(self._flight_numbers(said)) if f in self.state.flights][:10]
         prices = [float(p) for f in named if isinstance(p := (self.state.flights[f].get("prices") or {}).get(res.get("cabin")),
                                                            NUMBERS)]
         sums = {0.0}
@@ -297,15 +307,9 @@ class _Checker:
         return self._itineraries.holds(amount)
 
     def _flight_numbers(self, said: str) -> list[str]:
-        """The flight numbers ``said`` names, in order. What was said grows message by message: the numbers of
-        what an earlier message's check read, and of the rest (past a line break, where no number is cut)."""
-        before, numbers = self.shared.get("flight numbers said", ("", []))
-        if before and said.startswith(before) and said[len(before) : len(before) + 1] in ("", "\n"):
-            numbers = numbers + _flight_numbers_in(said, len(before))
-        else:
-            numbers = _flight_numbers_in(said)
-        self.shared["flight numbers said"] = (said, numbers)
-        return numbers
+        """The flight numbers ``said`` names, in order, less those no key of the state's flights may be (each reader
+        keeps the keys): ``_flights_named``, read on from an earlier message's."""
+        return said_numbers(self.shared, said, flights_lead(self.shared, self.state.flights))
 
     def derive(self, amounts: Iterable[float]) -> None:
         """Figures a true sentence gave: later sentences of the message may multiply them by the passengers,

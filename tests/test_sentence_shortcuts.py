@@ -17,6 +17,7 @@ import pytest
 from conversation_reading import _bag_fees, _sentence_kinds, _sentences
 from conversation_reading._claims import _FLIGHT_NO
 from conversation_reading._domain import domain_db
+from conversation_reading._flights_named import said_numbers
 from conversation_reading._gate import holds, needs, scanned_each
 from conversation_reading._itinerary_figures import Itineraries
 from conversation_reading._normalise import normalise
@@ -137,13 +138,13 @@ def test_a_statements_one_scan_lets_through_each_pattern_wherever_its_gate_does_
 
 @pytest.mark.parametrize("tail", ["", "\nXYZ123 then ABC456", "\nand ABC456", "ABC456 glued on", " DEF789", "0 cut"])
 def test_the_flight_numbers_said_read_on_are_those_read_from_the_start(tail):
-    checker = _Checker(lambda: None, "", None)  # type: ignore[arg-type, return-value]
+    shared: dict = {}  # one conversation's
     said = "\nI fly HAT170 and HAT022\nBooked: HAT0221 and AB1234 or XHAT17 or HAT17"  # "0 cut": HAT170 across the cut
-    assert checker._flight_numbers(said) == _FLIGHT_NO.findall(said)
+    assert said_numbers(shared, said, None) == _FLIGHT_NO.findall(said)
     longer = said + tail
-    assert checker._flight_numbers(longer) == _FLIGHT_NO.findall(longer)
+    assert said_numbers(shared, longer, None) == _FLIGHT_NO.findall(longer)
     other = "\nHAT999 only"  # no longer what was read before: read from the start
-    assert checker._flight_numbers(other) == ["HAT999"]
+    assert said_numbers(shared, other, None) == ["HAT999"]
 
 
 @pytest.mark.parametrize("text", ["I fly HAT170, HAT022 and XHAT17 (HAT0221)", "caf\u00e9HAT170 and \u00e9 HAT022",
