@@ -71,18 +71,19 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
     if not may & _STATEMENTS:
         return None  # no word any kind below needs (most sentences): one scan for them all
 
-    def says(pattern: re.Pattern[str]) -> bool:  # built only for a sentence a statement kind may be (#47)
-        return _says(pattern, sentence, lowered, ascii_, gated)
-
-    if may & _PROMISES and may & _PROMISED and says(_PROMISE) and (says(_COMPENSATION) or says(_CANCEL)
-                                                                   or says(_REFUND)):
+    # each test below ``_says(pattern, sentence, lowered, ascii_, gated)`` written out: a closure over the sentence
+    # made a cell of each of its four names on every call, most of which return above (#47)
+    if may & _PROMISES and may & _PROMISED and _says(_PROMISE, sentence, lowered, ascii_, gated) and (
+            _says(_COMPENSATION, sentence, lowered, ascii_, gated) or _says(_CANCEL, sentence, lowered, ascii_, gated)
+            or _says(_REFUND, sentence, lowered, ascii_, gated)):
         return "promise"
-    if may & _OFFERS and may & _OFFERED and says(_OFFER) and (says(_CANCEL) or says(_CABIN) or says(_FLIGHTS)
-                                                              or says(_COMPENSATION)):
+    if may & _OFFERS and may & _OFFERED and _says(_OFFER, sentence, lowered, ascii_, gated) and (
+            _says(_CANCEL, sentence, lowered, ascii_, gated) or _says(_CABIN, sentence, lowered, ascii_, gated)
+            or _says(_FLIGHTS, sentence, lowered, ascii_, gated) or _says(_COMPENSATION, sentence, lowered, ascii_, gated)):
         return "offer"
-    if may & _RULES and says(_RULE):
+    if may & _RULES and _says(_RULE, sentence, lowered, ascii_, gated):
         return "rule_claim"
-    if may & _CONFIRMS and says(_CONFIRM):
+    if may & _CONFIRMS and _says(_CONFIRM, sentence, lowered, ascii_, gated):
         return "confirmation_request"
     if may & _FREES and stated_free(sentence) or may & _ROUTES and ("from" in lowered or "origin" in lowered) \
             and _ROUTE.search(sentence):

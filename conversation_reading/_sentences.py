@@ -106,7 +106,11 @@ def consequential_sentences(index: TurnIndex, states: Callable[[], States], doma
             verdict, clause, why = _judge(kind, sentence, checker, figures=relied, invents=invents)
             excerpt, _start, _end = t.excerpt(sentence)
             relied_here = _taken(turns, t.index, sentence) if kind == "offer" else None
-            claim = next((on for e, on in false_claims.get(t.index, ()) if e in excerpt), None)
+            claim = None  # the first false claim's within the excerpt (a loop: no generator a sentence, #47)
+            for e, was in false_claims.get(t.index, ()):
+                if e in excerpt:
+                    claim = was
+                    break
             if verdict != "false" and claim is not None:  # the claim kind's reading says whether the user acted on it
                 verdict, clause, why, relied_here = "false", "claim", "a claim kind's checker finds it false", claim
             on = relied_here if relied_here is not None else relied or (asked and kind == "rule_claim" and not agreed) \

@@ -82,3 +82,18 @@ def test_the_course_of_a_conversation_is_walked_as_before():
                 checked += 1
                 acted += course.acted_after >= 0
     assert checked >= 100 and acted >= 20  # conversations that write or transfer, and ones that do not
+
+
+def test_a_sentence_a_false_claim_covers_takes_the_first_such_claims_reliance(airline_records):
+    """A sentence read false by a claim kind's checker (clause "claim") is relied on as the first false claim of its
+    message (one a message and excerpt, the last read) whose excerpt's start lies in the sentence's (a loop, #47)."""
+    checked = 0
+    for record in airline_records:
+        by_key = {(c.message_index, c.excerpt[:60]): c.relied_on for c in record.claims if c.false}
+        for s in record.sentences:
+            if s.clause != "claim":
+                continue
+            expected = next(on for (i, e), on in by_key.items() if i == s.message_index and e[:40] in s.excerpt)
+            assert s.relied_on == expected, s
+            checked += 1
+    assert checked >= 3
