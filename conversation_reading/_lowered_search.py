@@ -78,6 +78,7 @@ def _unforeign(source: str, flags: int) -> str:
 
 
 _compiler: Any = importlib.import_module("re._compiler")
+_sre: Any = importlib.import_module("_sre")
 
 
 def _boundary_behind(items: list) -> list | None:
@@ -178,6 +179,18 @@ def _boundary_factored(source: str, flags: int, parsed: Any = None) -> re.Patter
         return None
 
 
+def _from_parse(source: str, parsed: Any, flags: int) -> re.Pattern[str]:
+    """``re.compile(source, flags)`` from ``parsed``, its parse under ``flags``: what ``re._compiler.compile`` does after
+    its own parse (a second parse of a twin whose rewrites did not apply cost as much as its code, once a process)."""
+    code = _compiler._code(parsed, flags)
+    state = parsed.state
+    indexgroup: list[str | None] = [None] * state.groups
+    for name, i in state.groupdict.items():
+        indexgroup[i] = name
+    return cast(re.Pattern[str], _sre.compile(source, flags | state.flags, code, state.groups - 1, state.groupdict,
+                                              tuple(indexgroup)))
+
+
 def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     """The case-sensitive pattern that matches the lowercase of an ASCII text where ``pattern`` matches the text,
     at the same places (None: ``pattern`` has none, and is searched as it is). A negative lookaround of characters
@@ -207,10 +220,11 @@ def twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
         parsed = _parsed(lowered, flags) if lowered.startswith("\\b") or lowered.count("\\b") >= 2 else None
         if parsed is not None:
             found = _led_by_its_literal(lowered, flags, parsed) or _boundary_factored(lowered, flags, parsed)
-        if found is None:
+        if found is None and parsed is not None:
+            found = _from_parse(lowered, parsed, flags)
+            _PARSES[id(found)] = (found, parsed)
+        elif found is None:
             found = re.compile(lowered, flags)
-            if parsed is not None:
-                _PARSES[id(found)] = (found, parsed)
     _TWINS[id(pattern)] = (pattern, found)
     return found
 
