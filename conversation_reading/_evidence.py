@@ -171,13 +171,14 @@ def _calls_of(m: Message) -> Any:
 
 
 _ORIGIN_MAPS = (range, Origin)  # an origin map kept as it is (any other sequence: a tuple)
+_new = object.__new__  # a turn's slots set in place: ``Turn(...)`` runs ``__init__`` in an interpreter loop of its own
+_NO_WORDS = range(1)  # the origin map of "" (built once: a range costs about 900 instructions to build)
 
 
 def _read_turns(messages: Sequence[Message]) -> list[Turn]:
     out: list[Turn] = []
     users: list[str] = []  # the user's texts so far: an agent quoting them is not speaking for itself
-    heard = ""  # the first ``heard_of`` of them, each ``_norm``-ed after a space (built when a quote needs it)
-    heard_of = 0
+    heard, heard_of = "", 0  # the first ``heard_of`` of them, each ``_norm``-ed after a space (built when a quote needs it)
     v = vocabulary()
     for i, m in enumerate(messages):
         # each field read once: a message's attributes are read through pydantic's ``__getattr__``
@@ -185,10 +186,12 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
         raw = content if isinstance(content, str) else ""
         calls = tuple(m.tool_calls or []) if is_assistant_message(m) else ()  # by type (``_message_kinds``)
         if role != "user" and role != "assistant":  # no reader's speech: normalised when read (``UnreadTurn``)
-            out.append(UnreadTurn(i, role, calls, raw))
+            out.append(unread := _new(UnreadTurn))
+            unread.index, unread.role, unread.calls, unread.raw = i, role, calls, raw
             continue
+        out.append(t := _new(Turn))
         if not raw and role == "assistant":  # calls, no words (half of the agent's): "" is its own speech, untouched
-            out.append(Turn(i, role, raw, calls, raw, range(1)))
+            t.index, t.role, t.text, t.calls, t.raw, t.origin = i, role, raw, calls, raw, _NO_WORDS
             continue
         text, origin = normalised(raw)
         if role == "assistant":  # only what the agent said to the user is speech, not its reasoning (#40)
@@ -201,7 +204,8 @@ def _read_turns(messages: Sequence[Message]) -> list[Turn]:
             def unquote(q: re.Match[str], said: str = heard) -> str:  # what the user said so far, bound as it is now
                 return "\u2026" if _norm(q.group(1)) in said else q.group(0)
             text, origin = _apply(text, origin, _QUOTED, unquote)
-        out.append(Turn(i, role, text, calls, raw, origin if isinstance(origin, _ORIGIN_MAPS) else tuple(origin)))
+        t.index, t.role, t.text, t.calls, t.raw, t.origin = (
+            i, role, text, calls, raw, origin if isinstance(origin, _ORIGIN_MAPS) else tuple(origin))
     return out
 
 

@@ -51,12 +51,12 @@ _INLINE_ITEM = re.compile(r"(?<=[^\d\s])[ \t]+(?=\d{1,2}[.)][ \t]+[A-Z\"'(])")
 # a quick scan that most texts fail; each match of ``_INLINE_ITEM`` is the blanks before the digits of a match of
 # this one (``_inline_item_at``). It opens with the mark, after a digit (a lookbehind): the scan then stops only at
 # a "." or ")", not at every position (``\d[.)]...``, the same matches one character later, was a third slower).
-# It is scanned as its two marks' patterns (``_ITEM_MARKS``): one opening with one character is scanned for by a
-# plain loop over the text, one opening with a class of two by a test of the class at every character (4 times the
-# instructions).
+# It is scanned as its two marks' patterns (``_DOT_ITEM``, ``_PAREN_ITEM``): one opening with one character is
+# scanned for by a plain loop over the text, one opening with a class of two by a test of the class at every
+# character (4 times the instructions).
 _INLINE_ITEM_NEEDS = re.compile(r"[.)](?<=\d[.)])[ \t]+[A-Z\"'(]")
-_ITEM_MARKS = ((". ", ".\t", re.compile(r"\.(?<=\d\.)[ \t]+[A-Z\"'(]")),
-               (") ", ")\t", re.compile(r"\)(?<=\d\))[ \t]+[A-Z\"'(]")))
+_DOT_ITEM = re.compile(r"\.(?<=\d\.)[ \t]+[A-Z\"'(]")
+_PAREN_ITEM = re.compile(r"\)(?<=\d\))[ \t]+[A-Z\"'(]")
 
 
 def _inline_item_at(text: str) -> int | None:
@@ -66,27 +66,33 @@ def _inline_item_at(text: str) -> int | None:
     ``\\s``: any script's, as ``str.isdecimal``, ``str.isspace``). A match of ``_INLINE_ITEM_NEEDS`` (its mark, a
     digit before it) ends in no digit, so its scan finds every one; of two, the earlier one's blanks come first (the
     later one's blanks and digits hold no mark), so the answer is the earlier of each mark's first."""
+    # each mark's scan only where the text holds what it matches "[.)][ \t]" in, tested in place (every message asks,
+    # and most find no hint: no loop or call for them, #47); the mark alone first: a one-character test is a
+    # ``memchr``, a two-character one walks the text (several times the instructions)
     found = None
-    for blank, tab, hints in _ITEM_MARKS:
-        # what the mark's pattern matches "[.)][ \t]" in (tested in place: every message asks); the mark alone first:
-        # a one-character test is a ``memchr``, a two-character one walks the text (several times the instructions)
-        if blank[0] not in text or blank not in text and tab not in text:
-            continue  # a substring test: the scan tries every digit of a tool's JSON
-        # a search on from each match's end, as ``finditer`` (none is empty): its iterator cost twice the search (#47)
-        hint = hints.search(text)
-        while hint is not None:
-            if found is not None and hint.start() > found:
-                break  # the other mark's answer comes first
-            digits = hint.start() - 1  # the digit before the mark
-            if digits > 0 and text[digits - 1].isdecimal():
-                digits -= 1
-            blanks = digits
-            while blanks > 0 and text[blanks - 1] in " \t":
-                blanks -= 1
-            if 0 < blanks < digits and not text[blanks - 1].isdecimal() and not text[blanks - 1].isspace():
-                found = blanks
-                break
-            hint = hints.search(text, hint.end())
+    if "." in text and (". " in text or ".\t" in text) and (hint := _DOT_ITEM.search(text)) is not None:
+        found = _item_from(text, _DOT_ITEM, hint, None)
+    if ")" in text and (") " in text or ")\t" in text) and (hint := _PAREN_ITEM.search(text)) is not None:
+        found = _item_from(text, _PAREN_ITEM, hint, found)
+    return found
+
+
+def _item_from(text: str, hints: re.Pattern[str], hint: re.Match[str] | None, found: int | None) -> int | None:
+    """``_inline_item_at``'s answer from a mark's first hint on: ``found`` (the other mark's, or None) where no
+    hint of this mark before it has the blanks that make an item."""
+    # a search on from each match's end, as ``finditer`` (none is empty): its iterator cost twice the search (#47)
+    while hint is not None:
+        if found is not None and hint.start() > found:
+            break  # the other mark's answer comes first
+        digits = hint.start() - 1  # the digit before the mark
+        if digits > 0 and text[digits - 1].isdecimal():
+            digits -= 1
+        blanks = digits
+        while blanks > 0 and text[blanks - 1] in " \t":
+            blanks -= 1
+        if 0 < blanks < digits and not text[blanks - 1].isdecimal() and not text[blanks - 1].isspace():
+            return blanks
+        hint = hints.search(text, hint.end())
     return found
 
 
@@ -320,6 +326,13 @@ def normalise(text: str, guarded: bool = True) -> Normalised:
     return Normalised(*normalised(text, guarded))
 
 
+# ``range(n + 1)``, the origin map of an unchanged text of ``n`` characters, for each length most messages have, built
+# once (from the program's constants, never from a text): building a range computes its length through integer
+# objects, about 900 instructions against about 70 for the lookup, once for every message read (#47). A range is
+# immutable and compared by value: the one every text of a length shares is the map each would build.
+UNCHANGED = tuple(range(n + 1) for n in range(2048))
+
+
 def normalised(text: str, guarded: bool = True) -> tuple[str, Sequence[int]]:
     """``normalise``'s text and origin map, unwrapped (a reader of every message builds no ``Normalised``)."""
     # A text holding none of these marks (tested in place, not by ``any``: every message passes here), outside
@@ -334,9 +347,9 @@ def normalised(text: str, guarded: bool = True) -> tuple[str, Sequence[int]]:
         # unless the list-item step's does on that text
         plain = text if text.isascii() else _APOSTROPHES.sub("'", _DASHES.sub("-", text))
         if plain.isascii() and _inline_item_at(plain) is None:
-            return plain, range(len(text) + 1)
+            return plain, UNCHANGED[n] if (n := len(text)) < 2048 else range(n + 1)
     before, after = _STEPS
-    text, origin = _run_steps(text, range(len(text) + 1), before, guarded)
+    text, origin = _run_steps(text, UNCHANGED[n] if (n := len(text)) < 2048 else range(n + 1), before, guarded)
     text, origin = _nfkc(text, origin)
     text, origin = _run_steps(text, origin, after, guarded)
     return text, origin if isinstance(origin, range | Origin) else tuple(origin)

@@ -293,3 +293,18 @@ def test_the_compiled_gate_answers_as_walking_the_requirements():
             assert answer == walked(required, text), (p.pattern[:80], text[:200])
             answers.add(answer)
     assert answers == {True, False}
+
+
+def test_an_unchanged_texts_origin_map_is_its_own_range():
+    """``normalised`` hands an unchanged text a range built once for its length (``UNCHANGED``, #47): each is the
+    ``range(len + 1)`` it would build, below the table's end and past it."""
+    from conversation_reading._normalise import UNCHANGED, normalised
+
+    assert len(UNCHANGED) == 2048
+    for n, built in enumerate(UNCHANGED):
+        assert type(built) is range and built == range(n + 1)
+    for text in ("", "a", "x" * 2046, "x" * 2047, "x" * 2048, "x" * 5000, "a | b", "**a**" + "y" * 3000):
+        said, origin = normalised(text)
+        assert type(origin) is range or said != text
+        if said == text:
+            assert origin == range(len(text) + 1)
