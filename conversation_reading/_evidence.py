@@ -31,7 +31,7 @@ from typing import Any
 
 from tau2.data_model.message import Message
 
-from conversation_reading._arguments_json import arguments_json
+from conversation_reading._arguments_json import arguments_excerpt
 from conversation_reading._excerpts import excerpt_of
 from conversation_reading._gate import gateable, may_match
 from conversation_reading._lowered_search import ascii_lowered, matches, scans, twin
@@ -286,7 +286,7 @@ def mentioned_in(pattern: re.Pattern[str], sentences: Iterable[tuple[str, str]],
 
 
 def call_text_of(call: Any) -> str:
-    return f"{call.name}({excerpt_of(arguments_json(call.arguments), 200)})"
+    return f"{call.name}({arguments_excerpt(call.arguments, 200)})"
 
 
 def is_read_tool(name: str) -> bool:

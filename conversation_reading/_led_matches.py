@@ -101,4 +101,19 @@ def _at_leads(found: re.Pattern[str], find: Callable[..., list[tuple[int, int, i
     return out
 
 
-__all__ = ["leads", "led_matches", "may_lead"]
+def led_search(pattern: re.Pattern[str], text: str, lowered: str | None) -> bool:
+    """``pattern.search(text) is not None`` (``lowered`` as ``led_matches`` takes it): of an ASCII text, the twin tried
+    at the places its leading words stand, up to the first that matches (not a scan from every position)."""
+    found, find = _held(pattern) if lowered is not None else (None, None)
+    if lowered is None or found is None or find is None:
+        return next(matches(pattern, text, lowered), None) is not None
+    hits = find(lowered.encode("ascii"), overlapping=True)
+    if hits:
+        match = found.match
+        for at in sorted({start for _i, start, _end in hits}):
+            if match(lowered, at) is not None:
+                return True
+    return False
+
+
+__all__ = ["leads", "led_matches", "led_search", "may_lead"]

@@ -33,7 +33,7 @@ from conversation_reading._evidence import (
     split_sentences,
 )
 from conversation_reading._gate import gateable, may_match
-from conversation_reading._led_matches import led_matches, may_lead
+from conversation_reading._led_matches import led_matches, led_search, may_lead
 from conversation_reading._lowered_search import ascii_lowered, matches, scans
 from conversation_reading._reading_memo import ReadingMemo
 from conversation_reading._vocabulary import vocabulary
@@ -223,9 +223,8 @@ def lists(agent: Turn, arguments: dict[str, Any], tool: str = "") -> bool:
 
 def asks_confirmation(text: str, lowered: str | None = None) -> bool:
     """The agent's ``text`` asks for confirmation (the catalog's ``confirmation_request`` matches it; ``lowered``:
-    its lowercase, where the reader holds it). Of an ASCII text, its gate (``_gate``) first: most messages hold none
-    of its words, and each write's reading asks it of the same message three times; then one scan of the lowercase
-    (``_lowered_search``). Any other text is searched as it is: a capital dotted I lowers to two characters, which
+    its lowercase, where the reader holds it). Of an ASCII text, the lowercase twin (``_lowered_search``) tried only
+    where one of its leading words stands (``_led_matches.led_search``: one pass finds them). Any other text is searched as it is: a capital dotted I lowers to two characters, which
     the scan's "i" matches as one (``gateable`` lets such a text through). Read once per text while a conversation
     is read (``reading_replies``): each write's reading asks it of the same messages."""
     if _ASKS_CONFIRMATION.held:
@@ -237,7 +236,9 @@ def _asks_confirmation(text: str, lowered: str | None = None) -> bool:
     pattern = vocabulary().confirmation_request
     if not text.isascii():
         return pattern.search(text) is not None
-    return scans(pattern, text, text.lower() if lowered is None else lowered)
+    # tried where its leading words stand (``_led_matches``): the scan from every position of a long listing, most of
+    # the write readings' cost (#47)
+    return led_search(pattern, text, text.lower() if lowered is None else lowered)
 
 
 _ASKS_CONFIRMATION: ReadingMemo[str, bool] = ReadingMemo(_asks_confirmation)

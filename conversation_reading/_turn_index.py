@@ -63,17 +63,26 @@ class TurnIndex:
     def reply(self, call_id: str, after: int) -> tuple[int, ToolMessage] | None:
         """The tool message answering the call made at message ``after`` (some agents reuse call ids: the next
         one), with its index: as the messages after it are searched for it."""
-        if self._answers is None:
-            self._answers = {}
-            for i, m in enumerate(self.messages):
-                if is_tool_message(m):  # by its type (``_message_kinds``)
-                    self._answers.setdefault(m.id, []).append(i)
-        at = next((i for i in self._answers.get(call_id, ()) if i > after), None)
+        at = next((i for i in self._answering(call_id) if i > after), None)
         if at is None:
             return None
         m = self.messages[at]
         assert is_tool_message(m)
         return at, m
+
+    def failed(self, call_id: str) -> bool:
+        """A tool message with id ``call_id`` is an error (any: some agents reuse call ids)."""
+        messages = self.messages
+        return any(messages[i].error for i in self._answering(call_id))
+
+    def _answering(self, call_id: str) -> list[int]:
+        """The indices of the tool messages with id ``call_id``, in order."""
+        if self._answers is None:
+            self._answers = {}
+            for i, m in enumerate(self.messages):
+                if is_tool_message(m):  # by its type (``_message_kinds``)
+                    self._answers.setdefault(m.id, []).append(i)
+        return self._answers.get(call_id, [])
 
     def parsed(self, index: int) -> Any:
         """Message ``index``'s content as JSON (``json.loads``), or ``UNPARSED`` where it is none (no text, or not

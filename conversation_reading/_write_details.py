@@ -248,6 +248,10 @@ def _windows(
         # a write a tool error stopped changed nothing: its retry answers the same listing (a payment the user
         # changed after the error, say)
         if said is not None:
+            if index is not None:  # the index's tool messages by call id: the calls' own, not every message read
+                if not all(index.failed(c.id) for c in calls):
+                    last_confirmation = end
+                continue
             failed = _failed(messages) if failed is None else failed
             if any(c.id not in failed for c in calls):
                 last_confirmation = end

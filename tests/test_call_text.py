@@ -43,3 +43,25 @@ def test_arguments_json_writes_what_json_dumps_writes_for_every_kind_of_value_an
     for v in values:
         assert arguments_json(v) == json.dumps(v, ensure_ascii=False)
     assert arguments_json({"a": [1, 2]}) == '{"a": [1, 2]}'  # the separators json.dumps writes
+
+
+def test_the_excerpt_from_the_first_entries_is_the_excerpt_of_the_whole_text():
+    """``arguments_excerpt`` stops encoding once the excerpt is decided: the same text as the whole encoding's excerpt
+    wherever the cut falls (in a key, a value, a run of spaces, a separator that a collapse joins) and whatever
+    follows (an entry that alone pushes past the limit, a key that is no string)."""
+    from conversation_reading._arguments_json import arguments_excerpt
+
+    def expected(v: object, limit: int) -> str:
+        return excerpt_of(json.dumps(v, ensure_ascii=False), limit)
+
+    cases: list[object] = [{}, {"a": 1}, {"a": " " * 300}, {"a": "x" * 300, 1: "y"}, {"a": "x" * 10, 1: "y" * 300}]
+    for width in range(0, 60):
+        cases.append({f"k{i}": ("w " * width if i % 2 else "\u2028\u00a0" * width) for i in range(8)})
+        cases.append({"pad": "p" * width, "spaces": " " * 190, "tail": ["t " * 100, {"n": None}], "x": "y"})
+        cases.append({"a": "z" * (190 + width % 20), "b": [1.5, float("nan")] * width, "c": "\n\t"})
+        cases.append({"first": "q" * (width * 4), "then": " ", "more": " " * width, "last": "end " * 40})
+    for case in cases:
+        for limit in (200, 40, 5):
+            assert arguments_excerpt(case, limit) == expected(case, limit), (case, limit)
+    for other in ([1, "two"] * 200, "top " * 100, None, 7):
+        assert arguments_excerpt(other, 200) == expected(other, 200)

@@ -8,6 +8,8 @@ import json
 import pytest
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 
+from conversation_reading._evidence import read_turns
+from conversation_reading._turn_index import TurnIndex
 from conversation_reading._write_details import listed_by_call, listed_details
 from gold_variants.readings._base import write_tools
 from tests.conftest import _raw_run, real_simulation
@@ -80,6 +82,8 @@ def test_a_retry_after_a_tool_error_answers_the_same_listing():
                 _user("Yes."), *_call(2, "return_delivered_order_items", _RETURN, "Error: not found", error=True),
                 *retry(3, "paypal", True), *retry(4, "credit_card", False)]
     assert _listed(messages) == [("return_delivered_order_items", True)] * 3
+    turns = read_turns(messages)  # the record's reading, its index's errors by call id, reads the same
+    assert list(listed_by_call(messages, lambda name: name in RETAIL, turns, TurnIndex(turns, messages)).values()) == [True] * 3
 
 
 def test_a_real_swap_made_straight_after_the_request_is_not_listed():
