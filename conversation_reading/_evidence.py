@@ -35,7 +35,7 @@ from conversation_reading._arguments_json import arguments_excerpt
 from conversation_reading._excerpts import excerpt_of
 from conversation_reading._gate import gateable, may_match
 from conversation_reading._lowered_search import ascii_lowered, matches, scans, twin
-from conversation_reading._message_kinds import is_assistant_message
+from conversation_reading._message_kinds import calls_of, is_assistant_message
 from conversation_reading._normalise import _apply, normalise, normalised, origin_span, speech
 from conversation_reading._origin import Origin
 from conversation_reading._units import Units, split_sentences
@@ -146,28 +146,15 @@ def read_turns(messages: Sequence[Message]) -> list[Turn]:
     """The turns as the verdicts read them: normalised, an agent's reasoning and quotes of the user out."""
     # compared message by message before any key is built (a hit builds none)
     if _LAST and len(_LAST[0][0]) == len(messages) and all(
-        x[0] is m and x[1] == m.role and x[2] is m.content and x[3] is _calls_of(m)
+        x[0] is m and x[1] == m.role and x[2] is m.content and x[3] is calls_of(m)
         for x, m in zip(_LAST[0][0], messages, strict=True)
     ):
         return list(_LAST[0][1])
-    key = tuple((m, m.role, m.content, _calls_of(m)) for m in messages)
+    key = tuple((m, m.role, m.content, calls_of(m)) for m in messages)
     out = _read_turns(messages)
     _LAST[:] = [(key, tuple(out))]
     _MENTIONED.clear()  # the answers on the conversation read before
     return out
-
-
-# Whether a kind of message has tool calls, by its class: a tool's result has none, and reading a missing attribute
-# of a pydantic model raises inside it (``getattr``'s default then costs an exception, several microseconds each)
-_HAS_CALLS: dict[type, bool] = {}
-
-
-def _calls_of(m: Message) -> Any:
-    """``getattr(m, "tool_calls", None)``, the attribute read only where the message's kind has it."""
-    has = _HAS_CALLS.get(type(m))
-    if has is None:
-        has = _HAS_CALLS[type(m)] = hasattr(m, "tool_calls")
-    return m.tool_calls if has else None
 
 
 _ORIGIN_MAPS = (range, Origin)  # an origin map kept as it is (any other sequence: a tuple)

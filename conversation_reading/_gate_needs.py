@@ -53,6 +53,7 @@ NEEDS: dict[tuple[str, int], tuple[list[Any], Any]] = {
     ('\\$\\s?(\\d[\\d,]*(?:\\.\\d{1,2})?)', 32): ([], lambda s: True),
     ('\\$\\s?(\\d[\\d,]*(?:\\.\\d{1,2})?)(?:(?!(?:total|fare|flight|ticket|insurance|upgrade|cabin|refund|certificate|gift|card|balance|difference|price)|\\$)[^.!?\\n|(),;]){0,30}?\\b(?:checked\\s+)?(?:bags?|baggages?|luggage|suitcases?)\\b', 34): ([frozenset({'bag', 'luggage', 'suitcase'})], lambda s: 'bag' in s or 'luggage' in s or 'suitcase' in s),
     ('\\$\\s?\\d[\\d,]*(?:\\.\\d+)?(?:\\s*(?:/\\s*\\w+)?\\s*[-+×x*\\u2212]\\s*\\$?\\s?\\d[\\d,]*(?:\\.\\d+)?)+\\s*=\\s*\\**\\$\\s?\\d[\\d,]*(?:\\.\\d+)?', 32): ([], lambda s: True),
+    ('\\(\\?:([a-z]+(?:\\|[a-z]+)*)\\)', 32): ([frozenset({'(?:'})], lambda s: '(?:' in s),
     ('\\)(?<=\\d\\))[ \\t]+[A-Z\\"\'(]', 32): ([], lambda s: True),
     ('\\*\\*|__', 32): ([frozenset({'**', '__'})], lambda s: '**' in s or '__' in s),
     ('\\.(?<=\\d\\.)[ \\t]+[A-Z\\"\'(]', 32): ([], lambda s: True),

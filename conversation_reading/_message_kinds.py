@@ -8,7 +8,7 @@ type: it is asked once per type and kept (keyed on the program's classes, never 
 
 from __future__ import annotations
 
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from tau2.data_model.message import AssistantMessage, ToolMessage
 
@@ -32,4 +32,17 @@ def is_assistant_message(m: object) -> TypeGuard[AssistantMessage]:
     return found
 
 
-__all__ = ["is_assistant_message", "is_tool_message"]
+# Whether a kind of message has tool calls, by its class: a tool's result has none, and reading a missing attribute
+# of a pydantic model raises inside it (``getattr``'s default then costs an exception, several microseconds each)
+_HAS_CALLS: dict[type, bool] = {}
+
+
+def calls_of(m: object) -> Any:
+    """``getattr(m, "tool_calls", None)``, the attribute read only where the message's kind has it."""
+    has = _HAS_CALLS.get(type(m))
+    if has is None:
+        has = _HAS_CALLS[type(m)] = hasattr(m, "tool_calls")
+    return m.tool_calls if has else None  # type: ignore[attr-defined]
+
+
+__all__ = ["calls_of", "is_assistant_message", "is_tool_message"]

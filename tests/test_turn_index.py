@@ -125,14 +125,14 @@ def test_a_sentence_gated_on_its_lowercase_from_the_index_holds_no_match(name):
 
 
 def test_a_messages_calls_read_by_its_kind_are_the_attribute_or_none():
-    """``_evidence._calls_of`` (the turns' cache key) reads ``tool_calls`` only where the message's kind has it: on the
+    """``_message_kinds.calls_of`` (the turns' cache key) reads ``tool_calls`` only where the message's kind has it: on the
     runs' messages of every kind it is ``getattr(m, "tool_calls", None)``, and an edit of a message's calls in place
     is a new conversation to ``read_turns``."""
-    from conversation_reading._evidence import _calls_of
+    from conversation_reading._message_kinds import calls_of
 
     messages = [m for name in RUNS for _, sim in read_conversations(name) for m in sim]
     assert {type(m).__name__ for m in messages} >= {"AssistantMessage", "UserMessage", "ToolMessage"}
-    assert all(_calls_of(m) is getattr(m, "tool_calls", None) for m in messages)
+    assert all(calls_of(m) is getattr(m, "tool_calls", None) for m in messages)
     conversation = next(sim for _, sim in read_conversations(RUNS[0]) if any(getattr(m, "tool_calls", None) for m in sim))
     first = read_turns(conversation)
     called = next(m for m in conversation if getattr(m, "tool_calls", None))
