@@ -90,3 +90,20 @@ def test_a_part_built_fast_is_frozen_and_hashable_as_validated(both):
     sentence = next(s for r in fast for s in r.sentences)
     twin = next(s for r in slow for s in r.sentences)
     assert hash(sentence) == hash(twin) and sentence.model_copy() == twin
+
+
+def test_the_shared_fields_set_stays_every_field(both):
+    """Parts built with every field share one fields set: a frozen part's refused assignment and ``model_copy``
+    with an update leave it whole, and a part built with fewer fields gets its own set."""
+    fast, _ = both
+    claims = [c for r in fast for c in r.claims]
+    every = set(record_module.Claim.model_fields)
+    assert claims[0].model_fields_set is claims[1].model_fields_set
+    with pytest.raises(Exception, match="frozen"):
+        claims[0].acted_on = not claims[0].acted_on
+    copied = claims[0].model_copy(update={"start": 1})
+    assert copied.start == 1 and copied.model_fields_set == every
+    assert claims[0].model_fields_set == claims[1].model_fields_set == every
+    fields = {k: v for k, v in claims[0].__dict__.items() if k != "withdrawn_at"}
+    fewer = record_module.built(record_module.Claim, fields)
+    assert fewer.model_fields_set == every - {"withdrawn_at"} and claims[0].model_fields_set == every
