@@ -379,7 +379,7 @@ def speech(
     """``without_reasoning`` of a normalised text and its origin map, unwrapped: themselves where none is dropped."""
     if not text:
         return text, origin  # no paragraph (half of an agent's messages are calls with no words)
-    lowered, plain = text.lower(), gateable(text)
+    lowered, plain = text.lower(), text.isascii() or gateable(text)  # ``gateable``'s own first test, in place
     if plain and not may_reason(deliberates, aside, lowered):  # neither gate can hold (``_speech_gate``): most texts
         return text, origin
     may_deliberate, may_aside = may_match(deliberates, lowered, plain), may_match_paragraphs(aside, lowered, plain)

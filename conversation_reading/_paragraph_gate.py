@@ -72,6 +72,11 @@ def _implied_dropped(requirements: list[Requirement]) -> list[Requirement]:
         g is not r and all(any(w in v for w in r) for v in g) for g in groups))]
 
 
+def _later_line(words: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
+    """The search for a line after the first that opens with one of ``words`` after its blanks (``_opens_a_line``)."""
+    return re.compile(rf"\n\s*(?:{'|'.join(map(re.escape, words))})").search
+
+
 def _opens_a_line(words: tuple[str, ...]) -> Callable[[str], bool]:
     """Whether a line of a lowered text (split at "\\n") opens with one of ``words`` after its blanks (``str.lstrip``'s,
     which ``\\s`` matches): the first line by ``str.lstrip`` and ``startswith`` (no word opens with a blank, so no
@@ -79,7 +84,7 @@ def _opens_a_line(words: tuple[str, ...]) -> Callable[[str], bool]:
     only where the text holds one (#47: a fifth of splitting the text into lines and testing each; most messages are
     one line). ``\\s*`` may run past a "\\n" into the next lines: the word then opens a line whose blanks it passed, as
     the lines' test finds."""
-    later = re.compile(rf"\n\s*(?:{'|'.join(map(re.escape, words))})").search
+    later = _later_line(words)
 
     def opens(lowered: str) -> bool:
         return lowered.lstrip().startswith(words) or "\n" in lowered and later(lowered) is not None

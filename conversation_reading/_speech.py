@@ -30,7 +30,7 @@ from conversation_reading._gate import (
     rarity,
 )
 from conversation_reading._origin import OriginBuilder
-from conversation_reading._paragraph_gate import _AT, _implied_dropped, _opens_a_line, anchored
+from conversation_reading._paragraph_gate import _implied_dropped, _later_line, anchored
 
 
 def _words(requirements: list[Requirement]) -> frozenset[str] | None:
@@ -69,23 +69,35 @@ def _built(deliberates: re.Pattern[str], aside: re.Pattern[str]) -> Callable[[st
     scans: dict[str, Any] = {}
     tests: list[ast.expr] = [_any_word(frozenset(words))] if words else []
     for opening in sorted({o for p in parts if p is not None for o in p[1]}):
-        name = f"_opens{len(scans)}"
-        scans[name] = _opens_a_line(opening)
-        tests.append(ast.Call(ast.Name(name, ast.Load(), **_AT), [ast.Name("s", ast.Load(), **_AT)], [], **_AT))
+        # ``_opens_a_line(opening)(s)`` written out in the test, not called: a frame less on every agent message
+        name = f"_later{len(scans)}"
+        scans[name] = _later_line(opening)
+        tests.append(ast.parse(f"s.lstrip().startswith({opening!r}) or '\\n' in s and {name}(s) is not None",
+                               mode="eval").body)
     return _compiled(_any_of(tests), scans)
 
 
 # by the patterns' identities (the catalog's: held for good, never a text), as ``_paragraph_gate._BUILT``
-_BUILT: dict[tuple[int, int], tuple[re.Pattern[str], re.Pattern[str], Callable[[str], bool] | None]] = {}
+_BUILT: dict[tuple[int, int], tuple[re.Pattern[str], re.Pattern[str], Callable[[str], bool]]] = {}
 
 
 def may_reason(deliberates: re.Pattern[str], aside: re.Pattern[str], lowered: str) -> bool:
     """Whether ``may_match(deliberates, ...)`` or ``may_match_paragraphs(aside, ...)`` could hold on the gateable text
     whose lowercase is ``lowered`` (False: neither does)."""
-    held = _BUILT.get((id(deliberates), id(aside)))
-    if held is None or held[0] is not deliberates or held[1] is not aside:
-        held = _BUILT[id(deliberates), id(aside)] = (deliberates, aside, _built(deliberates, aside))
-    return held[2] is None or held[2](lowered)
+    held = _LAST[0]  # the last pair asked (every caller asks the catalog's one pair): no key built
+    if held[0] is not deliberates or held[1] is not aside:
+        kept = _BUILT.get((id(deliberates), id(aside)))
+        if kept is None or kept[0] is not deliberates or kept[1] is not aside:
+            kept = _BUILT[id(deliberates), id(aside)] = (deliberates, aside, _built(deliberates, aside) or _ANY)
+        held = _LAST[0] = kept
+    return held[2](lowered)
+
+
+def _ANY(lowered: str) -> bool:  # noqa: N802 - the test of a pair nothing rules out
+    return True
+
+
+_LAST: list[tuple[Any, Any, Callable[[str], bool]]] = [(None, None, _ANY)]
 
 
 # a run of non-newlines taken whole, not character by character: the same spans, several times faster
