@@ -9,6 +9,7 @@ from typing import Any
 from conversation_reading._bag_fees import _FREE, stated_free
 from conversation_reading._gate import gateable, holds, may_match, needs, scanned_each
 from conversation_reading._lowered_search import says as found
+from conversation_reading._route_claims import LED_ROUTE
 from conversation_reading._route_claims import ROUTE as _ROUTE
 from conversation_reading._sentence_facts import (
     _CABIN,
@@ -86,7 +87,7 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
     if may & _CONFIRMS and _says(_CONFIRM, sentence, lowered, ascii_, gated):
         return "confirmation_request"
     if may & _FREES and stated_free(sentence) or may & _ROUTES and ("from" in lowered or "origin" in lowered) \
-            and _ROUTE.search(sentence):
+            and LED_ROUTE.search(sentence):
         return "fact_claim"  # a bag fee of nothing, in words; a reservation's route
     return None
 
