@@ -61,6 +61,28 @@ def scanned_kinds() -> tuple[list[Scanned], Callable[[str], int]]:
     return _SCANNED[0][1], _SCANNED[0][0]
 
 
+# A kind's searches and gate narrowed to the patterns whose bits a message's scan set, by the kind's identity and those
+# bits (held with the kind; a kind has a few patterns, so a few narrowings at most): built once, not once a message.
+_NARROWED: dict[tuple[int, int], tuple[_Kind, list[Search], Callable[[str], bool]]] = {}
+
+
+def _never(_: str) -> bool:
+    return False
+
+
+def narrowed(kind: _Kind, searches: list[Search], on: int) -> tuple[list[Search], Callable[[str], bool]]:
+    """``kind``'s searches (``searches``: its own, ``kind_gates``) less the patterns none of whose bits is in ``on`` (a
+    message's scan's answer, ``_message_scan``: a pattern whose bits it lacks holds no word its gate needs, so it
+    matches no sentence of the message), and ``holds_any`` of those left: the same matches, in the same order, with
+    fewer words tested in each sentence (#47)."""
+    held = _NARROWED.get((id(kind), on))
+    if held is None or held[0] is not kind:
+        _, bit = message_scan("assistant")
+        kept = [search for search in searches if bit[id(search[0])] & on]
+        held = _NARROWED[(id(kind), on)] = (kind, kept, holds_any(tuple(p for p, _, _ in kept)) if kept else _never)
+    return held[1], held[2]
+
+
 def kind_matches(
     searches: Sequence[Search], may: Callable[[str], bool], sentences: Sequence[str], lowered: Sequence[str] | None,
 ) -> Iterator[tuple[str, re.Match[str]]]:
@@ -96,4 +118,4 @@ def _twinned(searches: Sequence[Search], pattern: re.Pattern[str]) -> re.Pattern
     return found
 
 
-__all__ = ["kind_gates", "kind_matches", "scanned_kinds"]
+__all__ = ["kind_gates", "kind_matches", "narrowed", "scanned_kinds"]

@@ -35,7 +35,7 @@ from typing import Literal
 
 from tau2.data_model.message import Message
 
-from conversation_reading._claim_scan import kind_matches, scanned_kinds
+from conversation_reading._claim_scan import kind_matches, narrowed, scanned_kinds
 from conversation_reading._claims import ACTED_ON, WITHDRAWN, _not_cancellable, reading_flights
 from conversation_reading._compensation import unasked_compensation
 from conversation_reading._conversation_state import States
@@ -260,12 +260,13 @@ def _claims(r: _Reading) -> list[Claim]:
         lowered = r.units.lowered(t.text)
         sentences: list[str] = []
         said: list[str] | None = None  # each sentence's lowercase, for the gate (a part of a gateable text)
-        bits = -1 if lowered is None else scanned
         for kind, checker, searches, may, mine in kinds:
-            # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has
-            # no claim there, and a pattern that could match no word of a sentence is not scanned there. (Each
-            # kind's gate only: one of them all first costs as much again where some kind may match.)
-            if lowered is not None and not (bits & mine and may(lowered)):
+            # a sentence is a part of the message: a kind none of whose patterns could match it (``_gate``) has no
+            # claim there, nor a pattern whose words the message lacks (``narrowed``), and a pattern that could match
+            # no word of a sentence is not scanned there. (Each kind's gate only: one of them all first costs more.)
+            if lowered is not None and 0 != scanned & mine != mine:
+                searches, may = narrowed(kind, searches, scanned & mine)
+            if lowered is not None and not (scanned & mine and may(lowered)):
                 continue
             if not sentences:
                 sentences = split_sentences(t.text)
