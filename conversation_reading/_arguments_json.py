@@ -10,7 +10,7 @@ import json
 from _json import make_encoder
 from typing import Any
 
-from conversation_reading._excerpts import excerpt_of
+from conversation_reading._excerpts import cut, excerpt_of
 
 _PLAIN = json.JSONEncoder(ensure_ascii=False)
 # ``iterencode``'s arguments to the C encoder but the markers (``check_circular``'s memo of the containers open,
@@ -40,9 +40,9 @@ def arguments_excerpt(arguments: Any, limit: int) -> str:
             pieces.append(f"{_KEY(key)}: {''.join(_ENCODER(value, 0))}")
             size += len(pieces[-1]) + 2
             if size > limit:  # a collapse is no longer than its text: only now may it be longer than the limit
-                said = " ".join(("{" + ", ".join(pieces)).split())
+                said = " ".join(("{" + ", ".join(pieces)).split())  # ``excerpt_of``'s collapse
                 if len(said) > limit:
-                    return said[: limit - 1] + "\u2026"
+                    return cut(said, limit)
         else:
             return excerpt_of("{" + ", ".join(pieces) + "}", limit)
     return excerpt_of(arguments_json(arguments), limit)

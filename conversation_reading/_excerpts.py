@@ -20,7 +20,12 @@ def excerpt_of(text: str, limit: int = 240) -> str:
         odd = not text.isprintable()
     if odd or "  " in text or text[:1] == " " or text[-1:] == " ":
         text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+    return text if len(text) <= limit else cut(text, limit)
 
 
-__all__ = ["excerpt_of"]
+def cut(collapsed: str, limit: int) -> str:
+    """A collapsed text longer than ``limit`` cut to it, the ellipsis last (``excerpt_of``'s cut)."""
+    return collapsed[: limit - 1] + "\u2026"
+
+
+__all__ = ["cut", "excerpt_of"]
