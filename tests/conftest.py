@@ -441,6 +441,20 @@ def lowered_texts(*names: str) -> Iterator[str]:
                     yield text.lower()
 
 
+ROUTE_RUNS = ("whissle_airline_tau3_1trial.json", "aide_claude-sonnet-4-5_airline_tau2_1trial.json",
+              "whissle_retail_tau3_5sims.json")  # two airline runs and a retail one: routes, ids and none
+
+
+def read_sentences(*names: str) -> Iterator[str]:
+    """Every turn of the real runs ``names`` as written, as the record reads it, and each of its sentences."""
+    from conversation_reading._units import split_sentences
+
+    for name in names:
+        for turns, _ in read_conversations(name):
+            for t in turns:
+                yield from (t.raw, t.text, *split_sentences(t.text))
+
+
 def normalised_agent_texts(*written: str) -> list[str]:
     """``written``, then every agent text of the shared runs and both dev-corpus sets, normalised as the record reads
     it (the texts the speech gates read)."""

@@ -8,8 +8,7 @@ import re
 from typing import Any
 
 from conversation_reading._route_claims import LED_ROUTE, ROUTE
-from conversation_reading._units import split_sentences
-from tests.conftest import read_conversations
+from tests.conftest import ROUTE_RUNS, read_sentences
 
 _EDGES = (
     "", "from JFK to LAX", "origin JFK and destination LAX", "xfrom JFK to LAX", "_from JFK to LAX", "From JFK to LAX",
@@ -27,14 +26,10 @@ def _same(sentence: str) -> bool:
 
 def test_the_led_route_finds_what_the_route_finds():
     checked = found = 0
-    for name in ("whissle_airline_tau3_1trial.json", "aide_claude-sonnet-4-5_airline_tau2_1trial.json",
-                 "whissle_retail_tau3_5sims.json"):
-        for turns, _messages in read_conversations(name):
-            for t in turns:
-                for sentence in (t.raw, t.text, *split_sentences(t.text)):
-                    assert _same(sentence), sentence
-                    checked += 1
-                    found += ROUTE.search(sentence) is not None
+    for sentence in read_sentences(*ROUTE_RUNS):
+        assert _same(sentence), sentence
+        checked += 1
+        found += ROUTE.search(sentence) is not None
     for sentence in _EDGES:
         assert _same(sentence), sentence
     assert checked > 5000 and found > 100  # sentences saying a route, and many saying none

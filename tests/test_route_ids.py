@@ -5,8 +5,7 @@ written edge cases."""
 from __future__ import annotations
 
 from conversation_reading._route_claims import _RESERVATION_ID, _ids
-from conversation_reading._units import split_sentences
-from tests.conftest import read_conversations
+from tests.conftest import ROUTE_RUNS, read_sentences
 
 _EDGES = (
     "", "ABC123", "abc123", "ABC1234", "AB123", "ABCDEF", "123456", "X1Y2Z3, and 4R5T6Y.", "_ABC123", "ABC123_",
@@ -17,14 +16,10 @@ _EDGES = (
 
 def test_the_ids_a_sentence_names_are_the_reference_patterns():
     checked = named = 0
-    for name in ("whissle_airline_tau3_1trial.json", "aide_claude-sonnet-4-5_airline_tau2_1trial.json",
-                 "whissle_retail_tau3_5sims.json"):
-        for turns, _messages in read_conversations(name):
-            for t in turns:
-                for sentence in (t.raw, t.text, *split_sentences(t.text)):
-                    assert _ids(sentence) == set(_RESERVATION_ID.findall(sentence)), sentence
-                    checked += 1
-                    named += bool(_ids(sentence))
+    for sentence in read_sentences(*ROUTE_RUNS):
+        assert _ids(sentence) == set(_RESERVATION_ID.findall(sentence)), sentence
+        checked += 1
+        named += bool(_ids(sentence))
     for sentence in _EDGES:
         assert _ids(sentence) == set(_RESERVATION_ID.findall(sentence)), sentence
     assert checked > 5000 and named > 300  # sentences naming ids, and many naming none
