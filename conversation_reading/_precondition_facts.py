@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Sequence
-from typing import Any
 
 from tau2.data_model.message import Message
 
@@ -185,33 +184,23 @@ def authenticated_users(turns: list[Turn], index: TurnIndex | None = None) -> li
     return sorted({str(c.arguments.get(k)) for _, c in _index(turns, index).calls for k in keys if c.arguments.get(k)})
 
 
-def records_named(turns: list[Turn], record_ids: Collection[str], index: TurnIndex | None = None) -> list[RecordNamed]:
+def records_named(turns: list[Turn], record_ids: Collection[str]) -> list[RecordNamed]:
     """Where each of ``record_ids`` is first read by a call (its ``record_arguments``) or named in words or a
-    call's arguments (``index``: the record's, its calls listed once)."""
+    call's arguments."""
     keys = vocabulary().record_arguments
     first: dict[str, int] = {}
     wanted = len(set(record_ids))
     if wanted:  # none asked: nothing to look for
-        calls = _calls_by_turn(_index(turns, index))
         for t in turns:
             said = [t.text] if t.role in ("user", "assistant") else []
-            mine = calls.get(t.index, ())
-            said += [arguments_json(c.arguments) for c in mine]  # ``json.dumps``'s, its encoder built once
-            read = {str(c.arguments.get(k)) for c in mine for k in keys if c.arguments.get(k)}
+            said += [arguments_json(c.arguments) for c in t.calls]  # ``json.dumps``'s, its encoder built once
+            read = {str(c.arguments.get(k)) for c in t.calls for k in keys if c.arguments.get(k)}
             for r in record_ids:
                 if r not in first and (r in read or any(r in text for text in said)):
                     first[r] = t.index
             if len(first) == wanted:
                 break  # every id found
     return [RecordNamed(record_id=r, named_at=first.get(r)) for r in sorted(record_ids)]
-
-
-def _calls_by_turn(index: TurnIndex) -> dict[int, list[Any]]:
-    """The calls of each turn that makes one, by the turn's index."""
-    out: dict[int, list[Any]] = {}
-    for t, c in index.calls:
-        out.setdefault(t.index, []).append(c)
-    return out
 
 
 def acts(turns: list[Turn], index: TurnIndex | None = None) -> list[Act]:

@@ -391,7 +391,7 @@ def _record(
         stated_wants=stated_wants(r.turns, r.index),
         cabin_misstatements=cabin_misstatements(r.turns, r.index),
         authenticated_users=authenticated_users(r.turns, r.index),
-        records_named=records_named(r.turns, record_ids, r.index),
+        records_named=records_named(r.turns, record_ids),
         acts=acts(r.turns, r.index),
         pending_ending=pending_ending(r.turns),
     )

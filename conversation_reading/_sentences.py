@@ -292,8 +292,6 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True, in
     return "read_elsewhere", "", f"the record's {kind}s read it"
 
 
-
-
 def _declines(text: str) -> bool:
     """The catalog's decline matches ``text`` (its gate first: most sentences hold none of its words)."""
     decline = vocabulary().decline

@@ -249,11 +249,11 @@ def _windows(
         # changed after the error, say)
         if said is not None:
             if index is not None:  # the index's tool messages by call id: the calls' own, not every message read
-                if not all(index.failed(c.id) for c in calls):
-                    last_confirmation = end
-                continue
-            failed = _failed(messages) if failed is None else failed
-            if any(c.id not in failed for c in calls):
+                stopped = all(index.failed(c.id) for c in calls)
+            else:
+                failed = _failed(messages) if failed is None else failed
+                stopped = all(c.id in failed for c in calls)
+            if not stopped:
                 last_confirmation = end
 
 

@@ -37,7 +37,7 @@ def test_the_call_facts_from_the_index_answer_as_the_walk_over_every_turn():
             ids = sorted({str(c.arguments["reservation_id"]) for t in turns for c in t.calls
                           if c.arguments.get("reservation_id")})
             for asked in ([], ids, ids[:1] + ["ZZZZZZ"], ["ZZZZZZ"]):
-                got = [(r.record_id, r.named_at) for r in records_named(turns, asked, index)]
+                got = [(r.record_id, r.named_at) for r in records_named(turns, asked)]
                 assert got == _named(turns, asked)
                 named += sum(at is not None for _, at in got)
             assert [(a.message_index, a.call) for a in acts(turns, index)] == [
