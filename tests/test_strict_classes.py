@@ -5,6 +5,7 @@ comes from ``score_simulation``, the path sweeps and rescoring use."""
 from __future__ import annotations
 
 import copy
+import inspect
 
 import pytest
 from tau2.data_model.message import AssistantMessage, ToolCall
@@ -348,8 +349,8 @@ def test_a_gold_action_keeps_its_compare_args():
 
 @pytest.mark.parametrize("domain", ["airline", "retail"])
 def test_a_tools_annotations_are_those_of_the_tool_taus_get_tools_makes(domain):
-    """``_annotations`` makes only the asked tool (``as_tool``), where ``get_tools`` makes every tool's parameter
-    model: the same parameters, the same annotations, for every tool of the domain; a tool it lacks has none."""
+    """``_annotations`` reads only the asked tool (its signature, ``_declared``), where ``get_tools`` makes every tool's
+    parameter model: the same parameters, the same annotations, for every tool of the domain; a tool it lacks has none."""
     from loophole_scoring import _strict_writes
 
     engine = engine_for(domain)
@@ -361,3 +362,34 @@ def test_a_tools_annotations_are_those_of_the_tool_taus_get_tools_makes(domain):
         assert _strict_writes._annotations(engine, name) == want, name
         assert list(_strict_writes._annotations(engine, name) or {}) == list(want), name
     assert _strict_writes._annotations(engine, "no_such_tool") is None
+
+
+def test_a_parameter_the_signature_does_not_type_is_read_as_the_tool_makes_it():
+    """Where a parameter's annotation is missing, a string or ``Annotated``, pydantic's parameter model holds another
+    annotation than the signature's (``Any``, the type named, the type annotated): ``_declared`` then makes the tool
+    (``as_tool``), so each parameter reads as the tool reads it; a signature of types is read as it stands."""
+    from typing import Annotated
+
+    from pydantic import Field
+    from tau2.environment.tool import as_tool
+
+    from loophole_scoring._strict_writes import _declared
+
+    def look_up(order_id, count, items):  # type: ignore[no-untyped-def]
+        """Look an order up.
+
+        Args:
+            order_id: the order's id.
+            count: how many.
+            items: which items.
+        """
+        return order_id
+
+    typed = {"order_id": str, "count": int, "items": list[str], "return": str}  # this module's annotations are strings
+    for declared in (typed, {**typed, "order_id": None}, {**typed, "count": "int"},
+                     {**typed, "items": Annotated[list[str], Field(min_length=1)]}):
+        look_up.__annotations__ = {k: v for k, v in declared.items() if v is not None}
+        want = {k: f.annotation for k, f in as_tool(look_up).params.model_fields.items()}
+        assert _declared(look_up) == want, declared
+        assert list(_declared(look_up)) == list(want)
+    assert want != {k: p.annotation for k, p in inspect.signature(look_up).parameters.items()}  # Annotated unwrapped
