@@ -39,13 +39,22 @@ def unasked_compensation(
     sent_at = [t.index for t, _ in index.named(COMPENSATION_TOOL)]
     # each gate behind its bits of the message's one scan (``_message_scan``): most messages hold none of its words
     request, offer = gate_of(v.compensation_request, "user"), gate_of(v.compensation_offer, "assistant")
-    asked = next((t.index for t in index.saying(v.compensation_request, request, "user")
-                  if asks_compensation(v.compensation_request, t.text)), None)
     # what comes first before the user asks: the agent's offer in words (a message its gate lets through), or the
     # certificate sent (its message offers nothing in words after it)
     sent = sent_at[0] if sent_at else None
+    offered = index.saying(v.compensation_offer, offer, "assistant")
+    # the user's first request, read only before the last of those: one after it comes after each of them, as none
+    # at all does (most conversations hold neither, and each request read blanks and reads a message)
+    last = max(offered[-1].index if offered else -1, -1 if sent is None else sent)
+    asked = None
+    for t in index.saying(v.compensation_request, request, "user") if last >= 0 else ():
+        if t.index >= last:
+            break
+        if asks_compensation(v.compensation_request, t.text):
+            asked = t.index
+            break
     until = min((i for i in (asked, sent) if i is not None), default=None)
-    for t in index.saying(v.compensation_offer, offer, "assistant"):
+    for t in offered:
         if until is not None and t.index >= until:
             break
         gated = index.lowered(t.text)[1]

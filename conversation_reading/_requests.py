@@ -62,6 +62,17 @@ def asks_compensation(pattern: re.Pattern[str], text: str) -> bool:
     return mentions(pattern, without_payment(text))
 
 
+def _asks_in_words(pattern: re.Pattern[str], text: str, plain: str | None) -> bool:
+    """``says(pattern, text, plain) and asks_compensation(pattern, text)``: a request needs a match in the text itself
+    too, not only one the blanked clauses made. Asked after the request's own reading, where a text nothing was
+    blanked in already has it (a match ``mentions`` finds in a sentence is one in the text, ``in_context``): the search
+    of the text, a scan of all of it, was the request's search most of the time for an answer it already held."""
+    blanked = without_payment(text)
+    if not mentions(pattern, blanked):
+        return False
+    return (blanked is text and in_context(pattern)) or says(pattern, text, plain)
+
+
 # Whether a pattern reads nothing outside its match but the word boundaries at its ends, by the pattern's identity
 # (an entry keeps its pattern, so its id is not reused while it is held)
 _IN_CONTEXT: dict[int, tuple[re.Pattern[str], bool]] = {}
@@ -147,8 +158,8 @@ def user_requests(
         for tool, pattern, needed, bit in words:  # the gate and a search first: most words are in no message at all
             if tool in found or (lowered is not None and not (may & bit and holds(needed, lowered))):
                 continue
-            if tool == COMPENSATION_TOOL:  # its words read in the text less its payment clauses: searched first
-                said = says(pattern, t.text, plain) and asks_compensation(pattern, t.text)
+            if tool == COMPENSATION_TOOL:  # its words read in the text less its payment clauses
+                said = _asks_in_words(pattern, t.text, plain)
             else:  # a match ``mentions`` finds in a sentence is one in the text (``in_context``): no search first
                 said = (in_context(pattern) or says(pattern, t.text, plain)) and _mentioned(pattern, t.text, index)
             if said:
