@@ -21,6 +21,7 @@ from typing import Any
 
 from conversation_reading._bag_fees import stated_free
 from conversation_reading._conversation_state import States, _State
+from conversation_reading._course import Course
 from conversation_reading._evidence import Turn, negated
 from conversation_reading._gate import gateable, holds, may_match, needs
 from conversation_reading._invented_policy import invention
@@ -80,7 +81,7 @@ def consequential_sentences(index: TurnIndex, states: Callable[[], States], doma
     out: list[ConsequentialSentence] = []
     shared: dict[Any, Any] = {}
     replies: dict[int, bool] = {}  # whether the user's message at an index agrees: the messages before it ask alike
-    course = _Course(turns, is_write)
+    course = Course(turns, is_write)
     for t in turns:
         if t.role != "assistant" or not t.text or (until is not None and t.index >= until):
             continue
@@ -147,49 +148,6 @@ def _taken(turns: list[Turn], index: int, sentence: str) -> bool | None:
     return tool is not None and any(c.name == tool for t in turns[index:] for c in t.calls)
 
 
-class _Course:
-    """Where each message stands in the conversation, found in one pass back: the user's next message with words,
-    the agent's next write, the first write and the last act (a write or a transfer). A turn's index is its
-    position (``read_turns``). The user's last message before one is the record's (``TurnIndex.said_before``)."""
-
-    def __init__(self, turns: list[Turn], is_write: Callable[[str], bool]) -> None:
-        n = len(turns)
-        self._said_from: list[Turn | None] = [None] * (n + 1)  # the first user message with words at or after
-        self._writes_from = [n] * (n + 1)  # the position of the agent's first write at or after
-        self.first_write, self.acted_after = n, -1
-        said, written = None, n
-        for at in range(n - 1, -1, -1):
-            t = turns[at]
-            if t.calls:
-                writes = acts = False  # a write among the calls; a write or a transfer (a loop: no generator, #47)
-                for c in t.calls:
-                    if is_write(c.name):
-                        writes = acts = True
-                        break
-                    acts = acts or c.name == "transfer_to_human_agents"
-                if writes:
-                    self.first_write = t.index
-                    if t.role == "assistant":
-                        written = at
-                if self.acted_after < 0 and acts:
-                    self.acted_after = t.index
-            if t.role == "user" and t.text and not t.text.isspace():  # words: ``strip()`` not empty, with no copy
-                said = t
-            self._said_from[at], self._writes_from[at] = said, written
-
-    def relied(self, index: int, decisions: set[int]) -> bool:
-        """The user's next message with words is a decision, or the agent writes before it."""
-        said = self._said_from[index]
-        written = self._writes_from[index] < len(self._writes_from) - 1
-        if said is not None and (not written or said.index < self._writes_from[index]):
-            return said.index in decisions
-        return written
-
-    def reply(self, index: int) -> Turn | None:
-        """The user's next message with words after message ``index``."""
-        return self._said_from[index + 1]
-
-
 def _agreed(reply: Turn | None, replies: dict[int, bool]) -> bool:
     """The user's next message (``reply``) says yes (``replies``: the answer by the reply's index, one
     conversation's). ``agrees`` tests its own gate first (``may_agree``), once a reply while the record is read."""
@@ -203,8 +161,10 @@ _CONFIRM_ASKED = re.compile(r"\b(?:confirm|is (?:that|this|it) (?:right|correct|
 def _bag_write(index: int, reply: int, writes: list[Write]) -> tuple[str, dict[str, Any]] | None:
     """The write of bags message ``index`` lists: the first booking or bag change after it that the user's next
     message (at ``reply``) confirms, or that comes before the user speaks again."""
-    return next(((w.tool, w.arguments) for w in writes if w.tool in BAG_WRITES and w.message_index >= index
-                 and (w.message_index < reply or w.confirmation_index == reply)), None)
+    for w in writes:  # a loop, not ``next`` over a generator: its frame cost most of a message's call (#47)
+        if w.tool in BAG_WRITES and w.message_index >= index and (w.message_index < reply or w.confirmation_index == reply):
+            return w.tool, w.arguments
+    return None
 
 
 def _asked_to_confirm(before: Turn | None) -> bool:
@@ -245,7 +205,9 @@ def _judge(kind: str, sentence: str, checker: _Checker, figures: bool = True, in
         if typed is not None and typed[0].startswith("bags."):
             return "false", typed[0], typed[1]
     # the words first; the database's record, not the state read (built only for a sentence that needs it)
-    route = route_claim(checker.database.reservation, sentence) if "from" in sentence or "origin" in sentence else None
+    # (the database's model built only where a route is said: most sentences with a "from" say none)
+    route = route_claim(lambda rid: checker.database.reservation(rid), sentence) \
+        if "from" in sentence or "origin" in sentence else None
     if route is not None:  # a route said of a reservation, against the database: invented where never read
         return "false", route[0], route[1]
     if kind == "fact_claim":
