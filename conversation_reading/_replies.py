@@ -210,10 +210,10 @@ def _collect(value: Any, found: list[str]) -> None:
 def lists(agent: Turn, arguments: dict[str, Any], tool: str = "") -> bool:
     """The agent's message puts the write to the user: asks for confirmation, names one of its values, or asks
     about its act ("Are you returning all units?": the catalog's ``requests`` words of ``tool`` in a question)."""
+    if asks_confirmation(agent.text):  # lowers the text itself (once a text while a conversation is read)
+        return True
     v = vocabulary()
     text = agent.text.lower()
-    if asks_confirmation(agent.text, text):
-        return True
     if any(named_in(x, text) for x in _values(arguments)):  # as a word of its own (``_boundary``)
         return True
     act = v.requests.get(tool)
