@@ -119,13 +119,21 @@ def options_offered(text: str) -> int:
 
 def reply_to(turns: list[Turn], index: int) -> Turn | None:
     """The user's reply to the agent's message at ``index``: the next user message."""
-    return next((t for t in turns[index + 1 :] if t.role == "user"), None)
+    for t in turns[index + 1 :]:  # a loop, not ``next`` over a generator: its frame cost more than the search (#47)
+        if t.role == "user":
+            return t
+    return None
 
 
 def answered(turns: list[Turn], said: Turn) -> Turn | None:
     """The agent's message a user message answers: the agent's last message with words before it (None: the
     user spoke first, as an opening request does)."""
-    return next((t for t in reversed(turns[: said.index]) if t.role == "assistant" and t.text.strip()), None)
+    # back from ``said`` (the turns before its index, as a slice bounds them), no copy of them, no generator (#47)
+    for i in range(min(said.index, len(turns)) - 1, -1, -1):
+        t = turns[i]
+        if t.role == "assistant" and t.text.strip():
+            return t
+    return None
 
 
 def _cancelled_after(turns: list[Turn], index: int) -> bool:
@@ -248,10 +256,14 @@ def says_yes(said: Turn, asked: Turn) -> bool:
     """``said`` answers ``asked`` with a yes: an explicit yes it states (not negated, not put off, not asked),
     or, to a request for confirmation, an answer that neither refuses, withdraws nor ends on a question."""
     v = vocabulary()
-    stated = [s for s in split_sentences(said.text) if not s.rstrip().endswith("?")]
-    if any(not negated(s, m.start()) and not negated(s, m.start(), v.pending)
-           for s in stated for m in led_matches(v.explicit_yes, s, ascii_lowered(s))):
-        return True
+    # a loop, not ``any`` over a generator: its frame and its closing cost more than reading most replies' first
+    # sentence, which states the yes (#47)
+    for s in split_sentences(said.text):
+        if s.rstrip().endswith("?"):
+            continue
+        for m in led_matches(v.explicit_yes, s, ascii_lowered(s)):
+            if not negated(s, start := m.start()) and not negated(s, start, v.pending):
+                return True
     if not asks_confirmation(asked.text) or _REFUSAL_OPENING.match(said.text):
         return False
     return not mentions(v.withdrawal, said.text) and not said.text.rstrip().endswith("?")
