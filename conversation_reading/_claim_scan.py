@@ -91,6 +91,7 @@ def kind_matches(
     lowercase, None where the gate does not apply). An ASCII sentence is scanned by the pattern's twin over its
     lowercase (``_lowered_search``): the same matches at the same places, their text lowered, which no checker
     reads but through ``lower`` or as digits (tests/test_claim_twins.py)."""
+    one = len(searches) == 1  # ``may`` is that pattern's own gate: tested once a sentence, not twice
     for k, sentence in enumerate(sentences):
         if lowered is None:
             for pattern, _, _ in searches:
@@ -101,7 +102,7 @@ def kind_matches(
             continue
         plain = sentence.isascii()
         for pattern, found, check in searches:
-            if check(low):  # ``holds``, without its call
+            if one or check(low):  # ``holds``, without its call (of a kind's one pattern: ``may``'s test, passed)
                 if plain and found is False:
                     found = _twinned(searches, pattern)
                 for m in (found.finditer(low) if plain and found else pattern.finditer(sentence)):

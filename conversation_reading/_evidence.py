@@ -280,14 +280,18 @@ def is_read_tool(name: str) -> bool:
     return name.startswith(("get_", "search_", "list_", "find_", "calculate", "think"))
 
 
-def first_call_of(turns: list[Turn], names: frozenset[str] | set[str] | None) -> int | None:
-    for t in turns:
-        if t.calls and any(  # most messages make no call
-            (names is None and c.name != TRANSFER_TOOL and not is_read_tool(c.name))
-            or (names and c.name in names)
-            for c in t.calls
-        ):
-            return t.index
+def first_call_of(calls: list[tuple[Turn, Any]], names: frozenset[str] | set[str] | None) -> int | None:
+    """The message of the first call (``calls``: every call with its turn, in order, ``TurnIndex.calls``) of one of
+    ``names``, or, ``names`` None, of a tool that writes: one loop over the calls, not a generator over each turn's
+    (most turns make none)."""
+    if names is None:
+        for t, c in calls:
+            if c.name != TRANSFER_TOOL and not is_read_tool(c.name):
+                return t.index
+    elif names:
+        for t, c in calls:
+            if c.name in names:
+                return t.index
     return None
 
 

@@ -16,16 +16,28 @@ from conversation_reading._units import Units
 from conversation_reading._vocabulary import EvidenceKind, Vocabulary, vocabulary
 from conversation_reading._vocabulary import Offer as CatalogOffer
 
-# every offer's pattern, by the vocabulary's identity (it holds the vocabulary, so the id is not reused): one gate
-# for a message (``holds_any``, a tuple held for good)
-_OFFERED: dict[int, tuple[Vocabulary, tuple[re.Pattern[str], ...]]] = {}
+# every offer's pattern, and the condition's two (``_conditions``), by the vocabulary's identity (it holds the
+# vocabulary, so the id is not reused): one gate for a message each (``holds_any``, tuples held for good)
+_OFFERED: dict[int, tuple[Vocabulary, tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]] = {}
+
+
+def _held(v: Vocabulary) -> tuple[Vocabulary, tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
+    held = _OFFERED.get(id(v))
+    if held is None or held[0] is not v:
+        held = _OFFERED[id(v)] = (v, tuple(offer.pattern for offers in v.offers.values() for offer in offers),
+                                  (v.condition, v.conditional))
+    return held
 
 
 def _offered(v: Vocabulary) -> tuple[re.Pattern[str], ...]:
-    held = _OFFERED.get(id(v))
-    if held is None or held[0] is not v:
-        held = _OFFERED[id(v)] = (v, tuple(offer.pattern for offers in v.offers.values() for offer in offers))
-    return held[1]
+    return _held(v)[1]
+
+
+def _may_condition(units: Units, text: str) -> bool:
+    """Whether a unit of ``text`` could state a condition (``_conditions``: the catalog's condition or conditional
+    words): ``Units.gate`` holds every unit's words, and most messages making an offer hold neither's."""
+    joined = units.gate(text)
+    return joined is None or holds_any(_held(vocabulary())[2])(joined)
 
 
 def _conditions(kind: EvidenceKind, unit: str, lowered: str | None) -> bool:
@@ -58,29 +70,37 @@ def offers_in(
     mine = 0
     for pattern in _offered(v):
         mine |= bits[id(pattern)]
-    spoken = index.spoken("assistant", scan) if gated else [(t, "", False, -1) for t in turns if t.role == "assistant"]
+    # the messages the scan leaves (most it rules out: a comprehension, not a turn of the loop each); where it applies
+    # (``by_scan``), ``Units.lowered`` gates too (its lowercase is as foldless), so the scan's answer rules it out alone
+    spoken = ([x for x in index.spoken("assistant", scan) if x[3] & mine or not x[2]] if gated
+              else [(t, "", False, -1) for t in turns if t.role == "assistant"])
     found = []
     for t, _, by_scan, scanned in spoken:
         if not t.text:
             continue
         lowered = units.lowered(t.text)
-        if gated and lowered is not None and (by_scan and not scanned & mine or not offered(lowered)):
+        if gated and lowered is not None and not offered(lowered):
             continue
-        sentences = split_sentences(t.text)
+        sentences: list[str] = []  # split where an offer's words hold in the message (most passing it: none)
         for loophole_id, offers in v.offers.items():
             for place, offer in enumerate(offers):
+                if by_scan and not scanned & bits[id(offer.pattern)]:
+                    continue  # none of the offer's rarest words in the message (``_message_scan``)
                 needed = needs(offer.pattern)
+                if lowered is not None and not holds(needed, lowered):
+                    continue
+                if not sentences:
+                    sentences = split_sentences(t.text)
                 if lowered is None:
                     said = next((s for s in sentences if _offers(offer, s, ascii_lowered(s) if gated else None)), None)
-                elif not holds(needed, lowered):
-                    continue
                 else:  # each sentence gated too (a part of the message): most sentences lack the offer's words
                     said = next((s for s, low in zip(sentences, index.sentences_lowered(t.text), strict=True)
                                  if holds(needed, low) and _offers(offer, s, low if gated and s.isascii() else None)),
                                 None)
                 if said is None:
                     continue
-                read = [(u, ascii_lowered(u) if gated else None) for u in units.of(t.text)]
+                read = [(u, ascii_lowered(u) if gated else None) for u in units.of(t.text)
+                        ] if not gated or _may_condition(units, t.text) else []
                 # each clause's units stating its condition, read once for both lists (most clauses: none, which
                 # both lists read every unit to find)
                 stated = {name: [u for u, low in read if _conditions(v.kinds[name], u, low)] for name in clauses}

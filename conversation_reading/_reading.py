@@ -227,7 +227,7 @@ def _clause_read(r: _Reading, name: str, offers: list[Offer]) -> ClauseRead:
     said = None if asks is None else next((t for t in r.turns if t.role == "user" and r.units.may_say((asks,), t.text)
                                            and mentions(asks, t.text)), None)
     taken = taken_up(r.turns, name, r.declines(name), offers)
-    return built(ClauseRead, {"clause": name, "contested_write_at": first_call_of(r.turns, kind.contested),
+    return built(ClauseRead, {"clause": name, "contested_write_at": first_call_of(r.index.calls, kind.contested),
                               "requested_at": None if said is None else said.index,
                               "request_excerpt": "" if said is None else excerpt_of(said.text),
                               "taken_up_at": None if taken is None else taken[0], "taken_up": "" if taken is None else taken[1]})
