@@ -6,7 +6,7 @@ state before its message: what the agent could know when it spoke."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -92,10 +92,12 @@ def _json(text: str | None) -> Any:
         return None
 
 
+_READ = frozenset(("get_reservation_details", "get_user_details", "get_flight_status"))
+
+
 def _read_by_state(name: str) -> bool:
     """The tool results ``_states`` reads (the branches below): another's is not parsed."""
-    return name in ("get_reservation_details", "get_user_details", "get_flight_status") or name in RESERVATION_UPDATES \
-        or name.startswith("search_")
+    return name in _READ or name in RESERVATION_UPDATES or name.startswith("search_")
 
 
 def _states(
@@ -103,7 +105,13 @@ def _states(
 ) -> list[_State]:
     """The state before each message (``parsed``: message index -> its content as JSON, ``_turn_index.UNPARSED``
     where it is none: the record's one parse of each tool result, shared with its other readers)."""
-    return [_Read(*fields) for fields in _walk(turns, messages, domain, parsed)]
+    seen: list[_Seen] = []
+    walk = _walk(turns, messages, domain, parsed, seen)
+    if messages:
+        next(walk)
+        if len(messages) > 1:
+            walk.send(len(messages) - 1)
+    return [_Read(*fields, heard) for fields, heard in seen]
 
 
 class States:
@@ -115,8 +123,8 @@ class States:
 
     def __init__(self, turns: list[Turn], messages: Sequence[Message], domain: str, parsed: Callable[[int], Any]
                  ) -> None:
-        self._walk = _walk(turns, messages, domain, parsed)
-        self._seen: list[_Fields] = []  # each message's state's fields, as far as read
+        self._seen: list[_Seen] = []  # each message's state's fields, as far as read
+        self._walk = _walk(turns, messages, domain, parsed, self._seen)
         self._built: dict[int, _State] = {}
         self._length = len(messages)
 
@@ -129,21 +137,31 @@ class States:
             if not 0 <= index < self._length:
                 raise IndexError(index)
             seen = self._seen
-            while len(seen) <= index:
-                seen.append(next(self._walk))
-            state = self._built[index] = _Read(*seen[index])
+            if not seen:
+                next(self._walk)  # the walk started: the state before the first message seen
+            if len(seen) <= index:
+                self._walk.send(index)
+            fields, heard = seen[index]
+            state = self._built[index] = _Read(*fields, heard)
         return state
 
 
-# a state's fields, as ``_Read`` takes them
+# a state's fields as ``_Read`` takes them, but how many texts it heard (shared by the messages no tool result
+# between them changed) ...
 _Fields = tuple[dict[str, dict[str, Any]], dict[str, Any] | None, dict[str, Any] | None, dict[str, dict[str, Any]],
-                datetime | None, dict[tuple[str, str], str], str, None, tuple[dict[str, Any], ...], list[str], int]
+                datetime | None, dict[tuple[str, str], str], str, None, tuple[dict[str, Any], ...], list[str]]
+# ... and those fields with how many it heard: a message's state as ``_walk`` records it
+_Seen = tuple[_Fields, int]
 
 
 def _walk(
-    turns: list[Turn], messages: Sequence[Message], domain: str, parsed: Callable[[int], Any] | None
-) -> Iterator[_Fields]:
-    """The fields of the state before each message, in order (``_states``)."""
+    turns: list[Turn], messages: Sequence[Message], domain: str, parsed: Callable[[int], Any] | None,
+    seen: list[_Seen],
+) -> Generator[None, int, None]:
+    """The state before each message, in order, appended to ``seen`` as far as the index last sent (``_states``):
+    started (``next``), it has seen the first message's; each index sent (one not seen yet), it walks on to that
+    message's state and waits, its own message unread (a tool result read only when a later state is asked). One
+    resume per state asked, not one per message, and the fields shared by the messages no tool result changed."""
     now = domain_now(domain)
     calls: dict[str, Any] = {}
     # the state being read, in locals (a state's fields read and written as attributes cost most of the loop); the
@@ -155,17 +173,24 @@ def _walk(
     statuses: dict[tuple[str, str], str] = {}
     texts: list[str] = []  # what was said so far (``_State.said``)
     earlier: tuple[dict[str, Any], ...] = ()
+    fields: _Fields = (reservations, last_reservation, user, flights, now, statuses, domain, None, earlier, texts)
+    asked = -1
     for i, (t, m) in enumerate(zip(turns, messages, strict=True)):
-        yield reservations, last_reservation, user, flights, now, statuses, domain, None, earlier, texts, len(texts)
+        seen.append((fields, len(texts)))
+        if i >= asked:
+            asked = yield
         role = t.role
         for c in t.calls:
             calls[c.id] = c
         if role == "user" or role == "assistant":
             texts.append(t.text)
             continue  # no tool's result: a ``ToolMessage``'s role is "tool" (pydantic holds it to that literal)
-        if not is_tool_message(m) or m.id not in calls:
+        if not is_tool_message(m):
             continue
-        name = calls[m.id].name
+        call = calls.get(m.id)  # the message's id read once: a pydantic field, read through its ``__getattr__`` hook
+        if call is None:
+            continue
+        name = call.name
         if not _read_by_state(name):
             continue
         # parsed only for a tool whose result the state reads
@@ -182,7 +207,7 @@ def _walk(
         elif name == "get_user_details" and isinstance(value, dict):
             user = value
         elif name == "get_flight_status":
-            args = calls[m.id].arguments
+            args = call.arguments
             status = value if isinstance(value, str) else (m.content or "").strip().strip('"')
             statuses = {**statuses, (str(args.get("flight_number")), str(args.get("date"))): status.lower()}
         elif name.startswith("search_") and isinstance(value, list):
@@ -194,6 +219,7 @@ def _walk(
                         flights[str(leg["flight_number"])] = leg
                         if leg.get("date") and leg.get("status"):
                             statuses[(str(leg["flight_number"]), str(leg["date"]))] = str(leg["status"])
+        fields = (reservations, last_reservation, user, flights, now, statuses, domain, None, earlier, texts)
 
 
 def _reservation(sentence: str, state: _State) -> dict[str, Any] | None:

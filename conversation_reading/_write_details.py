@@ -275,8 +275,10 @@ class _Results:
 def _names(name: str, value: Any, said: str, results: _Results | None) -> bool:
     """Whether ``said`` names the detail: by a form of its value (``_DETAILS``), or where ``results`` is given,
     one the tool results gave it (``_RESULT_FORMS``)."""
-    if any(_named(f, said) for f in _DETAILS[name](value)):
-        return True
+    for form in _DETAILS[name](value):  # a loop, not ``any`` over a generator: asked of every detail of every write
+        form = form.strip()
+        if len(form) >= 2 and named_in(form, said):
+            return True
     if results is None:
         return False
     forms = _RESULT_FORMS.get(name)
@@ -293,8 +295,8 @@ def _confirmed(
     turns = read_turns(messages) if turns is None else turns
     for t, call, (start, end) in _windows(turns, messages, is_write, index):
         details = _details(dict(call.arguments or {}))
-        said = "\n".join(u.text.lower() if index is None else index.lowered(u.text)[0]
-                         for u in turns[start:end] if u.role == "assistant" and u.text.strip())
+        said = "\n".join([u.text.lower() if index is None else index.lowered(u.text)[0]
+                          for u in turns[start:end] if u.role == "assistant" and u.text.strip()])
         yield t, call, (start, end), details, said, partial(_answer, turns, t, end)
 
 
@@ -332,7 +334,12 @@ def listed_by_call(
     results = _Results(messages, index)
     found = {}
     for t, call, _, details, said, answer in _confirmed(messages, is_write, turns, index):
-        if not details or any(_names(n, v, said, None) for n, v in details):
+        listed = not details
+        for n, v in details:  # a loop, not ``any`` over a generator: the first test of every write
+            if _names(n, v, said, None):
+                listed = True
+                break
+        if listed:
             found[(t.index, call.id)] = True
             continue
         said += answer()
