@@ -11,7 +11,14 @@ from typing import Any
 from tau2.data_model.simulation import Results
 
 from conversation_reading._claim_scan import kind_matches, narrowed, scanned_kinds
-from conversation_reading._evidence import TRANSFER_TOOL, Turn, first_call_of, is_read_tool, read_turns, split_sentences
+from conversation_reading._evidence import (
+    TRANSFER_TOOL,
+    Turn,
+    first_call_of,
+    is_read_tool,
+    read_turns,
+    split_sentences,
+)
 from conversation_reading._gate import gateable
 from conversation_reading._turn_index import TurnIndex
 from conversation_reading._vocabulary import vocabulary
