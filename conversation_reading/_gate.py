@@ -307,7 +307,7 @@ def word_bits(bits: dict[str, int], always: int) -> Callable[[str], int]:
 
     def scanned(s: str) -> int:
         found = always
-        for i, _start, _end in find(s.encode("utf-8", "surrogatepass"), overlapping=True):
+        for i, _start, _end in find(s.encode("utf-8", "surrogatepass"), True):  # overlapping
             found |= values[i]
         return found
 

@@ -64,7 +64,8 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
         return "decline"
     if "$" in sentence and _MONEY.search(sentence):  # ``_MONEY`` matches a "$"
         return "figure"
-    if sentence.rstrip().endswith("?"):
+    last = sentence[-1:]  # a question's mark, without ``rstrip``'s call where the sentence ends in no blank (all split)
+    if last == "?" or last.isspace() and sentence.rstrip().endswith("?"):
         return "confirmation_request" if _says(_CONFIRM, sentence, lowered, ascii_, gated) else (
             "offer" if _says(_OFFER, sentence, lowered, ascii_, gated) else "question")
     # the statement kinds' patterns that could match (a bit each, ``_STATEMENT_WORDS``' order): most sentences none
@@ -86,7 +87,7 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
         return "rule_claim"
     if may & _CONFIRMS and _says(_CONFIRM, sentence, lowered, ascii_, gated):
         return "confirmation_request"
-    if may & _FREES and stated_free(sentence) or may & _ROUTES and ("from" in lowered or "origin" in lowered) \
+    if may & _FREES and stated_free(sentence) or may & _ROUTES and (gated or "from" in lowered or "origin" in lowered) \
             and LED_ROUTE.search(sentence):
         return "fact_claim"  # a bag fee of nothing, in words; a reservation's route
     return None
