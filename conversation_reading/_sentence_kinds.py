@@ -95,7 +95,7 @@ def kind(sentence: str, decline: re.Pattern[str], gate: tuple[Any, ...], decline
 
 def _says(pattern: re.Pattern[str], sentence: str, lowered: str, ascii_: str | None, gated: bool) -> bool:
     """``pattern`` is in ``sentence``: its gate over ``lowered`` where it applies (``gated``), then its scan."""
-    return (not gated or needs(pattern).check(lowered)) and found(pattern, sentence, ascii_)
+    return (not gated or _GATES[id(pattern)](lowered)) and found(pattern, sentence, ascii_)
 
 
 # the patterns the kinds of a statement (no question) read: where no gate of them holds, none can match and the
@@ -110,6 +110,8 @@ _PROMISES, _OFFERS, _RULES, _CONFIRMS, _FREES, _ROUTES, _COMPENSATIONS, _CANCELS
 _STATEMENTS = (1 << 6) - 1  # the kinds' own patterns: a sentence with none of their words is of no kind
 _PROMISED = _COMPENSATIONS | _CANCELS | _REFUNDS  # what a promise is of: one of them may match
 _OFFERED = _CANCELS | _CABINS | _FLIGHT_CHANGES | _COMPENSATIONS  # what an offer is of
+# each tested pattern's gate by its id (the patterns are held here): ``needs``' lookup without its call (#47)
+_GATES = {id(p): needs(p).check for p in _STATEMENT_WORDS}
 
 
 __all__ = ["kind", "option"]
