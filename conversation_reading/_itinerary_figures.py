@@ -27,17 +27,29 @@ _SEARCHED = (1, 2, 0)
 class _Reservation:
     """What a reservation's figures need: passengers, payment, the sums of its own flights kept (for one cabin)."""
 
-    __slots__ = ("insurance", "kept", "n", "paid", "total_old")
+    __slots__ = ("cabin", "insurance", "kept", "n", "old", "paid", "total_old")
 
-    def __init__(self, res: dict[str, Any], cabin: str) -> None:
+    def __init__(self, res: dict[str, Any]) -> None:
+        """The reservation in a cabin not its own (none of its flights kept): ``in_cabin`` gives it in each."""
         self.n = len(res.get("passengers") or []) or 1
         self.paid = sum(float(p.get("amount", 0)) for p in res.get("payment_history") or [] if isinstance(p, dict))
-        old = [float(f.get("price", 0)) for f in res.get("flights") or [] if isinstance(f, dict)]
+        self.old = [float(f.get("price", 0)) for f in res.get("flights") or [] if isinstance(f, dict)]
+        self.cabin, self.kept = res.get("cabin"), [0.0]
+        self.total_old, self.insurance = sum(self.old), INSURANCE_PER_PASSENGER * self.n
+
+    def in_cabin(self, cabin: str) -> _Reservation:
+        """The reservation for new flights in ``cabin``: in its own, any of its flights may be kept; in another, none
+        (itself: the payment and passengers are read once for all cabins)."""
+        if self.cabin != cabin:
+            return self
+        own = object.__new__(_Reservation)
+        own.n, own.paid, own.old, own.cabin, own.total_old, own.insurance = (
+            self.n, self.paid, self.old, self.cabin, self.total_old, self.insurance)
         kept = {0.0}
-        for price in old if res.get("cabin") == cabin else []:
+        for price in self.old:
             kept |= {x + price for x in kept}
-        self.kept = sorted(kept)
-        self.total_old, self.insurance = sum(old), INSURANCE_PER_PASSENGER * self.n
+        own.kept = sorted(kept)
+        return own
 
 
 def _figures(x: float, r: _Reservation) -> Iterator[float]:
@@ -58,15 +70,19 @@ def _figures(x: float, r: _Reservation) -> Iterator[float]:
         yield abs(diff) * n
 
 
-def _lines(r: _Reservation) -> Iterator[tuple[float, float, bool]]:
-    """Each figure of ``_figures`` as ``scale * x + offset`` (``absolute``: its absolute value): where to look."""
-    yield r.n, -r.paid, True
-    yield 1.0, 0.0, False
-    yield r.n, 0.0, False
-    yield r.n, r.insurance, False
-    for k in r.kept:
-        yield 1.0, k - r.total_old, True
-        yield r.n, (k - r.total_old) * r.n, True
+def _lines(reservations: list[_Reservation]) -> list[tuple[float, float, bool, _Reservation]]:
+    """Each figure of ``_figures`` of each reservation as ``scale * x + offset`` (``absolute``: its absolute value),
+    with the reservation whose figures a sum near it is checked against: where to look (once a cabin, not once an
+    amount asked)."""
+    lines: list[tuple[float, float, bool, _Reservation]] = []
+    add = lines.append
+    for r in reservations:
+        n, total_old = r.n, r.total_old
+        lines += ((n, -r.paid, True, r), (1.0, 0.0, False, r), (n, 0.0, False, r), (n, r.insurance, False, r))
+        for k in r.kept:
+            add((1.0, k - total_old, True, r))
+            add((n, (k - total_old) * n, True, r))
+    return lines
 
 
 class Itineraries:
@@ -74,11 +90,13 @@ class Itineraries:
 
     def __init__(self, named: Sequence[str], flights: dict[str, dict[str, Any]],
                  reservations: Sequence[dict[str, Any]]) -> None:
-        self._named, self._flights, self._reservations = named, flights, reservations or [{}]
-        self._by_cabin: dict[int, tuple[list[float], bool, list[_Reservation]]] = {}  # as ``_cabin`` builds them
+        self._named, self._flights = named, flights
+        self._reservations = [_Reservation(res) for res in reservations or [{}]]
+        # as ``_cabin`` builds them: the sums, whether sorted, the reservations there and the lines to look along
+        self._by_cabin: dict[int, tuple[list[float], bool, list[_Reservation], list[tuple[float, float, bool, _Reservation]]]] = {}
         self._answers: dict[float, bool] = {}
 
-    def _cabin(self, i: int) -> tuple[list[float], bool, list[_Reservation]]:
+    def _cabin(self, i: int) -> tuple[list[float], bool, list[_Reservation], list[tuple[float, float, bool, _Reservation]]]:
         """The sums of the named flights' fares in cabin ``i`` of ``_CABINS`` and the reservations' figures there,
         built when first asked (most amounts are found in the first cabin ``_find`` tries)."""
         held = self._by_cabin.get(i)
@@ -89,15 +107,17 @@ class Itineraries:
             sums = {0.0}
             for price in prices:
                 sums |= {x + price for x in sums}
-            # sorted for the search by value; a sum that is no number (a NaN price) sorts nowhere: then every sum is tried
-            ordered = sorted(sums) if all(isfinite(x) for x in sums) else None
-            held = self._by_cabin[i] = (ordered or list(sums), ordered is not None,
-                                        [_Reservation(res, cabin) for res in self._reservations])
+            # sorted for the search by value; a sum that is no number (a NaN price) sorts nowhere: then every sum is tried (a
+            # sum of them all is finite only where each is: a NaN or an infinity carries)
+            ordered = sorted(sums) if isfinite(sum(sums)) else None
+            reservations = [r.in_cabin(cabin) for r in self._reservations]
+            held = self._by_cabin[i] = (ordered or list(sums), ordered is not None, reservations,
+                                        _lines(reservations))
         return held
 
     def figures(self) -> set[float]:
         """Every figure, to the cent (the reference ``holds`` answers for: a test compares them)."""
-        return {round(v, 2) for i in range(len(_CABINS)) for sums, _, reservations in (self._cabin(i),)
+        return {round(v, 2) for i in range(len(_CABINS)) for sums, _, reservations, _ in (self._cabin(i),)
                 for r in reservations for x in sums for v in _figures(x, r)}
 
     def holds(self, amount: float) -> bool:
@@ -113,27 +133,29 @@ class Itineraries:
         # a figure rounding to the target's cent lies within a cent of the amount: its sum within a cent (over the
         # scale) of where the line meets the amount; the window is wider, for the rounding of the figure's terms
         for i in _SEARCHED:
-            sums, ordered, reservations = self._cabin(i)
-            size = len(sums)
-            for r in reservations:
-                if not ordered:
-                    if any(cent(v) == target for x in sums for v in _figures(x, r)):
-                        return True
-                    continue
-                tried: set[float] = set()
-                for scale, offset, absolute in _lines(r):
-                    for wanted in signed if absolute else plain:
-                        at = (wanted - offset) / scale
-                        slack = 0.05 + abs(at) * 1e-9
-                        # the sums in [at - slack, at + slack], in order (most lines have none: no slice is cut)
-                        k, top = bisect_left(sums, at - slack), at + slack
-                        while k < size and sums[k] <= top:
-                            x = sums[k]
-                            k += 1
-                            if x not in tried:
-                                tried.add(x)
-                                if any(cent(v) == target for v in _figures(x, r)):
-                                    return True
+            sums, ordered, reservations, lines = self._cabin(i)
+            if not ordered:
+                if any(cent(v) == target for r in reservations for x in sums for v in _figures(x, r)):
+                    return True
+                continue
+            size, low, high = len(sums), sums[0], sums[-1]
+            tried: set[tuple[float, _Reservation]] = set()
+            for scale, offset, absolute, r in lines:
+                for wanted in signed if absolute else plain:
+                    at = (wanted - offset) / scale
+                    slack = 0.05 + abs(at) * 1e-9
+                    bottom, top = at - slack, at + slack
+                    if top < low or bottom > high:
+                        continue  # outside every sum (most lines): no search
+                    # the sums in [bottom, top], in order
+                    k = bisect_left(sums, bottom)
+                    while k < size and sums[k] <= top:
+                        x = sums[k]
+                        k += 1
+                        if (x, r) not in tried:
+                            tried.add((x, r))
+                            if any(cent(v) == target for v in _figures(x, r)):
+                                return True
         return False
 
 

@@ -462,3 +462,24 @@ def test_a_messages_promise_on_a_condition_is_found_by_its_twin_opening_with_the
         assert (_IF_ACTS_LOWERED.search(text.lower()) is not None) == answer, text
         found += answer
     assert found > 50 and len(texts) > 5000
+
+
+def test_a_reservations_terms_in_each_cabin_are_read_from_its_record():
+    """``_Reservation`` reads a record's payment and passengers once, and keeps its own flights' sums only in its own
+    cabin: in each cabin the terms are those the record gives there (the reference ``figures`` reads the same terms,
+    so they are checked against the record itself)."""
+    from conversation_reading._itinerary_figures import _CABINS, _Reservation
+
+    db = domain_db("airline")
+    for res in list(db.reservations.values())[:60]:
+        record = res.model_dump()
+        prices = [float(f["price"]) for f in record["flights"]]
+        base = _Reservation(record)
+        for cabin in _CABINS:
+            terms = base.in_cabin(cabin)
+            own = {0.0}
+            for price in prices if record["cabin"] == cabin else []:
+                own |= {x + price for x in own}
+            assert terms.kept == sorted(own), (record["reservation_id"], cabin)
+            assert (terms.n, terms.total_old) == (len(record["passengers"]) or 1, sum(prices))
+            assert terms.paid == sum(float(p["amount"]) for p in record["payment_history"])
