@@ -26,6 +26,18 @@ class Violation:
     detail: str
 
 
+def offer_said(t: Turn, index: TurnIndex) -> str | None:
+    """The first sentence of the agent's message ``t`` offering compensation in words (asserted, declining nothing),
+    each sentence gated first (``_gate``): a catalog pattern's scan is slow."""
+    v = vocabulary()
+    gated = index.lowered(t.text)[1]
+    for s, low in zip(split_sentences(t.text), index.sentences_lowered(t.text), strict=True):
+        m = v.compensation_offer.search(s) if may_match(v.compensation_offer, low, gated) else None
+        if m is not None and asserted(s, m.start()) and not v.decline.search(s):
+            return s
+    return None
+
+
 def unasked_compensation(
     turns: list[Turn], declined_before: Callable[[str, int], Sequence[Decline]], index: TurnIndex | None = None,
 ) -> Violation | None:
@@ -57,13 +69,10 @@ def unasked_compensation(
     for t in offered:
         if until is not None and t.index >= until:
             break
-        gated = index.lowered(t.text)[1]
-        for s, low in zip(split_sentences(t.text), index.sentences_lowered(t.text), strict=True):
-            # each sentence gated too (``_gate``): a catalog pattern's scan is slow
-            m = v.compensation_offer.search(s) if may_match(v.compensation_offer, low, gated) else None
-            if m is not None and asserted(s, m.start()) and not v.decline.search(s):
-                return Violation("compensation_asked", t.index, f"compensation offered before the user asked for "
-                                 f"any: {excerpt_of(s, 120)!r}")
+        s = offer_said(t, index)
+        if s is not None:
+            return Violation("compensation_asked", t.index, f"compensation offered before the user asked for "
+                             f"any: {excerpt_of(s, 120)!r}")
     if sent is not None and sent == until:
         return Violation("compensation_asked", sent, "a certificate sent before the user asked for compensation")
     # the condition the agent stated is unmet where nothing was changed or cancelled (read only where a certificate

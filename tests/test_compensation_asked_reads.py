@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 from tau2.data_model.simulation import Results
 
-from conversation_reading._compensation import Violation, unasked_compensation
-from conversation_reading._evidence import asserted, read_turns, split_sentences
-from conversation_reading._gate import may_match
+from conversation_reading._compensation import Violation, offer_said, unasked_compensation
+from conversation_reading._evidence import read_turns
 from conversation_reading._lowered_search import says
 from conversation_reading._message_scan import gate_of
 from conversation_reading._requests import _asks_in_words, asks_compensation
@@ -45,11 +44,8 @@ def _unasked_reference(turns: list[Any], index: TurnIndex) -> tuple[int, str] | 
     for t in index.saying(v.compensation_offer, offer, "assistant"):
         if until is not None and t.index >= until:
             break
-        gated = index.lowered(t.text)[1]
-        for s, low in zip(split_sentences(t.text), index.sentences_lowered(t.text), strict=True):
-            m = v.compensation_offer.search(s) if may_match(v.compensation_offer, low, gated) else None
-            if m is not None and asserted(s, m.start()) and not v.decline.search(s):
-                return t.index, "offered"
+        if offer_said(t, index) is not None:
+            return t.index, "offered"
     if sent is not None and sent == until:
         return sent, "sent"
     return None
