@@ -276,8 +276,7 @@ def _names(name: str, value: Any, said: str, results: _Results | None) -> bool:
     """Whether ``said`` names the detail: by a form of its value (``_DETAILS``), or where ``results`` is given,
     one the tool results gave it (``_RESULT_FORMS``)."""
     for form in _DETAILS[name](value):  # a loop, not ``any`` over a generator: asked of every detail of every write
-        form = form.strip()
-        if len(form) >= 2 and named_in(form, said):
+        if _named(form, said):
             return True
     if results is None:
         return False
